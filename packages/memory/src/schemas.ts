@@ -1,0 +1,108 @@
+/**
+ * Input schemas for the agent tools, shared by the store (which validates on its own, so it is
+ * safe to use without the API) and the API (which hands them to tRPC). All objects are strict:
+ * an unknown field such as `author` or `time` is refused, never ignored (SPEC §5).
+ */
+import { z } from 'zod';
+import { LINK_RELS, QUESTIONS } from './types.ts';
+import type { JsonValue } from './types.ts';
+
+export const LIMITS = {
+  changesPerCall: 64,
+  textChars: 4_000,
+  dataBytes: 16 * 1024,
+  linksPerRecord: 16,
+  notesPerSession: 10_000,
+  queryLimitMax: 100,
+  queryLimitDefault: 24,
+  preloadRows: 24,
+  preloadChars: 4_000,
+  requestIdChars: 128,
+  nameChars: 1 + 32 + 96,
+  recallLimitMax: 50,
+  recallTextChars: 4_000,
+} as const;
+
+export const KIND_RE = /^[a-z][a-z0-9-]{0,31}$/;
+export const SLUG_RE = /^[a-z0-9][a-z0-9._-]{0,95}$/;
+export const NAME_RE = /^[a-z][a-z0-9-]{0,31}:[a-z0-9][a-z0-9._-]{0,95}$/;
+export const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export const nameSchema = z
+  .string()
+  .max(LIMITS.nameChars)
+  .regex(NAME_RE, 'a name is kind:slug, kind [a-z][a-z0-9-]{0,31}, slug [a-z0-9][a-z0-9._-]{0,95}');
+
+export const linkSchema = z.strictObject({ rel: z.enum(LINK_RELS), to: nameSchema });
+
+const jsonValue: z.ZodType<JsonValue> = z.lazy(() =>
+  z.union([z.null(), z.boolean(), z.number().finite(), z.string(), z.array(jsonValue), z.record(z.string(), jsonValue)]),
+);
+
+/** Any JSON value whose canonical JSON is at most 16 KiB (checked by the store after canonicalising). */
+export const dataSchema = jsonValue;
+
+const contentFields = {
+  name: nameSchema,
+  text: z.string().max(LIMITS.textChars, `text is at most ${LIMITS.textChars} characters`),
+  data: dataSchema.optional(),
+  links: z.array(linkSchema).max(LIMITS.linksPerRecord, `at most ${LIMITS.linksPerRecord} links`).optional(),
+};
+
+export const changeSchema = z.discriminatedUnion('op', [
+  z.strictObject({ op: z.literal('add'), ...contentFields }),
+  z.strictObject({ op: z.literal('replace'), ...contentFields }),
+  z.strictObject({ op: z.literal('remove'), name: nameSchema }),
+]);
+
+export const rememberInputSchema = z
+  .strictObject({
+    basedOn: z.number().int().min(0),
+    requestId: z.string().regex(REQUEST_ID_RE, 'requestId is 1..128 characters of A-Z a-z 0-9 . _ : -'),
+    changes: z
+      .array(changeSchema)
+      .min(1, 'changes needs at least 1 change')
+      .max(LIMITS.changesPerCall, `changes takes at most ${LIMITS.changesPerCall} changes per call`),
+  })
+  .superRefine((input, ctx) => {
+    const seen = new Set<string>();
+    input.changes.forEach((c, i) => {
+      if (seen.has(c.name)) {
+        ctx.addIssue({ code: 'custom', path: ['changes', i, 'name'], message: `${c.name} appears twice in one call` });
+      }
+      seen.add(c.name);
+    });
+  });
+
+export const queryInputSchema = z
+  .strictObject({
+    question: z.enum(QUESTIONS),
+    name: nameSchema.optional(),
+    sinceVersion: z.number().int().min(0).optional(),
+    limit: z.number().int().min(1).max(LIMITS.queryLimitMax).optional(),
+    cursor: z.string().max(2_000).optional(),
+  })
+  .superRefine((input, ctx) => {
+    if ((input.question === 'related_to' || input.question === 'supports') && input.name === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['name'], message: `${input.question} needs a name` });
+    }
+    if (input.question === 'changed_since' && input.sinceVersion === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['sinceVersion'], message: 'changed_since needs sinceVersion' });
+    }
+  });
+
+export const readInputSchema = z.strictObject({
+  name: nameSchema,
+  source: z.enum(['note', 'reviewed']).optional(),
+  digest: z.string().regex(/^[0-9a-f]{64}$/, 'digest is 64 lowercase hex digits').optional(),
+});
+
+export const explainInputSchema = z.strictObject({
+  token: z.string().min(1).max(4_000),
+  row: z.number().int().min(0).max(10_000),
+});
+
+export const recallInputSchema = z.strictObject({
+  text: z.string().min(1).max(LIMITS.recallTextChars),
+  limit: z.number().int().min(1).max(LIMITS.recallLimitMax).optional(),
+});
