@@ -1,0 +1,56 @@
+// End-to-end tests drive the real built app (API + web from one origin) on fresh temp data in
+// Debian's Chromium. Two servers: the usual one, and one whose sessions live a few seconds so
+// the expired → purged flow can be seen without waiting a day.
+import { defineConfig } from '@playwright/test';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const basePort = 43000 + Math.floor(Math.random() * 4000);
+export const servers = {
+  main: { port: basePort, dataDir: mkdtempSync(join(tmpdir(), 'sponge-e2e-')) },
+  shortTtl: { port: basePort + 1, dataDir: mkdtempSync(join(tmpdir(), 'sponge-e2e-ttl-')), ttlSeconds: 4 },
+};
+// Workers are separate processes: they read the servers from the environment, not this module.
+process.env.SPONGE_E2E_SERVERS ??= JSON.stringify(servers);
+const chosen = JSON.parse(process.env.SPONGE_E2E_SERVERS) as typeof servers;
+
+const purgeKey = 'e2e-purge-key-0123456789abcdef';
+const start = (s: { port: number; dataDir: string; ttlSeconds?: number }) => ({
+  command: 'pnpm --silent --filter @sponge/api start',
+  url: `http://127.0.0.1:${s.port}/trpc/health`,
+  reuseExistingServer: false,
+  timeout: 60_000,
+  stdout: 'ignore' as const,
+  stderr: 'pipe' as const,
+  env: {
+    PORT: String(s.port),
+    DATA_DIR: s.dataDir,
+    DEMO: '1',
+    PURGE_KEY: purgeKey,
+    LOG_LEVEL: 'warn',
+    ...(s.ttlSeconds ? { SESSION_TTL_SECONDS: String(s.ttlSeconds) } : {}),
+  },
+});
+
+export default defineConfig({
+  testDir: './tests',
+  outputDir: './test-results/artifacts',
+  forbidOnly: !!process.env.CI,
+  retries: 0,
+  workers: 1,
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  reporter: [['list'], ['json', { outputFile: './test-results/results.json' }]],
+  use: {
+    baseURL: `http://127.0.0.1:${chosen.main.port}`,
+    trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage'],
+    },
+  },
+  projects: [{ name: 'chromium', use: { browserName: 'chromium' } }],
+  webServer: [start(chosen.main), start(chosen.shortTtl)],
+});

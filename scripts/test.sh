@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs every test: types, lint, unit and integration tests (vitest, real libSQL files and a real
+# HTTP server), the contract smoke test and the Playwright end-to-end tests in Debian's Chromium.
+# The last line is the plain summary `N passed, N failed`.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+source scripts/bootstrap.sh
+set +e
+
+rm -rf test-results && mkdir -p test-results
+steps_failed=()
+step() {
+  local name=$1; shift
+  echo "::: $name"
+  if ! "$@"; then steps_failed+=("$name"); fi
+}
+
+ensure_pnpm && ensure_deps || { echo "0 passed, 1 failed"; exit 1; }
+step "chromium" ensure_chromium
+step "build" pnpm turbo run build --output-logs=errors-only
+step "typecheck" pnpm turbo run typecheck --output-logs=errors-only
+step "lint" pnpm turbo run lint --output-logs=errors-only
+# One workspace at a time: the concurrency and crash tests measure real contention on 2 cores.
+step "unit and integration tests" pnpm turbo run test --concurrency=1 --output-logs=full
+if [ -f ../shared/contract/smoke.mjs ]; then
+  step "contract smoke" bash -c 'node ../shared/contract/smoke.mjs | tee test-results/smoke.txt'
+fi
+step "end-to-end tests" pnpm turbo run e2e --output-logs=full
+
+node scripts/summarize-tests.mjs "${steps_failed[@]}"
