@@ -1,0 +1,34 @@
+// Vocabulary profiles (SPEC §7): value codecs, packs, and the shipped Research, Language and
+// Finance packs. Re-exported from the package's src/index.ts.
+export { CODEC_TYPES, codec, currencyProblem, describeCodec } from './codecs.ts';
+export type {
+  Codec,
+  CodecResult,
+  CodecSpec,
+  CodecType,
+  CurrencySpec,
+  DateSpec,
+  DecimalSpec,
+  DoiSpec,
+  EnumSpec,
+  FieldSpec,
+  IntegerSpec,
+  LanguageSpec,
+  ListSpec,
+  Money,
+  MoneySpec,
+  ObjectSpec,
+  Quantity,
+  QuantitySpec,
+  RefSpec,
+  TextSpec,
+  UrlSpec,
+  ValueOf,
+} from './codecs.ts';
+export { ProfileError } from './errors.ts';
+export type { ProfileErrorReason, ProfileIssue } from './errors.ts';
+export { createPack, loadPack, packDigest, packJson, validateRecord } from './pack.ts';
+export type { KindSpec, Pack, PackDefinition, PackExample, RecordResult, RelationSpec } from './pack.ts';
+export { getPack, listPacks, previewPack } from './registry.ts';
+export type { PackPreview, PackSummary } from './registry.ts';
+export { unitProblem } from './units.ts';
