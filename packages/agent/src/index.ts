@@ -1,0 +1,22 @@
+// The public surface of @sponge/agent. What is not listed here is private to the package.
+export { createMemoryTools } from './memory-tools.ts';
+export type {
+  ExplainResult,
+  LoadResult,
+  MemoryTools,
+  MemoryToolsEvent,
+  MemoryToolsOptions,
+  MemoryToolsState,
+  QueryAnswer,
+  ReadResult,
+  RecallResult,
+  RememberArgs,
+  RememberResult,
+  ToolResults,
+} from './memory-tools.ts';
+export { TOOL_NAMES, buildToolDescriptors } from './descriptors.ts';
+export type { ToolArgs, ToolDescriptor, ToolName } from './descriptors.ts';
+export { MemoryToolError, isMemoryToolError } from './errors.ts';
+export type { MemoryToolErrorCode, MemoryToolReason } from './errors.ts';
+export { REEF_NOTES, runReefScenario } from './reef.ts';
+export type { ReefScenarioOptions, ReefScenarioResult } from './reef.ts';
