@@ -1,0 +1,59 @@
+import { lazy, Suspense } from 'react';
+import { Route, Routes } from 'react-router';
+import { AppShell, RequireSignIn } from './components/app-shell.tsx';
+import { PageLoading } from './components/states.tsx';
+import { NotFoundPage } from './pages/not-found.tsx';
+
+// One chunk per page: the Memory panel route loads only what it needs (no document text, no menu).
+const SignInPage = lazy(() => import('./pages/sign-in.tsx'));
+const LibraryPage = lazy(() => import('./pages/library.tsx'));
+const DocumentPage = lazy(() => import('./pages/document.tsx'));
+const MemoryPage = lazy(() => import('./pages/memory.tsx'));
+
+export function App() {
+  return (
+    <Routes>
+      <Route element={<AppShell />}>
+        <Route
+          path="/signin"
+          element={
+            <Lazy>
+              <SignInPage />
+            </Lazy>
+          }
+        />
+        <Route element={<RequireSignIn />}>
+          <Route
+            index
+            element={
+              <Lazy>
+                <LibraryPage />
+              </Lazy>
+            }
+          />
+          <Route
+            path="/documents/:id"
+            element={
+              <Lazy>
+                <DocumentPage />
+              </Lazy>
+            }
+          />
+          <Route
+            path="/documents/:id/memory"
+            element={
+              <Lazy>
+                <MemoryPage />
+              </Lazy>
+            }
+          />
+          <Route path="*" element={<NotFoundPage />} />
+        </Route>
+      </Route>
+    </Routes>
+  );
+}
+
+function Lazy({ children }: { children: React.ReactNode }) {
+  return <Suspense fallback={<PageLoading />}>{children}</Suspense>;
+}

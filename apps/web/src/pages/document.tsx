@@ -1,0 +1,204 @@
+import { useQuery } from '@tanstack/react-query';
+import { Link, useParams } from 'react-router';
+import { DocumentActions } from '../components/document-actions.tsx';
+import { ErrorState, PageLoading, SkeletonRows } from '../components/states.tsx';
+import { isNotFound } from '../lib/errors.ts';
+import { formatAgo } from '../lib/time.ts';
+import { useTitle } from '../lib/use-title.ts';
+import { trpc, type RouterOutputs } from '../trpc.ts';
+import { NotFoundPage } from './not-found.tsx';
+
+type Doc = RouterOutputs['documents']['get'];
+type Run = RouterOutputs['runs']['list'][number];
+type TranscriptItem = RouterOutputs['chat']['transcript'][number];
+type MemoryCard = Extract<TranscriptItem, { type: 'memory' }>;
+
+/** Transcripts of live runs refresh so new memory cards show up while the owner reads. */
+const LIVE_REFRESH_MS = 4000;
+
+export default function DocumentPage() {
+  const { id: documentId = '' } = useParams();
+  const doc = useQuery(trpc.documents.get.queryOptions({ documentId }));
+  useTitle(doc.data?.title);
+
+  if (doc.isPending) return <PageLoading />;
+  // Also on a refetch: the document may have been removed or unshared meanwhile.
+  if (doc.isError && isNotFound(doc.error)) return <NotFoundPage />;
+  if (doc.isLoadingError) {
+    return (
+      <ErrorState error={doc.error} onRetry={() => void doc.refetch()} title="Could not load this document" />
+    );
+  }
+  const isOwner = doc.data.access === 'owner';
+  return (
+    <>
+      <nav className="breadcrumb" aria-label="Breadcrumb">
+        <ol>
+          <li>
+            <Link to="/">Library</Link>
+          </li>
+          <li>
+            <span aria-current="page">{doc.data.title}</span>
+          </li>
+        </ol>
+      </nav>
+      <div className="page-head">
+        <h1>{doc.data.title}</h1>
+        {/* Every action there (Memory, Share, Publish) is the owner's. */}
+        {isOwner && <DocumentActions doc={doc.data} />}
+      </div>
+      <div className="doc-layout">
+        <DocumentText doc={doc.data} />
+        {/* Runs are the owner's alone: for anyone else the API answers NOT_FOUND, and the region is absent. */}
+        {isOwner && <Runs documentId={documentId} />}
+      </div>
+    </>
+  );
+}
+
+function DocumentText({ doc }: { doc: Doc }) {
+  const paragraphs = doc.text
+    .split(/\n\s*\n/)
+    .map((p) => p.trim())
+    .filter(Boolean);
+  return (
+    <article className="box doc-text" aria-label="Document">
+      {doc.authors.length > 0 && <p className="authors">{doc.authors.join(', ')}</p>}
+      {doc.abstract && (
+        <section className="abstract" aria-label="Abstract">
+          <h2 className="visually-hidden">Abstract</h2>
+          <p>{doc.abstract}</p>
+        </section>
+      )}
+      {paragraphs.map((p, i) => (
+        <p key={i}>{p}</p>
+      ))}
+    </article>
+  );
+}
+
+function Runs({ documentId }: { documentId: string }) {
+  const runs = useQuery(trpc.runs.list.queryOptions({ documentId }));
+  if (runs.isError && isNotFound(runs.error)) return null;
+  return (
+    <section className="box runs" aria-label="Runs">
+      <h2>Runs</h2>
+      {runs.isPending ? (
+        <div aria-busy="true">
+          <span className="visually-hidden">Loading runs…</span>
+          <SkeletonRows rows={2} />
+        </div>
+      ) : runs.isLoadingError ? (
+        <ErrorState error={runs.error} onRetry={() => void runs.refetch()} title="Could not load the runs" />
+      ) : runs.data.length === 0 ? (
+        <p className="muted">No runs yet. The agent has not worked on this document.</p>
+      ) : (
+        runs.data.map((run) => <RunItem key={run.id} run={run} documentId={documentId} />)
+      )}
+    </section>
+  );
+}
+
+function RunItem({ run, documentId }: { run: Run; documentId: string }) {
+  const live = run.status === 'live';
+  const transcript = useQuery({
+    ...trpc.chat.transcript.queryOptions({ runId: run.id }),
+    refetchInterval: live ? LIVE_REFRESH_MS : false,
+  });
+  const state = run.memory ? (run.state ?? 'unknown') : 'memory off';
+  const headingId = `run-${run.id}`;
+  return (
+    <article className="run" aria-labelledby={headingId}>
+      <div className="run-head">
+        <span className={`dot ${run.state ?? ''}`} aria-hidden="true" />
+        <h3 id={headingId}>
+          {run.mode === 'staged' ? 'Staged run' : 'Chat run'} ·{' '}
+          <span title={run.acceptedAt}>{formatAgo(run.acceptedAt)}</span> · {state}
+        </h3>
+      </div>
+      {transcript.isPending ? (
+        <div aria-busy="true">
+          <span className="visually-hidden">Loading the transcript…</span>
+          <SkeletonRows rows={2} />
+        </div>
+      ) : transcript.isLoadingError ? (
+        <ErrorState
+          error={transcript.error}
+          onRetry={() => void transcript.refetch()}
+          title="Could not load the transcript"
+        />
+      ) : transcript.data.length === 0 ? (
+        <p className="muted small">Nothing said yet.</p>
+      ) : (
+        <ol className="transcript" aria-label="Transcript">
+          {transcript.data.map((item, i) => (
+            <li key={i}>
+              {item.type === 'memory' ? (
+                <MemoryCardView card={item} documentId={documentId} />
+              ) : (
+                <p className="msg">
+                  <span className="msg-who">{item.role}:</span> {item.text}
+                </p>
+              )}
+            </li>
+          ))}
+        </ol>
+      )}
+    </article>
+  );
+}
+
+/** "Remembered 3 notes: …" with a link to the panel at that session; nothing named once forgotten. */
+function MemoryCardView({ card, documentId }: { card: MemoryCard; documentId: string }) {
+  const href = `/documents/${encodeURIComponent(documentId)}/memory?session=${encodeURIComponent(card.sessionId)}`;
+  if (card.forgotten) {
+    return (
+      <div className="memory-card forgotten">
+        <p>
+          <MemoryIcon />
+          Memory forgotten
+        </p>
+        <Link to={href}>View in Memory</Link>
+      </div>
+    );
+  }
+  const verb = card.action === 'recalled' ? 'Recalled' : 'Remembered';
+  return (
+    <div className="memory-card">
+      <p>
+        <MemoryIcon />
+        {verb} {card.count} {card.count === 1 ? 'note' : 'notes'}
+        {card.names.length > 0 && (
+          <>
+            : <span className="names">{card.names.join(', ')}</span>
+          </>
+        )}
+      </p>
+      <Link to={href}>
+        View in Memory <span aria-hidden="true">→</span>
+      </Link>
+    </div>
+  );
+}
+
+/** A small glyph that needs no emoji font (CI's Chromium has none). */
+function MemoryIcon() {
+  return (
+    <svg
+      className="card-icon"
+      viewBox="0 0 16 16"
+      width="14"
+      height="14"
+      aria-hidden="true"
+      focusable="false"
+    >
+      <path
+        d="M8 2.5a3 3 0 0 0-5.6 1.5A2.8 2.8 0 0 0 2 9.3 2.8 2.8 0 0 0 5 13.5h6a2.8 2.8 0 0 0 3-4.2A2.8 2.8 0 0 0 13.6 4 3 3 0 0 0 8 2.5Zm0 0v11"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="1.3"
+        strokeLinejoin="round"
+      />
+    </svg>
+  );
+}

@@ -1,0 +1,40 @@
+import type { AppRouter } from '@sponge/api';
+import { QueryCache, QueryClient } from '@tanstack/react-query';
+import { createTRPCClient, httpBatchLink } from '@trpc/client';
+import { createTRPCOptionsProxy } from '@trpc/tanstack-react-query';
+import { errorCode } from './lib/errors.ts';
+
+export type { RouterInputs, RouterOutputs } from '@sponge/api';
+
+export const queryClient: QueryClient = new QueryClient({
+  queryCache: new QueryCache({
+    // A session cookie that lapsed mid-visit: ask `auth.me` again, and the guard sends the
+    // user to the sign-in page.
+    onError: (error, query) => {
+      if (errorCode(error) === 'UNAUTHORIZED' && !isMeQuery(query.queryKey)) {
+        void queryClient.invalidateQueries({ queryKey: trpc.auth.me.queryKey() });
+      }
+    },
+  }),
+  defaultOptions: {
+    queries: {
+      // A 4xx (not found, unauthorised, bad input) will not heal by asking again.
+      retry: (failures, error) => {
+        const code = errorCode(error);
+        return code === null && failures < 2;
+      },
+      refetchOnWindowFocus: true,
+    },
+  },
+});
+
+const trpcClient = createTRPCClient<AppRouter>({
+  links: [httpBatchLink({ url: '/trpc' })],
+});
+
+export const trpc = createTRPCOptionsProxy<AppRouter>({ client: trpcClient, queryClient });
+
+function isMeQuery(key: readonly unknown[]): boolean {
+  const path = key[0];
+  return Array.isArray(path) && path[0] === 'auth' && path[1] === 'me';
+}
