@@ -1,0 +1,337 @@
+/**
+ * An embedding adapter for any OpenAI-compatible embeddings endpoint:
+ * `POST {url}/v1/embeddings` with `{ input: string[], model, dimensions? }`, answered with
+ * `{ data: [{ index, embedding: number[] }] }`.
+ *
+ * Inputs are sent in batches of `batchSize`, one batch at a time. Every request has its own
+ * timeout (an AbortController covering the response body too). 429, 408, 5xx, timeouts and
+ * network errors are retried up to `retries` times with exponential backoff and full jitter;
+ * a `Retry-After` (or `retry-after-ms`) header is honoured. Errors are `EmbeddingError`s whose
+ * message names the endpoint (origin and path only) and never contains the API key.
+ */
+import { EmbeddingError, checkDimensions } from './adapter.ts';
+import type { EmbeddingAdapter } from './adapter.ts';
+
+export interface CloudEmbeddingOptions {
+  /** Base URL (`https://api.openai.com`), or the `/v1` or full `/v1/embeddings` URL. */
+  url: string;
+  /** Sent as `Authorization: Bearer <apiKey>`; omitted when empty (local servers). */
+  apiKey?: string;
+  model: string;
+  /** The vector length the model returns (and is asked for, see `sendDimensions`). */
+  dimensions: number;
+  /** Inputs per request; 64 by default. */
+  batchSize?: number;
+  /** Per-request timeout, body included; 10 s by default. */
+  timeoutMs?: number;
+  /** Retries after the first attempt; 3 by default. */
+  retries?: number;
+  /** Send `dimensions` in the request body (models with a fixed size may refuse it); true by default. */
+  sendDimensions?: boolean;
+  /** First backoff step; 500 ms by default (then ×2 per retry, full jitter). */
+  backoffBaseMs?: number;
+  /** Largest backoff step; 8 s by default. */
+  backoffMaxMs?: number;
+  /** A `Retry-After` longer than this fails at once instead of waiting; 60 s by default. */
+  maxRetryAfterMs?: number;
+  /** Injected fetch (tests, proxies); `globalThis.fetch` by default. */
+  fetch?: typeof globalThis.fetch;
+  /** Overrides the adapter id (`openai-compatible:<host>/<model>:<dimensions>`). */
+  id?: string;
+}
+
+interface Attempt {
+  error: EmbeddingError;
+}
+
+export function createCloudEmbeddingAdapter(options: CloudEmbeddingOptions): EmbeddingAdapter {
+  const endpointUrl = resolveEndpoint(options.url);
+  const endpoint = `${endpointUrl.origin}${endpointUrl.pathname}`;
+  const dimensions = checkDimensions(options.dimensions, `embeddings endpoint ${endpoint}`);
+  const model = typeof options.model === 'string' ? options.model.trim() : '';
+  if (model === '') {
+    throw new EmbeddingError('config', `embeddings endpoint ${endpoint}: a model name is required`, {
+      endpoint,
+    });
+  }
+  const batchSize = positiveInt(options.batchSize ?? 64, 'batchSize', endpoint, 2048);
+  const timeoutMs = positiveInt(options.timeoutMs ?? 10_000, 'timeoutMs', endpoint);
+  const retries = nonNegativeInt(options.retries ?? 3, 'retries', endpoint);
+  const backoffBaseMs = nonNegativeInt(options.backoffBaseMs ?? 500, 'backoffBaseMs', endpoint);
+  const backoffMaxMs = nonNegativeInt(options.backoffMaxMs ?? 8_000, 'backoffMaxMs', endpoint);
+  const maxRetryAfterMs = nonNegativeInt(options.maxRetryAfterMs ?? 60_000, 'maxRetryAfterMs', endpoint);
+  const sendDimensions = options.sendDimensions ?? true;
+  const apiKey = options.apiKey ?? '';
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+
+  const redact = (s: string): string => {
+    let out = s.replace(/Bearer\s+\S+/gi, 'Bearer [redacted]');
+    if (apiKey !== '') out = out.split(apiKey).join('[redacted]');
+    return out;
+  };
+  const fail = (
+    code: ConstructorParameters<typeof EmbeddingError>[0],
+    detail: string,
+    extra: { status?: number; retryable?: boolean; retryAfterMs?: number; cause?: unknown } = {},
+  ): EmbeddingError =>
+    new EmbeddingError(code, redact(`embeddings request to ${endpoint} failed: ${detail}`), {
+      endpoint,
+      ...extra,
+    });
+
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json',
+  };
+  if (apiKey !== '') headers.authorization = `Bearer ${apiKey}`;
+
+  async function attempt(input: string[]): Promise<Float32Array[] | Attempt> {
+    const body: Record<string, unknown> = { input, model };
+    if (sendDimensions) body.dimensions = dimensions;
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeoutMs);
+    let status: number;
+    let text: string;
+    let retryAfterMs: number | undefined;
+    try {
+      const res = await fetchImpl(endpointUrl, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+        signal: controller.signal,
+      });
+      status = res.status;
+      retryAfterMs = parseRetryAfter(res.headers);
+      text = await res.text();
+    } catch (cause) {
+      if (timedOut) {
+        return { error: fail('timeout', `no complete answer within ${timeoutMs} ms`, { retryable: true }) };
+      }
+      const reason = cause instanceof Error ? describeNetworkError(cause) : 'network error';
+      return { error: fail('network', reason, { retryable: true, cause: sanitizeCause(cause) }) };
+    } finally {
+      clearTimeout(timer);
+    }
+
+    if (status < 200 || status >= 300) {
+      const retryable = status === 429 || status === 408 || status >= 500;
+      const detail = `HTTP ${status}${errorDetail(text)}`;
+      return {
+        error: fail('http', detail, {
+          status,
+          retryable,
+          ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+        }),
+      };
+    }
+
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return { error: fail('bad_response', `HTTP ${status} with a body that is not JSON`, { status }) };
+    }
+    return decode(parsed, input.length, status);
+  }
+
+  function decode(parsed: unknown, expected: number, status: number): Float32Array[] | Attempt {
+    const data = isRecord(parsed) ? parsed.data : undefined;
+    if (!Array.isArray(data)) {
+      return { error: fail('bad_response', `HTTP ${status} without a "data" array`, { status }) };
+    }
+    if (data.length !== expected) {
+      return {
+        error: fail('bad_response', `sent ${expected} inputs, got ${data.length} embeddings`, { status }),
+      };
+    }
+    const out: Array<Float32Array | undefined> = new Array(expected);
+    for (let i = 0; i < data.length; i++) {
+      const item: unknown = data[i];
+      if (!isRecord(item)) return { error: fail('bad_response', `data[${i}] is not an object`, { status }) };
+      const index = item.index === undefined ? i : item.index;
+      if (
+        typeof index !== 'number' ||
+        !Number.isInteger(index) ||
+        index < 0 ||
+        index >= expected ||
+        out[index]
+      ) {
+        return {
+          error: fail('bad_response', `data[${i}] has a missing, repeated or out-of-range index`, { status }),
+        };
+      }
+      const embedding = item.embedding;
+      if (!Array.isArray(embedding)) {
+        return { error: fail('bad_response', `data[${i}].embedding is not an array of numbers`, { status }) };
+      }
+      if (embedding.length !== dimensions) {
+        return {
+          error: fail(
+            'dimension_mismatch',
+            `model ${model} returned ${embedding.length}-dimensional vectors, expected ${dimensions}`,
+            { status },
+          ),
+        };
+      }
+      const vector = new Float32Array(dimensions);
+      for (let j = 0; j < dimensions; j++) {
+        const x: unknown = embedding[j];
+        if (typeof x !== 'number' || !Number.isFinite(x)) {
+          return { error: fail('bad_response', `data[${i}].embedding holds a non-finite value`, { status }) };
+        }
+        vector[j] = x;
+      }
+      out[index] = vector;
+    }
+    return out as Float32Array[];
+  }
+
+  async function embedBatch(input: string[]): Promise<Float32Array[]> {
+    for (let n = 0; ; n++) {
+      const result = await attempt(input);
+      if (Array.isArray(result)) return result;
+      const { error } = result;
+      const attempts = n + 1;
+      const waitFor = error.retryAfterMs;
+      if (!error.retryable || n >= retries || (waitFor !== undefined && waitFor > maxRetryAfterMs)) {
+        const suffix =
+          waitFor !== undefined && waitFor > maxRetryAfterMs
+            ? ` (server asked to retry after ${Math.ceil(waitFor / 1000)} s)`
+            : attempts > 1
+              ? ` (after ${attempts} attempts)`
+              : '';
+        throw new EmbeddingError(error.code, `${error.message}${suffix}`, {
+          endpoint,
+          retryable: error.retryable,
+          attempts,
+          ...(error.status === undefined ? {} : { status: error.status }),
+          ...(waitFor === undefined ? {} : { retryAfterMs: waitFor }),
+          ...(error.cause === undefined ? {} : { cause: error.cause }),
+        });
+      }
+      const backoff = Math.random() * Math.min(backoffMaxMs, backoffBaseMs * 2 ** n);
+      await sleep(waitFor === undefined ? backoff : waitFor + Math.min(backoff, 250));
+    }
+  }
+
+  return {
+    id: options.id ?? `openai-compatible:${endpointUrl.host}/${model}:${dimensions}`,
+    dimensions,
+    async embed(texts: string[]): Promise<Float32Array[]> {
+      if (!Array.isArray(texts) || texts.some((t) => typeof t !== 'string')) {
+        throw new EmbeddingError('config', `embeddings request to ${endpoint}: inputs must be strings`, {
+          endpoint,
+        });
+      }
+      const out: Float32Array[] = [];
+      for (let i = 0; i < texts.length; i += batchSize) {
+        // Empty strings are refused by some providers; a single space embeds as "nothing".
+        const batch = texts.slice(i, i + batchSize).map((t) => (t === '' ? ' ' : t));
+        out.push(...(await embedBatch(batch)));
+      }
+      return out;
+    },
+  };
+}
+
+/** `https://h` → `https://h/v1/embeddings`; `…/v1` → `…/v1/embeddings`; `…/embeddings` kept. */
+export function resolveEndpoint(url: string): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new EmbeddingError('config', 'embeddings URL is not a valid absolute URL');
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new EmbeddingError('config', `embeddings URL must be http(s), got ${parsed.protocol}`);
+  }
+  let path = parsed.pathname.replace(/\/+$/, '');
+  if (!path.endsWith('/embeddings')) {
+    if (!path.endsWith('/v1')) path += '/v1';
+    path += '/embeddings';
+  }
+  parsed.pathname = path;
+  parsed.hash = '';
+  return parsed;
+}
+
+/** `Retry-After: <seconds>` or `<HTTP date>`, or OpenAI's `retry-after-ms`, in milliseconds. */
+export function parseRetryAfter(headers: Headers, now: number = Date.now()): number | undefined {
+  const ms = headers.get('retry-after-ms');
+  if (ms !== null && /^\s*\d+(\.\d+)?\s*$/.test(ms)) return Math.max(0, Math.round(Number(ms)));
+  const value = headers.get('retry-after');
+  if (value === null) return undefined;
+  if (/^\s*\d+(\.\d+)?\s*$/.test(value)) return Math.max(0, Math.round(Number(value) * 1000));
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function errorDetail(body: string): string {
+  let message: unknown;
+  try {
+    const parsed: unknown = JSON.parse(body);
+    if (isRecord(parsed)) {
+      const err = parsed.error;
+      message = isRecord(err) ? err.message : typeof err === 'string' ? err : parsed.message;
+    }
+  } catch {
+    message = undefined;
+  }
+  if (typeof message !== 'string' || message.trim() === '') return '';
+  const oneLine = message.replace(/\s+/g, ' ').trim();
+  return `: ${oneLine.length > 200 ? `${oneLine.slice(0, 200)}…` : oneLine}`;
+}
+
+function describeNetworkError(err: Error): string {
+  const cause = (err as { cause?: unknown }).cause;
+  const code = isRecord(cause) && typeof cause.code === 'string' ? cause.code : undefined;
+  return code === undefined ? `network error (${err.name})` : `network error (${code})`;
+}
+
+/** Keep only name/code/message of a network error: a fetch error never carries headers, but be sure. */
+function sanitizeCause(cause: unknown): unknown {
+  if (!(cause instanceof Error)) return undefined;
+  const inner = (cause as { cause?: unknown }).cause;
+  return {
+    name: cause.name,
+    code: isRecord(inner) && typeof inner.code === 'string' ? inner.code : undefined,
+  };
+}
+
+function isRecord(x: unknown): x is Record<string, unknown> {
+  return typeof x === 'object' && x !== null && !Array.isArray(x);
+}
+
+function positiveInt(x: number, what: string, endpoint: string, max = Number.MAX_SAFE_INTEGER): number {
+  if (!Number.isInteger(x) || x < 1 || x > max) {
+    throw new EmbeddingError(
+      'config',
+      `embeddings endpoint ${endpoint}: ${what} must be an integer from 1 to ${max}`,
+      {
+        endpoint,
+      },
+    );
+  }
+  return x;
+}
+
+function nonNegativeInt(x: number, what: string, endpoint: string): number {
+  if (!Number.isInteger(x) || x < 0) {
+    throw new EmbeddingError(
+      'config',
+      `embeddings endpoint ${endpoint}: ${what} must be a non-negative integer`,
+      {
+        endpoint,
+      },
+    );
+  }
+  return x;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,34 @@
+// The public surface of recall (SPEC §5); re-exported from the package's src/index.ts.
+export { EmbeddingError, MAX_EMBEDDING_DIMENSIONS } from './adapter.ts';
+export type { EmbeddingAdapter, EmbeddingErrorCode } from './adapter.ts';
+export { createLocalEmbeddingAdapter, LOCAL_EMBEDDING_VERSION } from './local-adapter.ts';
+export type { LocalEmbeddingOptions } from './local-adapter.ts';
+export { createCloudEmbeddingAdapter } from './cloud-adapter.ts';
+export type { CloudEmbeddingOptions } from './cloud-adapter.ts';
+export { createEmbeddingAdapterFromEnv, recallModeFromEnv, RECALL_MODES } from './env.ts';
+export type { EmbeddingEnv, RecallMode } from './env.ts';
+export { renderNote, RENDER_MAX_CHARS } from './render.ts';
+export type { RecallNote } from './render.ts';
+export {
+  createRecallIndex,
+  deleteRecallSessionData,
+  recallDeleteStatements,
+  NOTE_VECTORS_TABLE,
+  RECALL_EVENTS_TABLE,
+  RECALL_TABLES,
+  RECALL_VECTOR_INDEX,
+  RECALL_VECTOR_INDEX_SETTINGS,
+} from './recall-index.ts';
+export type {
+  CatchUpSource,
+  IndexReport,
+  RecallEvent,
+  RecallEventInput,
+  RecallEventMode,
+  RecallHit,
+  RecallIndex,
+  RecallIndexOptions,
+  RecallQueueOptions,
+  RecallSearchOptions,
+  RecallStatus,
+} from './recall-index.ts';
