@@ -1,0 +1,30 @@
+/**
+ * Ownership checks shared by the routers. Anything the caller may not act on answers NOT_FOUND
+ * (reason `not_found`), never FORBIDDEN, so the answer does not confirm that the object exists
+ * — also when the document is shared with or published to the caller (SPEC §6).
+ */
+import { z } from 'zod';
+import { getDocumentOwnership } from './data/documents.ts';
+import type { DocumentOwnership } from './data/documents.ts';
+import { getRun } from './data/runs.ts';
+import type { Run } from './data/runs.ts';
+import type { AppDeps } from './deps.ts';
+import { notFound } from './errors.ts';
+
+/** Ids are opaque strings; the bound keeps junk out of queries and logs. */
+export const idSchema = z.string().min(1, 'must not be empty').max(200, 'is at most 200 characters');
+
+export async function requireOwnedDocument(deps: AppDeps, userId: string, documentId: string): Promise<DocumentOwnership> {
+  const doc = await getDocumentOwnership(deps.app, documentId);
+  if (!doc || doc.removedAt !== null || doc.ownerId !== userId) throw notFound('The document');
+  return doc;
+}
+
+export async function requireOwnedRun(deps: AppDeps, userId: string, runId: string): Promise<Run> {
+  const run = await getRun(deps.app, runId);
+  if (!run || run.ownerId !== userId) throw notFound('The run');
+  await requireOwnedDocument(deps, userId, run.documentId).catch(() => {
+    throw notFound('The run');
+  });
+  return run;
+}

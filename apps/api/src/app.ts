@@ -1,0 +1,77 @@
+/**
+ * Opens everything the API needs, once, in order: the application database and its
+ * migrations, reviewed knowledge, the working-memory store, then the demo seed.
+ */
+import { mkdirSync } from 'node:fs';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import { resolveTokenSecret } from './config.ts';
+import { APP_MIGRATIONS } from './data/migrations.ts';
+import type { AppDeps } from './deps.ts';
+import { seedDemo } from './demo/seed.ts';
+import { createLogger } from './log.ts';
+import { migrate, openAppDatabase, openMemoryStore, openReviewedKnowledge } from './stores.ts';
+
+export interface OpenedApp extends AppDeps {
+  close(): Promise<void>;
+}
+
+export async function openApp(config: Config, overrides: { now?: () => Date; log?: Logger } = {}): Promise<OpenedApp> {
+  const log = overrides.log ?? createLogger(config.logLevel);
+  const now = overrides.now ?? (() => new Date());
+  if (config.appDb.url.startsWith('file:') || config.memoryDb.url.startsWith('file:')) {
+    mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  }
+  if (config.tokenSecret === undefined && !config.memoryDb.url.startsWith('file:')) {
+    // Several API instances on one remote database must sign explain tokens with one key.
+    log.warn('TOKEN_SECRET is not set: using DATA_DIR/token-secret; set TOKEN_SECRET when several API instances share a database');
+  }
+  const tokenSecret = resolveTokenSecret(config);
+  const closers: Array<() => void> = [];
+  try {
+    const app = await openAppDatabase(config.appDb);
+    closers.push(() => app.close());
+    await migrate(app, 'app', APP_MIGRATIONS);
+    const reviewed = await openReviewedKnowledge(app, now);
+    closers.push(() => reviewed.close());
+    const store = await openMemoryStore({
+      url: config.memoryDb.url,
+      ...(config.memoryDb.authToken !== undefined ? { authToken: config.memoryDb.authToken } : {}),
+      tokenSecret,
+      sessionTtlSeconds: config.sessionTtlSeconds,
+      explainTtlSeconds: config.explainTokenTtlSeconds,
+      reviewed,
+      now,
+    });
+    closers.push(() => store.close());
+    const deps: AppDeps = { config: { ...config, tokenSecret }, app, store, reviewed, log, now };
+    if (config.demo) {
+      const seeded = await seedDemo(deps);
+      if (seeded) log.info({ documents: seeded.documents, runId: seeded.runId }, 'demo data seeded');
+    }
+    let closed = false;
+    return {
+      ...deps,
+      async close() {
+        if (closed) return;
+        closed = true;
+        for (const c of closers.reverse()) {
+          try {
+            c();
+          } catch (err) {
+            log.warn({ err }, 'close failed');
+          }
+        }
+      },
+    };
+  } catch (err) {
+    for (const c of closers.reverse()) {
+      try {
+        c();
+      } catch {
+        // already failing; the original error matters
+      }
+    }
+    throw err;
+  }
+}

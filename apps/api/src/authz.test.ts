@@ -1,0 +1,297 @@
+/**
+ * The authorization matrix: every procedure × every kind of caller, each cell with its expected
+ * outcome, over real HTTP. Every response a caller gets is also checked for leaks: working
+ * notes of a session (their names and text) never appear in a response to anyone but the
+ * document's owner and that session's own run.
+ */
+import { writeFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer } from './testing/harness.ts';
+import type { Json, RawResult, TestServer } from './testing/harness.ts';
+import { insertUser } from './data/users.ts';
+
+const PRINCIPALS = [
+  'owner',
+  'otherOwner',
+  'sharedUser',
+  'publicViewer',
+  'runToken',
+  'otherRunToken',
+  'apiKey',
+  'purgeKey',
+  'none',
+  'malformed',
+] as const;
+type Principal = (typeof PRINCIPALS)[number];
+
+/** 'ok', or the tRPC code expected (its reason follows from SPEC §9, see REASON). */
+type Outcome = 'ok' | 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND' | 'BAD_REQUEST' | 'PRECONDITION_FAILED';
+const REASON: Record<Exclude<Outcome, 'ok'>, string> = {
+  UNAUTHORIZED: 'unauthenticated',
+  FORBIDDEN: 'forbidden',
+  NOT_FOUND: 'not_found',
+  BAD_REQUEST: 'explain_token_invalid',
+  PRECONDITION_FAILED: 'session_closed',
+};
+
+interface Fixture {
+  tokens: Record<Principal, string | undefined>;
+  /** Ada's private document, shared with Rosalind; run R1 (session S1) holds ALPHA notes. */
+  dPrivate: string;
+  /** Ada's published document; run R2 (session S2) holds BETA notes. */
+  dPublic: string;
+  r1: string;
+  s1: string;
+  r2: string;
+  s2: string;
+  /** Throwaways the owner's destructive cells act on, so the other cells keep their targets. */
+  dTrash: string;
+  rTrash: string;
+  sTrash: string;
+  spareKeyId: string;
+  explainR1: string;
+}
+
+interface Row {
+  procedure: string;
+  kind: 'query' | 'mutation';
+  input?: (p: Principal, fx: Fixture) => unknown | Promise<unknown>;
+  expect: Record<Principal, Outcome>;
+  /** Overrides the reason for a cell whose refusal has a more specific one. */
+  reasons?: Partial<Record<Principal, string>>;
+}
+
+// Expectation profiles.
+const all = (o: Outcome): Record<Principal, Outcome> => Object.fromEntries(PRINCIPALS.map((p) => [p, o])) as Record<Principal, Outcome>;
+const unauth = { purgeKey: 'UNAUTHORIZED', none: 'UNAUTHORIZED', malformed: 'UNAUTHORIZED' } as const;
+/** Signed-in people only (login token); API keys and run tokens are the wrong kind. */
+const people = (o: Partial<Record<Principal, Outcome>> = {}): Record<Principal, Outcome> => ({
+  owner: 'ok',
+  otherOwner: 'ok',
+  sharedUser: 'ok',
+  publicViewer: 'ok',
+  runToken: 'FORBIDDEN',
+  otherRunToken: 'FORBIDDEN',
+  apiKey: 'FORBIDDEN',
+  ...unauth,
+  ...o,
+});
+/** The document's owner only; everyone else signed in learns nothing (NOT_FOUND). */
+const ownerOnly = (apiKey: Outcome = 'FORBIDDEN'): Record<Principal, Outcome> =>
+  people({ otherOwner: 'NOT_FOUND', sharedUser: 'NOT_FOUND', publicViewer: 'NOT_FOUND', apiKey });
+/** Run tokens only. */
+const agentOnly = (o: Partial<Record<Principal, Outcome>> = {}): Record<Principal, Outcome> => ({
+  owner: 'FORBIDDEN',
+  otherOwner: 'FORBIDDEN',
+  sharedUser: 'FORBIDDEN',
+  publicViewer: 'FORBIDDEN',
+  runToken: 'ok',
+  otherRunToken: 'ok',
+  apiKey: 'FORBIDDEN',
+  ...unauth,
+  ...o,
+});
+
+/** The document a principal relates to in the way its name says. */
+const docFor = (p: Principal, fx: Fixture) => (p === 'publicViewer' ? fx.dPublic : fx.dPrivate);
+const runFor = (p: Principal, fx: Fixture) => (p === 'publicViewer' ? fx.r2 : fx.r1);
+const sessionFor = (p: Principal, fx: Fixture) => (p === 'publicViewer' ? fx.s2 : fx.s1);
+
+let s: TestServer;
+let fx: Fixture;
+
+async function ok(r: Promise<RawResult>): Promise<Json> {
+  const res = await r;
+  if (!res.ok) throw new Error(res.text);
+  return res.data;
+}
+
+async function currentVersion(token: string): Promise<number> {
+  return (await ok(s.call('query', 'agent.load', undefined, token))).session.version as number;
+}
+
+const ROWS: Row[] = [
+  { procedure: 'health', kind: 'query', expect: all('ok') },
+  { procedure: 'auth.demoUsers', kind: 'query', expect: all('ok') },
+  { procedure: 'auth.me', kind: 'query', expect: all('ok') },
+  { procedure: 'auth.login', kind: 'mutation', input: () => ({ userId: 'user-grace' }), expect: all('ok') },
+  { procedure: 'auth.createApiKey', kind: 'mutation', input: () => ({ label: 'matrix' }), expect: people() },
+  { procedure: 'auth.apiKeys', kind: 'query', expect: people() },
+  {
+    procedure: 'auth.revokeApiKey',
+    kind: 'mutation',
+    input: (_p, f) => ({ id: f.spareKeyId }),
+    expect: people({ otherOwner: 'NOT_FOUND', sharedUser: 'NOT_FOUND', publicViewer: 'NOT_FOUND' }),
+  },
+  { procedure: 'documents.list', kind: 'query', expect: people({ apiKey: 'ok' }) },
+  {
+    procedure: 'documents.get',
+    kind: 'query',
+    input: (p, f) => ({ documentId: docFor(p, f) }),
+    expect: people({ otherOwner: 'NOT_FOUND', apiKey: 'ok' }),
+  },
+  { procedure: 'documents.search', kind: 'query', input: () => ({ query: 'reef' }), expect: people({ apiKey: 'ok' }) },
+  {
+    procedure: 'documents.share',
+    kind: 'mutation',
+    input: (p, f) => ({ documentId: docFor(p, f), userId: 'user-bystander' }),
+    expect: ownerOnly(),
+  },
+  { procedure: 'documents.publish', kind: 'mutation', input: (p, f) => ({ documentId: p === 'owner' ? f.dPublic : docFor(p, f) }), expect: ownerOnly() },
+  { procedure: 'documents.remove', kind: 'mutation', input: (p, f) => ({ documentId: p === 'owner' ? f.dTrash : docFor(p, f) }), expect: ownerOnly() },
+  { procedure: 'runs.accept', kind: 'mutation', input: (p, f) => ({ documentId: docFor(p, f), mode: 'staged' }), expect: ownerOnly('ok') },
+  { procedure: 'runs.list', kind: 'query', input: (p, f) => ({ documentId: docFor(p, f) }), expect: ownerOnly('ok') },
+  { procedure: 'runs.finish', kind: 'mutation', input: (p, f) => ({ runId: p === 'owner' ? f.rTrash : runFor(p, f) }), expect: ownerOnly() },
+  {
+    procedure: 'runs.settings',
+    kind: 'mutation',
+    input: (p, f) => ({ documentId: docFor(p, f), memoryInStagedRuns: false }),
+    expect: ownerOnly(),
+  },
+  {
+    procedure: 'memory.panel',
+    kind: 'query',
+    input: (p, f) => ({ documentId: docFor(p, f), sessionId: sessionFor(p, f) }),
+    expect: ownerOnly(),
+  },
+  { procedure: 'memory.sessions', kind: 'query', input: (p, f) => ({ documentId: docFor(p, f) }), expect: ownerOnly() },
+  { procedure: 'memory.forget', kind: 'mutation', input: (p, f) => ({ sessionId: p === 'owner' ? f.sTrash : sessionFor(p, f) }), expect: ownerOnly() },
+  { procedure: 'chat.transcript', kind: 'query', input: (p, f) => ({ runId: runFor(p, f) }), expect: ownerOnly() },
+  { procedure: 'chat.say', kind: 'mutation', input: (p, f) => ({ runId: runFor(p, f), text: 'hello' }), expect: ownerOnly() },
+  { procedure: 'agent.load', kind: 'query', expect: agentOnly() },
+  {
+    procedure: 'agent.remember',
+    kind: 'mutation',
+    input: async (p) => {
+      const token = fx.tokens[p];
+      const basedOn = p === 'runToken' || p === 'otherRunToken' ? await currentVersion(token!) : 0;
+      return { basedOn, requestId: `matrix-${p}`, changes: [{ op: 'add', name: `lead:matrix-${p.toLowerCase()}`, text: 'matrix' }] };
+    },
+    expect: agentOnly(),
+  },
+  { procedure: 'agent.query', kind: 'query', input: () => ({ question: 'current_notes' }), expect: agentOnly() },
+  {
+    procedure: 'agent.read',
+    kind: 'query',
+    // Another run asking for R1's note by name finds nothing: sessions never see each other.
+    input: () => ({ name: 'lead:secret-alpha' }),
+    expect: agentOnly({ otherRunToken: 'NOT_FOUND' }),
+    reasons: { otherRunToken: 'no_such_note' },
+  },
+  {
+    procedure: 'agent.explain',
+    kind: 'query',
+    // R1's explain token is bound to R1's session: foreign to any other run.
+    input: (_p, f) => ({ token: f.explainR1, row: 0 }),
+    expect: agentOnly({ otherRunToken: 'BAD_REQUEST' }),
+  },
+  { procedure: 'agent.recall', kind: 'query', input: () => ({ text: 'reef' }), expect: agentOnly() },
+  { procedure: 'agent.say', kind: 'mutation', input: () => ({ text: 'hi' }), expect: agentOnly() },
+  // Last: logging out revokes the callers' tokens.
+  { procedure: 'auth.logout', kind: 'mutation', expect: all('ok') },
+];
+
+/** Markers of working notes: R1's (ALPHA) and R2's (BETA). */
+const ALPHA = ['lead:secret-alpha', 'SECRET-NOTE-ALPHA'];
+const BETA = ['lead:secret-beta', 'SECRET-NOTE-BETA'];
+/** Who may ever see each session's notes. */
+const MAY_SEE_ALPHA: ReadonlySet<Principal> = new Set(['owner', 'runToken']);
+const MAY_SEE_BETA: ReadonlySet<Principal> = new Set(['owner']);
+
+beforeAll(async () => {
+  s = await startTestServer();
+  const now = new Date();
+  await insertUser(s.app.app, { id: 'user-vera', name: 'Vera Viewer', isDemo: true }, now);
+  await insertUser(s.app.app, { id: 'user-bystander', name: 'Bo Bystander', isDemo: false }, now);
+  const ada = await s.login('user-ada');
+  const grace = await s.login('user-grace');
+  const rosalind = await s.login('user-rosalind');
+  const vera = await s.login('user-vera');
+  const c = s.client(ada);
+  const mine = await c.documents.list.query();
+  const own = mine.filter((d) => d.access === 'owner').map((d) => d.id);
+  const [dPrivate, dPublic, dTrash] = [own.find((d) => d === 'doc-reef-recovery-2016')!, own.find((d) => d === 'doc-sea-surface-temperature')!, own.find((d) => d === 'doc-survey-methods')!];
+  await c.documents.publish.mutate({ documentId: dPublic });
+  const r1 = await c.runs.accept.mutate({ documentId: dPrivate, mode: 'chat' });
+  const r2 = await c.runs.accept.mutate({ documentId: dPublic, mode: 'chat' });
+  const rTrash = await c.runs.accept.mutate({ documentId: dPrivate, mode: 'chat' });
+  const gDocs = await s.client(grace).documents.list.query();
+  const r3 = await s.client(grace).runs.accept.mutate({ documentId: gDocs.find((d) => d.access === 'owner')!.id, mode: 'chat' });
+  await s.client(r1.runToken).agent.remember.mutate({
+    basedOn: 0,
+    requestId: 'alpha',
+    changes: [{ op: 'add', name: 'lead:secret-alpha', text: 'SECRET-NOTE-ALPHA about the reef' }],
+  });
+  await s.client(r2.runToken).agent.remember.mutate({
+    basedOn: 0,
+    requestId: 'beta',
+    changes: [{ op: 'add', name: 'lead:secret-beta', text: 'SECRET-NOTE-BETA about temperatures' }],
+  });
+  const explainR1 = (await s.client(r1.runToken).agent.query.query({ question: 'current_notes' })).explainToken;
+  const apiKey = await c.auth.createApiKey.mutate({ label: 'matrix key' });
+  const spare = await c.auth.createApiKey.mutate({ label: 'spare' });
+  fx = {
+    tokens: {
+      owner: ada,
+      otherOwner: grace,
+      sharedUser: rosalind,
+      publicViewer: vera,
+      runToken: r1.runToken,
+      otherRunToken: r3.runToken,
+      apiKey: apiKey.apiKey,
+      purgeKey: 'smoke-purge-key-0123456789abcdef',
+      none: undefined,
+      malformed: 'RAW Bearer ut_this-is-not-a-token',
+    },
+    dPrivate,
+    dPublic,
+    r1: r1.runId,
+    s1: r1.sessionId!,
+    r2: r2.runId,
+    s2: r2.sessionId!,
+    dTrash,
+    rTrash: rTrash.runId,
+    sTrash: rTrash.sessionId!,
+    spareKeyId: spare.id,
+    explainR1,
+  };
+});
+afterAll(async () => {
+  await s?.close();
+});
+
+describe('authorization matrix', () => {
+  const results: Array<{ procedure: string; principal: Principal; expected: string; got: string; pass: boolean }> = [];
+
+  for (const row of ROWS) {
+    it(`${row.procedure} × ${PRINCIPALS.length} callers`, async () => {
+      for (const p of PRINCIPALS) {
+        const input = row.input ? await row.input(p, fx) : undefined;
+        const r = await s.call(row.kind, row.procedure, input, fx.tokens[p]);
+        const expected = row.expect[p];
+        const got = r.ok ? 'ok' : `${r.error?.data.code}/${r.error?.data.reason}`;
+        const want = expected === 'ok' ? 'ok' : `${expected}/${row.reasons?.[p] ?? REASON[expected]}`;
+        // A marker the caller itself sent (a name it asked for) may be echoed back; anything else is a leak.
+        const sent = JSON.stringify(input ?? null);
+        const leaks = [...(MAY_SEE_ALPHA.has(p) ? [] : ALPHA), ...(MAY_SEE_BETA.has(p) ? [] : BETA)].filter(
+          (m) => r.text.includes(m) && !sent.includes(m),
+        );
+        results.push({ procedure: row.procedure, principal: p, expected: want, got, pass: got === want && leaks.length === 0 });
+        expect({ cell: `${row.procedure} as ${p}`, got, leaks }).toEqual({ cell: `${row.procedure} as ${p}`, got: want, leaks: [] });
+        if (!r.ok) expect(r.status).toBeLessThan(500);
+      }
+    });
+  }
+
+  it('covers every procedure of the router, and records the matrix', async () => {
+    const { appRouter } = await import('./router.ts');
+    const procedures = Object.keys(appRouter._def.procedures).sort();
+    expect(ROWS.map((r) => r.procedure).sort()).toEqual(procedures);
+    const failed = results.filter((r) => !r.pass);
+    const summary = `authorization matrix: ${ROWS.length} procedures × ${PRINCIPALS.length} callers = ${results.length} cells, ${results.length - failed.length} passed, ${failed.length} failed`;
+    console.log(summary);
+    if (process.env.MATRIX_REPORT) writeFileSync(process.env.MATRIX_REPORT, JSON.stringify({ summary, results }, null, 2));
+    expect(results.length).toBe(ROWS.length * PRINCIPALS.length);
+    expect(failed).toEqual([]);
+  });
+});

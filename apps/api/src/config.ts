@@ -1,0 +1,195 @@
+/**
+ * Configuration, read from the environment once at start and validated with zod (SPEC §10).
+ *
+ * Every bad value is named in one readable message, so a misconfigured deployment fails at boot
+ * with `PORT: expected an integer 0..65535, got "abc"` rather than at the first request.
+ *
+ * @example
+ * const config = loadConfig(process.env); // throws ConfigError listing every bad variable
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+const FALSE_WORDS = new Set(['0', 'false', 'off', 'no']);
+const TRUE_WORDS = new Set(['1', 'true', 'on', 'yes']);
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+const intIn = (name: string, min: number, max: number, fallback: number) =>
+  optionalString.transform((v, ctx) => {
+    if (v === undefined) return fallback;
+    const n = /^-?\d+$/.test(v) ? Number(v) : Number.NaN;
+    if (!Number.isSafeInteger(n) || n < min || n > max) {
+      ctx.addIssue({ code: 'custom', message: `expected an integer ${min}..${max}, got ${JSON.stringify(v)}` });
+      return z.NEVER;
+    }
+    return n;
+  });
+
+const bool = <T extends boolean | undefined>(fallback: T) =>
+  optionalString.transform((v, ctx): boolean | T => {
+    if (v === undefined) return fallback;
+    const w = v.toLowerCase();
+    if (TRUE_WORDS.has(w)) return true;
+    if (FALSE_WORDS.has(w)) return false;
+    ctx.addIssue({ code: 'custom', message: `expected 1/true/on or 0/false/off, got ${JSON.stringify(v)}` });
+    return z.NEVER;
+  });
+
+const dbUrl = optionalString.refine(
+  (v) => v === undefined || /^(file:|libsql:|https?:|wss?:|:memory:$)/.test(v),
+  'expected a file:, libsql:, http(s): or ws(s): URL',
+);
+
+const envSchema = z.object({
+  PORT: intIn('PORT', 0, 65_535, 3000),
+  DATA_DIR: optionalString,
+  DEMO: bool(undefined),
+  SESSION_TTL_SECONDS: intIn('SESSION_TTL_SECONDS', 1, 365 * 86_400, 86_400),
+  EXPLAIN_TOKEN_TTL_SECONDS: intIn('EXPLAIN_TOKEN_TTL_SECONDS', 1, 600, 600),
+  TOKEN_SECRET: optionalString.refine((v) => v === undefined || v.length >= 32, 'must be at least 32 characters'),
+  PURGE_INTERVAL_SECONDS: intIn('PURGE_INTERVAL_SECONDS', 1, 86_400, 60),
+  PURGE_KEY: optionalString.refine((v) => v === undefined || v.length >= 16, 'must be at least 16 characters'),
+  RECALL_MODE: optionalString.pipe(z.enum(['shadow', 'live', 'off'], 'expected shadow, live or off').default('shadow')),
+  EMBEDDINGS_URL: optionalString.refine(
+    (v) => v === undefined || /^https?:\/\/[^\s]+$/.test(v),
+    'expected an http(s) URL of an OpenAI-compatible endpoint',
+  ),
+  EMBEDDINGS_API_KEY: optionalString,
+  EMBEDDINGS_MODEL: optionalString,
+  ACCEPT_RUNS_UNTIL: optionalString.transform((v, ctx) => {
+    if (v === undefined) return null;
+    // Date-only values mean "through the end of that day" would be surprising either way; we
+    // take them as midnight UTC, which is what Date.parse does with an ISO date.
+    const ok = /^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v);
+    const t = ok ? Date.parse(v) : Number.NaN;
+    if (Number.isNaN(t)) {
+      ctx.addIssue({ code: 'custom', message: `expected an ISO date or date-time, got ${JSON.stringify(v)}` });
+      return z.NEVER;
+    }
+    return new Date(t);
+  }),
+  MEMORY_DATABASE_URL: dbUrl,
+  MEMORY_DATABASE_AUTH_TOKEN: optionalString,
+  APP_DATABASE_URL: dbUrl,
+  APP_DATABASE_AUTH_TOKEN: optionalString,
+  WEB_DIST: optionalString,
+  LOG_LEVEL: optionalString.pipe(
+    z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'expected a pino level or silent').default('info'),
+  ),
+});
+
+export interface Config {
+  port: number;
+  dataDir: string;
+  demo: boolean;
+  sessionTtlSeconds: number;
+  explainTokenTtlSeconds: number;
+  /** `undefined` until {@link resolveTokenSecret} ran (the API does it at start). */
+  tokenSecret: string | undefined;
+  purgeIntervalSeconds: number;
+  /** Only the purge worker reads this; the API never needs the purge key (SPEC §8). */
+  purgeKey: string | undefined;
+  recallMode: 'shadow' | 'live' | 'off';
+  embeddings: { url: string | undefined; apiKey: string | undefined; model: string | undefined };
+  acceptRunsUntil: Date | null;
+  memoryDb: { url: string; authToken: string | undefined };
+  appDb: { url: string; authToken: string | undefined };
+  webDist: string;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+const here = dirname(fileURLToPath(import.meta.url));
+/** apps/web/dist, resolved from this file (apps/api/src) rather than the working directory. */
+export const DEFAULT_WEB_DIST = resolve(here, '../../web/dist');
+
+/** Parses and validates the environment. Pure apart from resolving paths against `cwd`. */
+export function loadConfig(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => {
+      const key = String(i.path[0] ?? 'environment');
+      return `${key}: ${i.message}`;
+    });
+    throw new ConfigError(problems);
+  }
+  const e = parsed.data;
+  const dataDir = resolve(cwd, e.DATA_DIR ?? './data');
+  const problems: string[] = [];
+  if (e.RECALL_MODE === 'live' && e.EMBEDDINGS_URL !== undefined && e.EMBEDDINGS_MODEL === undefined) {
+    problems.push('EMBEDDINGS_MODEL: required when EMBEDDINGS_URL is set');
+  }
+  if (e.MEMORY_DATABASE_URL !== undefined && e.APP_DATABASE_URL !== undefined && e.MEMORY_DATABASE_URL === e.APP_DATABASE_URL) {
+    // Working notes live in a database that holds agent memory and nothing else (SPEC §1).
+    problems.push('MEMORY_DATABASE_URL: must differ from APP_DATABASE_URL (agent memory lives in its own database)');
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    port: e.PORT,
+    dataDir,
+    // On by default for the embedded setup only: a shared remote app database gets no demo users
+    // (and so no password-less login) unless DEMO is asked for explicitly.
+    demo: e.DEMO ?? e.APP_DATABASE_URL === undefined,
+    sessionTtlSeconds: e.SESSION_TTL_SECONDS,
+    explainTokenTtlSeconds: e.EXPLAIN_TOKEN_TTL_SECONDS,
+    tokenSecret: e.TOKEN_SECRET,
+    purgeIntervalSeconds: e.PURGE_INTERVAL_SECONDS,
+    purgeKey: e.PURGE_KEY,
+    recallMode: e.RECALL_MODE,
+    embeddings: { url: e.EMBEDDINGS_URL, apiKey: e.EMBEDDINGS_API_KEY, model: e.EMBEDDINGS_MODEL },
+    acceptRunsUntil: e.ACCEPT_RUNS_UNTIL,
+    memoryDb: { url: e.MEMORY_DATABASE_URL ?? fileUrl(join(dataDir, 'memory.db')), authToken: e.MEMORY_DATABASE_AUTH_TOKEN },
+    appDb: { url: e.APP_DATABASE_URL ?? fileUrl(join(dataDir, 'sponge.db')), authToken: e.APP_DATABASE_AUTH_TOKEN },
+    webDist: e.WEB_DIST !== undefined ? resolve(cwd, e.WEB_DIST) : DEFAULT_WEB_DIST,
+    logLevel: e.LOG_LEVEL,
+  };
+}
+
+function fileUrl(path: string): string {
+  return `file:${path}`;
+}
+
+/**
+ * A secret that is generated once into DATA_DIR with owner-only permissions when it is not
+ * configured. Two API processes sharing DATA_DIR read the same file; the `wx` flag makes the
+ * first writer win if they race at first start.
+ */
+export function readOrCreateSecret(dataDir: string, fileName: string): string {
+  const path = join(dataDir, fileName);
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  if (!existsSync(path)) {
+    try {
+      writeFileSync(path, randomBytes(32).toString('base64url') + '\n', { mode: 0o600, flag: 'wx' });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+  // Tighten permissions even when the file was created by hand.
+  chmodSync(path, 0o600);
+  const value = readFileSync(path, 'utf8').trim();
+  if (value.length < 32) throw new ConfigError([`${path}: the stored secret is shorter than 32 characters`]);
+  return value;
+}
+
+/** TOKEN_SECRET, or the one generated into DATA_DIR/token-secret. */
+export function resolveTokenSecret(config: Config): string {
+  return config.tokenSecret ?? readOrCreateSecret(config.dataDir, 'token-secret');
+}
+
+/** PURGE_KEY, or the one generated into DATA_DIR/purge.key (purge worker only). */
+export function resolvePurgeKey(config: Config): string {
+  return config.purgeKey ?? readOrCreateSecret(config.dataDir, 'purge.key');
+}

@@ -1,0 +1,117 @@
+/**
+ * Who is calling. Every request resolves to exactly one caller:
+ *
+ * - `user`   — a person's login token (`ut_…`), from `Authorization: Bearer` or the
+ *              `sponge_session` cookie;
+ * - `apiKey` — an owner's own agent using the public API (`ak_…`, bearer only);
+ * - `agent`  — a run's agent (`rt_…`, bearer only);
+ * - `none`   — no credential, or one that is unknown, revoked, expired or malformed. Public
+ *              procedures treat both alike; protected ones answer UNAUTHORIZED.
+ *
+ * The bearer header wins over the cookie, so a script never acts as the browser's user by
+ * accident. The cookie only ever carries user tokens.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { hashToken, tokenKind } from './tokens.ts';
+import { userByApiKey, userByToken } from './data/users.ts';
+import type { User } from './data/users.ts';
+import { runByTokenHash } from './data/runs.ts';
+import type { Run } from './data/runs.ts';
+import type { AppDeps } from './deps.ts';
+
+export const SESSION_COOKIE = 'sponge_session';
+
+export type Caller =
+  | { kind: 'user'; user: User; tokenHash: string }
+  | { kind: 'apiKey'; user: User; keyId: string }
+  | { kind: 'agent'; run: Run }
+  | { kind: 'none'; credential: 'absent' | 'invalid' };
+
+export interface Context {
+  deps: AppDeps;
+  caller: Caller;
+  /** Adds a `Set-Cookie` header to the response (no-op outside HTTP). */
+  setCookie: (cookie: string) => void;
+  /** Whether the request came over TLS (decides the cookie's `Secure` flag). */
+  secure: boolean;
+}
+
+/** Where the credential came from; only user tokens are honoured from the cookie. */
+export interface Credential {
+  token: string;
+  from: 'bearer' | 'cookie';
+}
+
+/** The bearer token, else the session cookie; `undefined` when neither is present. */
+export function readCredential(headers: { authorization?: string | undefined; cookie?: string | undefined }): Credential | 'malformed' | undefined {
+  const auth = headers.authorization;
+  if (auth !== undefined && auth !== '') {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+    return m?.[1] ? { token: m[1], from: 'bearer' } : 'malformed';
+  }
+  const cookie = headers.cookie;
+  if (cookie) {
+    for (const part of cookie.split(';')) {
+      const eq = part.indexOf('=');
+      if (eq > 0 && part.slice(0, eq).trim() === SESSION_COOKIE) {
+        const value = part.slice(eq + 1).trim();
+        if (value) return { token: value, from: 'cookie' };
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Resolves a credential to a caller, looking the token up by its hash in its kind's table. */
+export async function resolveCaller(deps: AppDeps, credential: Credential | 'malformed' | undefined): Promise<Caller> {
+  if (credential === undefined) return { kind: 'none', credential: 'absent' };
+  if (credential === 'malformed') return { kind: 'none', credential: 'invalid' };
+  const kind = tokenKind(credential.token);
+  if (kind === null) return { kind: 'none', credential: 'invalid' };
+  if (credential.from === 'cookie' && kind !== 'user') return { kind: 'none', credential: 'invalid' };
+  const hash = hashToken(credential.token);
+  if (kind === 'user') {
+    const user = await userByToken(deps.app, hash, deps.now());
+    return user ? { kind: 'user', user, tokenHash: hash } : { kind: 'none', credential: 'invalid' };
+  }
+  if (kind === 'apiKey') {
+    const found = await userByApiKey(deps.app, hash);
+    return found
+      ? { kind: 'apiKey', user: { id: found.id, name: found.name }, keyId: found.keyId }
+      : { kind: 'none', credential: 'invalid' };
+  }
+  const run = await runByTokenHash(deps.app, hash);
+  return run ? { kind: 'agent', run } : { kind: 'none', credential: 'invalid' };
+}
+
+/**
+ * The inner context: everything a procedure needs, without HTTP. Tests use it with
+ * `createCaller`; the HTTP adapter wraps it in {@link createHttpContext}.
+ */
+export async function createInnerContext(opts: {
+  deps: AppDeps;
+  authorization?: string;
+  cookie?: string;
+  setCookie?: (cookie: string) => void;
+  secure?: boolean;
+}): Promise<Context> {
+  const caller = await resolveCaller(opts.deps, readCredential({ authorization: opts.authorization, cookie: opts.cookie }));
+  return { deps: opts.deps, caller, setCookie: opts.setCookie ?? (() => {}), secure: opts.secure ?? false };
+}
+
+/** The standalone adapter's context: reads headers, and appends cookies to the response. */
+export function createHttpContextFactory(deps: AppDeps) {
+  return async ({ req, res }: { req: IncomingMessage; res: ServerResponse }): Promise<Context> => {
+    const cookies: string[] = [];
+    return createInnerContext({
+      deps,
+      authorization: req.headers.authorization,
+      cookie: req.headers.cookie,
+      secure: (req.socket as { encrypted?: boolean }).encrypted === true || req.headers['x-forwarded-proto'] === 'https',
+      setCookie: (c) => {
+        cookies.push(c);
+        res.setHeader('Set-Cookie', cookies);
+      },
+    });
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * Demo data for a new application database (DEMO on): three people, a small library, reviewed
+ * knowledge at revision 1 on the reef document, and a finished chat run whose agent wrote
+ * working notes through the real store. Its session stays open, so the Memory panel is not empty.
+ */
+import type { AgentContext, Change } from '@sponge/memory';
+import type { AppDeps } from '../deps.ts';
+import { insertDocument, publishDocument, shareDocument } from '../data/documents.ts';
+import { finishRun, insertMessage, insertRun } from '../data/runs.ts';
+import { insertUser } from '../data/users.ts';
+import { hashToken, newId, newToken } from '../tokens.ts';
+import { BLEACHING_PASSAGE, DEMO_DOCUMENTS, DEMO_USERS, REEF_DOCUMENT_ID } from './library.ts';
+
+/** Seeds only an empty application database; returns null when there was nothing to do. */
+export async function seedDemo(deps: AppDeps): Promise<{ documents: number; runId: string } | null> {
+  const { app, now } = deps;
+  const count = await app.execute('SELECT COUNT(*) AS n FROM users');
+  if (Number(count.rows[0]?.n ?? 0) > 0) return null;
+  try {
+    await insertUser(app, { ...DEMO_USERS[0], isDemo: true }, now());
+  } catch (err) {
+    // Another process sharing this database seeded first.
+    if (/UNIQUE|PRIMARY KEY/i.test(String((err as Error).message))) return null;
+    throw err;
+  }
+  for (const u of DEMO_USERS.slice(1)) await insertUser(app, { ...u, isDemo: true }, now());
+
+  for (const d of DEMO_DOCUMENTS) {
+    await insertDocument(app, d, now());
+    for (const userId of d.sharedWith ?? []) await shareDocument(app, d.id, userId, now());
+    if (d.published) await publishDocument(app, d.id, now());
+  }
+
+  // Reviewed knowledge, revision 1: a finding that cites a real passage of the reef document.
+  await deps.reviewed.decide({
+    documentId: REEF_DOCUMENT_ID,
+    reviewerId: 'user-ada',
+    decision: 'accept',
+    comment: 'Matches Table 2 of the survey; threshold stated in the results.',
+    record: {
+      name: 'finding:bleaching-threshold',
+      text: 'Sites above 8 degree heating weeks bleached at over 90 percent of sites; below 4 DHW, fewer than 30 percent.',
+      data: { upperDhw: 8, lowerDhw: 4, upperBleachedPct: 90, lowerBleachedPct: 30 },
+    },
+    sourceDocumentId: REEF_DOCUMENT_ID,
+    passage: BLEACHING_PASSAGE,
+  });
+
+  // A finished chat run with a short transcript; its agent remembered through the real store.
+  const ada = DEMO_USERS[0].id;
+  const runId = newId('run');
+  const sessionId = newId('ses');
+  await insertRun(
+    app,
+    {
+      id: runId,
+      documentId: REEF_DOCUMENT_ID,
+      ownerId: ada,
+      mode: 'chat',
+      status: 'live',
+      sessionId,
+      acceptedAt: now().toISOString(),
+      finishedAt: null,
+    },
+    // The demo run's token is never handed out: only its hash exists, and the run is finished.
+    hashToken(newToken('run')),
+  );
+  await deps.store.openSession({
+    id: sessionId,
+    ownerId: ada,
+    documentId: REEF_DOCUMENT_ID,
+    runId,
+    pinnedRevision: await deps.reviewed.latestRevision(REEF_DOCUMENT_ID),
+  });
+  const agent: AgentContext = { sessionId, author: `agent:${runId}` };
+  const say = (role: 'you' | 'agent', text: string) => insertMessage(app, runId, { role, text, at: now().toISOString() });
+
+  await say('you', 'Does the 2016 survey support the bleaching threshold we reviewed? Check what the data can and cannot show.');
+  const first: Change[] = [
+    {
+      op: 'add',
+      name: 'lead:reef-survey-2016',
+      text: 'methods section missing: the survey paper does not say how sites were chosen in 2015.',
+      links: [{ rel: 'supports', to: 'finding:bleaching-threshold' }],
+    },
+    {
+      op: 'add',
+      name: 'ruled-out:dataset-2014',
+      text: 'dataset ends 2014 for five southern stations, so it cannot measure 2016 heat exposure there.',
+    },
+  ];
+  const r1 = await deps.store.remember(agent, { basedOn: 0, requestId: 'demo-1', changes: first });
+  await say('agent', 'Two notes so far: the survey lacks a methods section, and the 2014 temperature dataset is ruled out for the southern sites.');
+  const second: Change[] = [
+    {
+      op: 'add',
+      name: 'todo:check-figure-3',
+      text: 'check figure 3 against the site table before relying on the 90 percent figure.',
+      links: [{ rel: 'depends_on', to: 'lead:reef-survey-2016' }],
+    },
+    {
+      op: 'add',
+      name: 'finding:bleaching-threshold',
+      text: 'Bleaching looks near-universal above 6 degree heating weeks, lower than the reviewed 8.',
+      links: [{ rel: 'contradicts', to: 'ruled-out:dataset-2014' }],
+    },
+  ];
+  await deps.store.remember(agent, { basedOn: r1.version, requestId: 'demo-2', changes: second });
+  await say(
+    'agent',
+    'My working note on the threshold (about 6 DHW) differs from the reviewed finding (8 DHW); the panel shows the conflict. Figure 3 still needs checking before anything is proposed for review.',
+  );
+  await finishRun(app, runId, now());
+  return { documents: DEMO_DOCUMENTS.length, runId };
+}

@@ -1,0 +1,19 @@
+/**
+ * What the routers need, created once at start and injected into every request's context.
+ * Tests build one of these against temp files; nothing here is a module-level singleton.
+ */
+import type { Client } from '@libsql/client';
+import type { MemoryStore, ReviewedKnowledge } from '@sponge/memory';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+
+export interface AppDeps {
+  config: Config;
+  /** The application database (sponge.db): users, documents, runs, transcripts, reviewed knowledge. */
+  app: Client;
+  /** Working memory; its own database holds agent memory and nothing else. */
+  store: MemoryStore;
+  reviewed: ReviewedKnowledge;
+  log: Logger;
+  now: () => Date;
+}

@@ -1,0 +1,83 @@
+/**
+ * The purge worker (SPEC §8): `pnpm --filter @sponge/api purge` runs a pass every
+ * PURGE_INTERVAL_SECONDS; `-- --once` runs one pass and exits 0.
+ *
+ * A separate process that holds only the purge key (PURGE_KEY, or DATA_DIR/purge.key generated
+ * with mode 0600) and the memory database's address. It never reads TOKEN_SECRET and never opens
+ * the application database: the Purger can purge expired or forgotten sessions and mark stuck
+ * ones empty, and nothing else.
+ */
+import { mkdirSync } from 'node:fs';
+import { ConfigError, loadConfig, resolvePurgeKey } from './config.ts';
+import { createLogger } from './log.ts';
+import { openPurgeWorker } from './stores.ts';
+
+async function main(): Promise<void> {
+  const once = process.argv.includes('--once');
+  let config;
+  try {
+    // Relative paths (DATA_DIR=./data) mean the directory the command was started from: pnpm
+    // runs scripts inside apps/api but keeps the caller's directory in INIT_CWD.
+    config = loadConfig(process.env, process.env.INIT_CWD ?? process.cwd());
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const log = createLogger(config.logLevel, 'sponge-purge');
+  if (config.memoryDb.url.startsWith('file:')) mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const purger = await openPurgeWorker({
+    url: config.memoryDb.url,
+    purgeKey: resolvePurgeKey(config),
+    ...(config.memoryDb.authToken !== undefined ? { authToken: config.memoryDb.authToken } : {}),
+  });
+
+  let stopping = false;
+  let timer: NodeJS.Timeout | undefined;
+  let wake: (() => void) | undefined;
+  const pass = async () => {
+    const started = performance.now();
+    try {
+      const report = await purger.purgeOnce();
+      log.info({ ...report, durationMs: Math.round(performance.now() - started) }, 'purge pass');
+      return true;
+    } catch (err) {
+      log.error({ err, durationMs: Math.round(performance.now() - started) }, 'purge pass failed');
+      return false;
+    }
+  };
+
+  if (once) {
+    const ok = await pass();
+    purger.close();
+    process.exit(ok ? 0 : 1);
+  }
+
+  const stop = (signal: string) => {
+    log.info({ signal }, 'purge worker stopping');
+    stopping = true;
+    if (timer) clearTimeout(timer);
+    wake?.();
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  log.info({ intervalSeconds: config.purgeIntervalSeconds }, 'purge worker started');
+  // A plain loop, not setInterval: a slow pass never overlaps the next one.
+  while (!stopping) {
+    await pass();
+    if (stopping) break;
+    await new Promise<void>((done) => {
+      wake = done;
+      timer = setTimeout(done, config.purgeIntervalSeconds * 1000);
+    });
+  }
+  purger.close();
+  process.exit(0);
+}
+
+main().catch((err: unknown) => {
+  console.error('purge worker failed:', err instanceof Error ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,24 @@
+/**
+ * The whole API. `AppRouter` is the type the web app and the agent runtime are built against;
+ * procedure names, inputs and outputs of SPEC §5–§7 are fixed.
+ */
+import { agentRouter } from './routers/agent.ts';
+import { authRouter } from './routers/auth.ts';
+import { chatRouter } from './routers/chat.ts';
+import { documentsRouter } from './routers/documents.ts';
+import { memoryRouter } from './routers/memory.ts';
+import { runsRouter } from './routers/runs.ts';
+import { publicProcedure, router } from './trpc.ts';
+
+export const appRouter = router({
+  /** `{ ok: true }` once the API is ready (the server listens only after the stores opened). */
+  health: publicProcedure.query(() => ({ ok: true as const })),
+  auth: authRouter,
+  documents: documentsRouter,
+  runs: runsRouter,
+  agent: agentRouter,
+  memory: memoryRouter,
+  chat: chatRouter,
+});
+
+export type AppRouter = typeof appRouter;

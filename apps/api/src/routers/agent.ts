@@ -1,0 +1,112 @@
+/**
+ * The agent tools (SPEC §5), reachable only with a run token.
+ *
+ * Every call re-checks, against the application database, that the run's document still
+ * exists and still belongs to the run's owner and that the run is live, then that working
+ * memory is on for the run. The store gets `{ sessionId, author }` from the run, never from
+ * the input, and judges the session itself (open, unexpired) on every call.
+ */
+import type { TRPCRouterRecord } from '@trpc/server';
+import { z } from 'zod';
+import type { AgentContext } from '@sponge/memory';
+import {
+  explainInputSchema,
+  queryInputSchema,
+  readInputSchema,
+  recallInputSchema,
+  rememberInputSchema,
+} from '@sponge/memory';
+import { getDocumentOwnership } from '../data/documents.ts';
+import { insertMessage, insertRecallEvent } from '../data/runs.ts';
+import { ApiError, forbidden, notFound } from '../errors.ts';
+import { agentProcedure } from '../trpc.ts';
+import { toolDescriptors } from '../tools.ts';
+
+/** A live run whose document exists and is still its owner's. */
+const runProcedure = agentProcedure.use(async ({ ctx, next }) => {
+  const { run } = ctx;
+  const doc = await getDocumentOwnership(ctx.deps.app, run.documentId);
+  if (!doc || doc.removedAt !== null) throw notFound("This run's document");
+  if (doc.ownerId !== run.ownerId) throw forbidden("This run's document no longer belongs to the run's owner.");
+  if (run.status !== 'live') throw forbidden('This run has finished; its token no longer opens the tools.');
+  return next({ ctx: { ...ctx, run } });
+});
+
+/** …and whose working memory is on. */
+const memoryProcedure = runProcedure.use(({ ctx, next }) => {
+  const sessionId = ctx.run.sessionId;
+  if (sessionId === null) {
+    throw new ApiError({
+      code: 'PRECONDITION_FAILED',
+      reason: 'memory_off',
+      message: 'Working memory is off for this run (a staged run on a document whose setting leaves it off).',
+    });
+  }
+  const agent: AgentContext = { sessionId, author: `agent:${ctx.run.id}` };
+  return next({ ctx: { ...ctx, agent } });
+});
+
+function sessionClosed(state: string): ApiError {
+  return new ApiError({
+    code: 'PRECONDITION_FAILED',
+    reason: 'session_closed',
+    message: `This run's memory session is ${state}; it takes no more calls.`,
+  });
+}
+
+export type RecallAnswer =
+  | { mode: 'off' | 'shadow'; rows: [] }
+  | { mode: 'live'; rows: Array<{ name: string; digest: string; score: number }> };
+
+export const agentRouter = {
+  /** The session, the five tool descriptors and the preload (current_notes, ≤ 24 rows, ≤ 4,000 chars). */
+  load: memoryProcedure.query(async ({ ctx }) => {
+    const s = await ctx.deps.store.getSession(ctx.agent.sessionId);
+    if (!s) throw sessionClosed('empty');
+    if (s.state !== 'open') throw sessionClosed(s.state);
+    const preload = await ctx.deps.store.preload(ctx.agent);
+    return {
+      session: { id: s.id, version: s.version, pinnedRevision: s.pinnedRevision, startedAt: s.startedAt, expiresAt: s.expiresAt },
+      tools: toolDescriptors(),
+      preload,
+    };
+  }),
+
+  remember: memoryProcedure.input(rememberInputSchema).mutation(({ ctx, input }) => ctx.deps.store.remember(ctx.agent, input)),
+
+  query: memoryProcedure.input(queryInputSchema).query(({ ctx, input }) => ctx.deps.store.query(ctx.agent, input)),
+
+  read: memoryProcedure.input(readInputSchema).query(({ ctx, input }) => ctx.deps.store.read(ctx.agent, input)),
+
+  explain: memoryProcedure.input(explainInputSchema).query(({ ctx, input }) => ctx.deps.store.explain(ctx.agent, input)),
+
+  /**
+   * Fuzzy recall. Until the recall index lands (issue 6) it answers no rows in every mode;
+   * `off` says recall is switched off (RECALL_MODE=off), `shadow` that results are not shown.
+   */
+  recall: memoryProcedure.input(recallInputSchema).query(async ({ ctx }): Promise<RecallAnswer> => {
+    const s = await ctx.deps.store.getSession(ctx.agent.sessionId);
+    if (!s) throw sessionClosed('empty');
+    if (s.state !== 'open') throw sessionClosed(s.state);
+    const mode = ctx.deps.config.recallMode;
+    const answer: RecallAnswer = mode === 'live' ? { mode: 'live', rows: [] } : { mode, rows: [] };
+    if (mode !== 'off') {
+      await insertRecallEvent(ctx.deps.app, ctx.run.id, {
+        sessionId: s.id,
+        at: ctx.deps.now().toISOString(),
+        mode,
+        count: answer.rows.length,
+      });
+    }
+    return answer;
+  }),
+
+  /** The agent's reply in the run transcript. Not a memory tool: staged runs may talk too. */
+  say: runProcedure
+    .input(z.strictObject({ text: z.string().min(1, 'text must not be empty').max(20_000, 'text is at most 20,000 characters') }))
+    .mutation(async ({ ctx, input }) => {
+      const at = ctx.deps.now().toISOString();
+      await insertMessage(ctx.deps.app, ctx.run.id, { role: 'agent', text: input.text, at });
+      return { at };
+    }),
+} satisfies TRPCRouterRecord;

@@ -1,0 +1,64 @@
+import type { TRPCRouterRecord } from '@trpc/server';
+import { z } from 'zod';
+import {
+  createApiKey,
+  createUserToken,
+  deleteUserToken,
+  getUser,
+  listApiKeys,
+  listDemoUsers,
+  revokeApiKey,
+  USER_TOKEN_TTL_MS,
+} from '../data/users.ts';
+import { SESSION_COOKIE } from '../context.ts';
+import { idSchema } from '../access.ts';
+import { forbidden, notFound } from '../errors.ts';
+import { ownerProcedure, publicProcedure } from '../trpc.ts';
+
+function sessionCookie(value: string, maxAgeSeconds: number, secure: boolean): string {
+  // HttpOnly: scripts never see the token. SameSite=Lax: no cookie on cross-site POSTs, which is
+  // what keeps a tRPC mutation from being triggered by another site's form.
+  return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
+}
+
+export const authRouter = {
+  /** The demo owners to sign in as; empty when DEMO is off. */
+  demoUsers: publicProcedure.query(async ({ ctx }) => (ctx.deps.config.demo ? listDemoUsers(ctx.deps.app) : [])),
+
+  /** Demo sign-in: only with DEMO on and only as a demo user. Sets the session cookie too. */
+  login: publicProcedure.input(z.strictObject({ userId: idSchema })).mutation(async ({ ctx, input }) => {
+    if (!ctx.deps.config.demo) throw forbidden('Demo sign-in is off on this server (DEMO=0).');
+    const demo = await listDemoUsers(ctx.deps.app);
+    if (!demo.some((u) => u.id === input.userId)) throw notFound('The demo user');
+    const userToken = await createUserToken(ctx.deps.app, input.userId, ctx.deps.now());
+    ctx.setCookie(sessionCookie(userToken, Math.floor(USER_TOKEN_TTL_MS / 1000), ctx.secure));
+    return { userToken };
+  }),
+
+  /** The signed-in person (or the owner of the API key); null for anyone else. */
+  me: publicProcedure.query(async ({ ctx }) => {
+    const c = ctx.caller;
+    if (c.kind !== 'user' && c.kind !== 'apiKey') return null;
+    const user = await getUser(ctx.deps.app, c.user.id);
+    return user ? { id: user.id, name: user.name } : null;
+  }),
+
+  /** Ends the login session (revokes the token) and clears the cookie. Safe to call twice. */
+  logout: publicProcedure.mutation(async ({ ctx }) => {
+    if (ctx.caller.kind === 'user') await deleteUserToken(ctx.deps.app, ctx.caller.tokenHash);
+    ctx.setCookie(sessionCookie('', 0, ctx.secure));
+    return { ok: true as const };
+  }),
+
+  /** A new API key for the signed-in owner's own agent. The key is shown once. */
+  createApiKey: ownerProcedure
+    .input(z.strictObject({ label: z.string().trim().min(1, 'label must not be empty').max(100, 'label is at most 100 characters') }))
+    .mutation(({ ctx, input }) => createApiKey(ctx.deps.app, ctx.user.id, input.label, ctx.deps.now())),
+
+  apiKeys: ownerProcedure.query(({ ctx }) => listApiKeys(ctx.deps.app, ctx.user.id)),
+
+  revokeApiKey: ownerProcedure.input(z.strictObject({ id: idSchema })).mutation(async ({ ctx, input }) => {
+    if (!(await revokeApiKey(ctx.deps.app, ctx.user.id, input.id, ctx.deps.now()))) throw notFound('The API key');
+    return { id: input.id, revoked: true as const };
+  }),
+} satisfies TRPCRouterRecord;

@@ -1,0 +1,72 @@
+/**
+ * The run transcript: the messages, and a memory card for every remember or recall the agent
+ * made. Remember cards are derived from the session's log each time the transcript is read, so
+ * after Forget now (or the purge) their names are gone and one "forgotten" card stands in.
+ */
+import type { TRPCRouterRecord } from '@trpc/server';
+import { z } from 'zod';
+import { insertMessage, listMessages, listRecallEvents } from '../data/runs.ts';
+import { idSchema, requireOwnedRun } from '../access.ts';
+import { ownerProcedure } from '../trpc.ts';
+
+export type TranscriptItem =
+  | { type: 'message'; role: 'you' | 'agent'; text: string; at: string }
+  | {
+      type: 'memory';
+      action: 'remembered' | 'recalled';
+      count: number;
+      names: string[];
+      sessionId: string;
+      at: string;
+      forgotten: boolean;
+    };
+
+export const chatRouter = {
+  transcript: ownerProcedure.input(z.strictObject({ runId: idSchema })).query(async ({ ctx, input }): Promise<TranscriptItem[]> => {
+    const { deps } = ctx;
+    const run = await requireOwnedRun(deps, ctx.user.id, input.runId);
+    const items: TranscriptItem[] = (await listMessages(deps.app, run.id)).map((m) => ({ type: 'message', ...m }));
+    if (run.sessionId !== null) {
+      const s = await deps.store.getSession(run.sessionId);
+      if (s && (s.state === 'forgotten' || s.state === 'purged')) {
+        items.push({
+          type: 'memory',
+          action: 'remembered',
+          count: 0,
+          names: [],
+          sessionId: s.id,
+          at: s.forgottenAt ?? s.purgedAt ?? s.expiresAt,
+          forgotten: true,
+        });
+      } else if (s) {
+        for (const e of await deps.store.log(s.id)) {
+          items.push({
+            type: 'memory',
+            action: 'remembered',
+            count: e.applied.length,
+            names: e.applied.map((a) => a.name),
+            sessionId: s.id,
+            at: e.at,
+            forgotten: false,
+          });
+        }
+        // Recall events hold counts only (no names in the application database, see migrations).
+        for (const r of await listRecallEvents(deps.app, run.id)) {
+          items.push({ type: 'memory', action: 'recalled', count: r.count, names: [], sessionId: s.id, at: r.at, forgotten: false });
+        }
+      }
+    }
+    // Stable sort: equal times keep messages before the cards they led to.
+    return items.map((item, i) => ({ item, i })).sort((a, b) => a.item.at.localeCompare(b.item.at) || a.i - b.i).map((x) => x.item);
+  }),
+
+  /** The owner's message in the run transcript. */
+  say: ownerProcedure
+    .input(z.strictObject({ runId: idSchema, text: z.string().min(1, 'text must not be empty').max(20_000, 'text is at most 20,000 characters') }))
+    .mutation(async ({ ctx, input }) => {
+      const run = await requireOwnedRun(ctx.deps, ctx.user.id, input.runId);
+      const at = ctx.deps.now().toISOString();
+      await insertMessage(ctx.deps.app, run.id, { role: 'you', text: input.text, at });
+      return { at };
+    }),
+} satisfies TRPCRouterRecord;

@@ -1,0 +1,117 @@
+import type { TRPCRouterRecord } from '@trpc/server';
+import { z } from 'zod';
+import {
+  getVisibleDocument,
+  listShares,
+  listVisibleDocuments,
+  publishDocument,
+  removeDocument,
+  searchOwnedDocuments,
+  shareDocument,
+} from '../data/documents.ts';
+import { getUser } from '../data/users.ts';
+import { listRuns } from '../data/runs.ts';
+import { idSchema, requireOwnedDocument } from '../access.ts';
+import { invalidInput, notFound } from '../errors.ts';
+import { ownerOrApiKeyProcedure, ownerProcedure } from '../trpc.ts';
+
+const documentInput = z.strictObject({ documentId: idSchema });
+
+export const documentsRouter = {
+  /** Every document the caller may read: their own, shared with them, or published. */
+  list: ownerOrApiKeyProcedure.query(async ({ ctx }) => {
+    const docs = await listVisibleDocuments(ctx.deps.app, ctx.user.id);
+    return docs.map((d) => ({
+      id: d.id,
+      title: d.title,
+      ownerId: d.ownerId,
+      ownerName: d.ownerName,
+      authors: d.authors,
+      abstract: d.abstract,
+      access: d.access,
+      published: d.publishedAt !== null,
+    }));
+  }),
+
+  /**
+   * The full text for anyone who may read the document. Owner-only facts (who it is shared
+   * with, the staged-run memory setting) are null for everyone else.
+   */
+  get: ownerOrApiKeyProcedure.input(documentInput).query(async ({ ctx, input }) => {
+    const d = await getVisibleDocument(ctx.deps.app, ctx.user.id, input.documentId);
+    if (!d) throw notFound('The document');
+    const isOwner = d.access === 'owner';
+    return {
+      id: d.id,
+      title: d.title,
+      ownerId: d.ownerId,
+      ownerName: d.ownerName,
+      authors: d.authors,
+      abstract: d.abstract,
+      text: d.text,
+      access: d.access,
+      published: d.publishedAt !== null,
+      publishedAt: d.publishedAt,
+      createdAt: d.createdAt,
+      sharedWith: isOwner ? await listShares(ctx.deps.app, d.id) : null,
+      memoryInStagedRuns: isOwner ? d.memoryInStagedRuns : null,
+    };
+  }),
+
+  /**
+   * The caller's own documents ranked against a query. Lexical for now; issue 6 swaps in the
+   * embedding index behind the same shape.
+   */
+  search: ownerOrApiKeyProcedure
+    .input(
+      z.strictObject({
+        query: z.string().trim().min(1, 'query must not be empty').max(1_000, 'query is at most 1,000 characters'),
+        limit: z.number().int().min(1).max(50).optional(),
+      }),
+    )
+    .query(({ ctx, input }) => searchOwnedDocuments(ctx.deps.app, ctx.user.id, input.query, input.limit ?? 10)),
+
+  /** Lets another user read the document. Never exposes working memory or runs. */
+  share: ownerProcedure.input(z.strictObject({ documentId: idSchema, userId: idSchema })).mutation(async ({ ctx, input }) => {
+    await requireOwnedDocument(ctx.deps, ctx.user.id, input.documentId);
+    if (input.userId === ctx.user.id) throw invalidInput('userId: you already own this document.');
+    const user = await getUser(ctx.deps.app, input.userId);
+    if (!user) throw notFound('The user');
+    await shareDocument(ctx.deps.app, input.documentId, input.userId, ctx.deps.now());
+    return { documentId: input.documentId, sharedWith: await listShares(ctx.deps.app, input.documentId) };
+  }),
+
+  /** Makes the document readable by every signed-in user. Working memory stays private. */
+  publish: ownerProcedure.input(documentInput).mutation(async ({ ctx, input }) => {
+    await requireOwnedDocument(ctx.deps, ctx.user.id, input.documentId);
+    const publishedAt = await publishDocument(ctx.deps.app, input.documentId, ctx.deps.now());
+    return { documentId: input.documentId, publishedAt };
+  }),
+
+  /**
+   * Removes the document. Its runs lose their tools at once (the agent router checks the
+   * document on every call), and its open sessions are forgotten: nobody can open the panel of a
+   * removed document any more, so notes left behind could not be forgotten by hand.
+   */
+  remove: ownerProcedure.input(documentInput).mutation(async ({ ctx, input }) => {
+    await requireOwnedDocument(ctx.deps, ctx.user.id, input.documentId);
+    const removedAt = await removeDocument(ctx.deps.app, input.documentId, ctx.deps.now());
+    const runs = await listRuns(ctx.deps.app, input.documentId);
+    const sessionIds = runs.flatMap((r) => (r.sessionId ? [r.sessionId] : []));
+    const sessions = await ctx.deps.store.getSessions(sessionIds);
+    let forgotten = 0;
+    for (const s of sessions.values()) {
+      if (s.state === 'open' || s.state === 'expired') {
+        try {
+          await ctx.deps.store.forget(s.id);
+          forgotten++;
+        } catch (err) {
+          // The document is already removed; a session that cannot be forgotten now is purged
+          // at expiry anyway. Log it rather than fail the removal.
+          ctx.deps.log.warn({ err, sessionId: s.id }, 'forget on document removal failed');
+        }
+      }
+    }
+    return { documentId: input.documentId, removedAt, forgottenSessions: forgotten };
+  }),
+} satisfies TRPCRouterRecord;

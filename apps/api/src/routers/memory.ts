@@ -1,0 +1,195 @@
+/**
+ * The owner's view of working memory (SPEC §6, §7): the Memory panel and Forget now.
+ * Only the document's owner, signed in as a person, ever sees this; anyone else — also someone
+ * the document is shared with or published to, and the owner's API keys — gets NOT_FOUND or
+ * FORBIDDEN without learning whether the session exists.
+ */
+import type { TRPCRouterRecord } from '@trpc/server';
+import { z } from 'zod';
+import type { JsonValue, Link, NoteView, ReviewedRecord, SessionState } from '@sponge/memory';
+import { getDocumentOwnership } from '../data/documents.ts';
+import { idSchema, requireOwnedDocument } from '../access.ts';
+import { notFound } from '../errors.ts';
+import { ownerProcedure } from '../trpc.ts';
+import { toSessionView } from '../views.ts';
+import type { AppDeps } from '../deps.ts';
+
+/** Why two panel rows conflict. Conflicts are shown, never resolved away. */
+export interface PanelConflict {
+  source: 'note' | 'reviewed';
+  name: string;
+  /** `different_content`: a note and a reviewed record share a name with different digests. */
+  reason: 'different_content' | 'contradicts';
+}
+
+export interface WorkingNoteRow {
+  kind: string;
+  name: string;
+  digest: string;
+  text: string;
+  data: JsonValue | null;
+  links: Link[];
+  author: string;
+  createdAt: string;
+  updatedAt: string;
+  version: number;
+  conflicts: PanelConflict[];
+}
+
+export interface ReviewedRow {
+  kind: string;
+  name: string;
+  digest: string;
+  text: string;
+  data: JsonValue | null;
+  links: Link[];
+  revision: number;
+  /** The library document the cited passage comes from (title null if it is gone). */
+  source: { documentId: string; title: string | null };
+  passage: string;
+  reviewerId: string;
+  comment: string;
+  createdAt: string;
+  conflicts: PanelConflict[];
+}
+
+type Row = { source: 'note' | 'reviewed'; name: string; digest: string; links: Link[]; conflicts: PanelConflict[] };
+
+function addConflict(row: Row, c: PanelConflict): void {
+  if (!row.conflicts.some((x) => x.source === c.source && x.name === c.name && x.reason === c.reason)) row.conflicts.push(c);
+}
+
+/**
+ * Marks conflicts on both rows: a note and a reviewed record with the same name and different
+ * digests, and every `contradicts` link between two rows in view.
+ */
+export function markConflicts(notes: Row[], reviewed: Row[]): void {
+  const reviewedByName = new Map(reviewed.map((r) => [r.name, r]));
+  const notesByName = new Map(notes.map((n) => [n.name, n]));
+  for (const n of notes) {
+    const r = reviewedByName.get(n.name);
+    if (r && r.digest !== n.digest) {
+      addConflict(n, { source: 'reviewed', name: r.name, reason: 'different_content' });
+      addConflict(r, { source: 'note', name: n.name, reason: 'different_content' });
+    }
+  }
+  for (const from of [...notes, ...reviewed]) {
+    for (const link of from.links) {
+      if (link.rel !== 'contradicts') continue;
+      // A note's link resolves to the note first, then the reviewed record (as `read` does);
+      // a reviewed record's link can only reach reviewed records.
+      const target = (from.source === 'note' ? notesByName.get(link.to) : undefined) ?? reviewedByName.get(link.to);
+      if (!target || target === from) continue;
+      addConflict(from, { source: target.source, name: target.name, reason: 'contradicts' });
+      addConflict(target, { source: from.source, name: from.name, reason: 'contradicts' });
+    }
+  }
+}
+
+async function sourceTitles(deps: AppDeps, records: ReviewedRecord[]): Promise<Map<string, string | null>> {
+  const out = new Map<string, string | null>();
+  for (const id of new Set(records.map((r) => r.sourceDocumentId))) {
+    const doc = await getDocumentOwnership(deps.app, id);
+    if (!doc || doc.removedAt !== null) {
+      out.set(id, null);
+      continue;
+    }
+    const rs = await deps.app.execute({ sql: 'SELECT title FROM documents WHERE id = ?', args: [id] });
+    out.set(id, rs.rows[0] ? String(rs.rows[0].title) : null);
+  }
+  return out;
+}
+
+function noteRow(n: NoteView): WorkingNoteRow {
+  return {
+    kind: n.kind,
+    name: n.name,
+    digest: n.digest,
+    text: n.text,
+    data: n.data,
+    links: n.links,
+    author: n.author,
+    createdAt: n.createdAt,
+    updatedAt: n.updatedAt,
+    version: n.version,
+    conflicts: [],
+  };
+}
+
+function reviewedRow(r: ReviewedRecord, titles: Map<string, string | null>): ReviewedRow {
+  return {
+    kind: r.kind,
+    name: r.name,
+    digest: r.digest,
+    text: r.text,
+    data: r.data,
+    links: r.links,
+    revision: r.revision,
+    source: { documentId: r.sourceDocumentId, title: titles.get(r.sourceDocumentId) ?? null },
+    passage: r.passage,
+    reviewerId: r.reviewerId,
+    comment: r.comment,
+    createdAt: r.createdAt,
+    conflicts: [],
+  };
+}
+
+const CLOSED_FOR_GOOD: ReadonlySet<SessionState> = new Set(['forgotten', 'purged', 'empty']);
+
+export const memoryRouter = {
+  /**
+   * One session of the document (the newest without `sessionId`): its state and times, the
+   * working notes with content, the reviewed knowledge in view, and the document's sessions.
+   * With no session yet, the reviewed knowledge a new session would see is shown.
+   */
+  panel: ownerProcedure
+    .input(z.strictObject({ documentId: idSchema, sessionId: idSchema.optional() }))
+    .query(async ({ ctx, input }) => {
+      const { deps } = ctx;
+      await requireOwnedDocument(deps, ctx.user.id, input.documentId);
+      const sessions = await deps.store.listSessions(input.documentId);
+      const chosen = input.sessionId === undefined ? sessions[0] : sessions.find((s) => s.id === input.sessionId);
+      if (input.sessionId !== undefined && !chosen) throw notFound('The session');
+      let notes: NoteView[] = [];
+      let reviewed: ReviewedRecord[];
+      if (chosen) {
+        [notes, reviewed] = await Promise.all([deps.store.notes(chosen.id), deps.store.reviewedInView(chosen.id)]);
+      } else {
+        const latest = await deps.reviewed.latestRevision(input.documentId);
+        reviewed = latest > 0 ? await deps.reviewed.recordsAt(input.documentId, latest) : [];
+      }
+      const titles = await sourceTitles(deps, reviewed);
+      const workingNotes = notes.map(noteRow);
+      const reviewedInView = reviewed.map((r) => reviewedRow(r, titles));
+      // Wrappers share each row's `conflicts` array, so marking fills the rows themselves.
+      markConflicts(
+        workingNotes.map((n) => ({ source: 'note' as const, name: n.name, digest: n.digest, links: n.links, conflicts: n.conflicts })),
+        reviewedInView.map((r) => ({ source: 'reviewed' as const, name: r.name, digest: r.digest, links: r.links, conflicts: r.conflicts })),
+      );
+      return {
+        session: chosen ? toSessionView(chosen) : null,
+        sessions: sessions.map(toSessionView),
+        workingNotes,
+        reviewedInView,
+      };
+    }),
+
+  /** Forget now: notes, log and vectors go at once; a tombstone stays. Idempotent. */
+  forget: ownerProcedure.input(z.strictObject({ sessionId: idSchema })).mutation(async ({ ctx, input }) => {
+    const { deps } = ctx;
+    const s = await deps.store.getSession(input.sessionId);
+    if (!s || s.ownerId !== ctx.user.id) throw notFound('The session');
+    await requireOwnedDocument(deps, ctx.user.id, s.documentId).catch(() => {
+      throw notFound('The session');
+    });
+    if (CLOSED_FOR_GOOD.has(s.state)) return { sessionId: s.id, state: s.state };
+    const after = await deps.store.forget(s.id);
+    return { sessionId: after.id, state: after.state };
+  }),
+
+  /** The document's sessions, newest first. */
+  sessions: ownerProcedure.input(z.strictObject({ documentId: idSchema })).query(async ({ ctx, input }) => {
+    await requireOwnedDocument(ctx.deps, ctx.user.id, input.documentId);
+    return (await ctx.deps.store.listSessions(input.documentId)).map(toSessionView);
+  }),
+} satisfies TRPCRouterRecord;

@@ -1,0 +1,86 @@
+/**
+ * The HTTP server: tRPC at /trpc (plain JSON, batching capped, body size capped) and the built
+ * web app everywhere else, on one origin.
+ *
+ * @example
+ * const { url, close } = await startServer(loadConfig({ PORT: '0', DATA_DIR: dir }));
+ */
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { createHTTPServer } from '@trpc/server/adapters/standalone';
+import type { Config } from './config.ts';
+import { createHttpContextFactory } from './context.ts';
+import { openApp } from './app.ts';
+import type { OpenedApp } from './app.ts';
+import { appRouter } from './router.ts';
+import { serveStatic } from './static.ts';
+import { MAX_BODY_BYTES } from './trpc.ts';
+
+/** Keep equal to (or above) the web and agent clients' `maxItems`. */
+export const MAX_BATCH_SIZE = 10;
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  app: OpenedApp;
+  close(): Promise<void>;
+}
+
+export async function startServer(
+  config: Config,
+  overrides: { now?: () => Date; log?: Logger; host?: string } = {},
+): Promise<RunningServer> {
+  const app = await openApp(config, overrides);
+  const server = createHTTPServer({
+    router: appRouter,
+    basePath: '/trpc/',
+    maxBatchSize: MAX_BATCH_SIZE,
+    maxBodySize: MAX_BODY_BYTES,
+    createContext: createHttpContextFactory(app),
+    middleware: (req, res, next) => {
+      const path = (req.url ?? '/').split('?')[0] ?? '/';
+      if (path.startsWith('/trpc/')) return next();
+      serveStatic(config.webDist, req, res).catch((err: unknown) => {
+        app.log.error({ err, path }, 'static file failed');
+        if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain' });
+        res.end('Internal error');
+      });
+    },
+    onError({ error, path, type, ctx }) {
+      // Errors inside procedures are logged by the procedure middleware; this catches the
+      // rest (unknown path, batch too large, body too large, unparseable input).
+      if (type === 'unknown' || ctx === undefined) {
+        app.log.info({ procedure: path ?? null, type, caller: null, outcome: error.code }, 'call refused');
+      }
+    },
+  });
+  // Slow clients must not hold sockets forever; keep-alive stays short for the balancer case.
+  server.requestTimeout = 60_000;
+  server.headersTimeout = 20_000;
+  server.keepAliveTimeout = 5_000;
+
+  await new Promise<void>((resolveListen, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, overrides.host, () => {
+      server.off('error', reject);
+      resolveListen();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    app,
+    close() {
+      closing ??= (async () => {
+        await new Promise<void>((done) => {
+          server.close(() => done());
+          server.closeAllConnections();
+        });
+        await app.close();
+      })();
+      return closing;
+    },
+  };
+}

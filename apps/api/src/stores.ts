@@ -1,0 +1,33 @@
+/**
+ * Opening the stores of @sponge/memory, in one place, so the rest of the API depends only on the
+ * store's interfaces.
+ */
+import type { Client } from '@libsql/client';
+import { applyMigrations, createMemoryStore, createReviewedKnowledge, openDatabase, openPurger } from '@sponge/memory';
+import type { MemoryStore, MemoryStoreOptions, Migration, Purger, PurgerOptions, ReviewedKnowledge } from '@sponge/memory';
+
+export function openMemoryStore(options: MemoryStoreOptions): Promise<MemoryStore> {
+  return createMemoryStore(options);
+}
+
+/**
+ * Reviewed knowledge shares the application database's client: it lives in that database, and
+ * an embedded file is opened with one connection anyway (see @sponge/memory's openDatabase).
+ */
+export function openReviewedKnowledge(client: Client, now: () => Date): Promise<ReviewedKnowledge> {
+  return createReviewedKnowledge({ client, now });
+}
+
+/** The purge worker's only handle on the memory database. */
+export function openPurgeWorker(options: PurgerOptions): Promise<Purger> {
+  return openPurger(options);
+}
+
+/** A libSQL client with the store's connection settings (WAL, busy timeout, foreign keys). */
+export function openAppDatabase(options: { url: string; authToken?: string | undefined }): Promise<Client> {
+  return openDatabase(options);
+}
+
+export async function migrate(client: Client, namespace: string, migrations: readonly Migration[]): Promise<void> {
+  await applyMigrations(client, namespace, migrations);
+}

@@ -1,0 +1,111 @@
+/**
+ * Test harness: a real API server on an ephemeral port over temp libSQL files, a typed tRPC
+ * client, and a raw `call` for tests that care about the wire format. Everything is removed on
+ * `close()`.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createTRPCClient, httpBatchLink, httpLink, TRPCClientError } from '@trpc/client';
+import type { AppRouter } from '../router.ts';
+import { loadConfig } from '../config.ts';
+import { startServer } from '../server.ts';
+import type { RunningServer } from '../server.ts';
+import { createLogger } from '../log.ts';
+
+export const TEST_TOKEN_SECRET = 'api-test-token-secret-0123456789abcdef';
+
+export interface TestServer extends RunningServer {
+  dir: string;
+  /** A typed client; `batch` switches to httpBatchLink. */
+  client(token?: string, opts?: { batch?: boolean }): ReturnType<typeof createTRPCClient<AppRouter>>;
+  call(kind: 'query' | 'mutation', path: string, input?: unknown, token?: string): Promise<RawResult>;
+  login(userId: string): Promise<string>;
+}
+
+/** Decoded JSON of a response, loosely typed on purpose: tests probe its shape. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Json = any;
+
+export interface RawResult {
+  status: number;
+  ok: boolean;
+  /** `result.data` on success. */
+  data: Json;
+  /** `error` on failure. */
+  error: { message: string; data: { code: string; httpStatus: number; reason?: string; currentVersion?: number; issues?: unknown } } | undefined;
+  text: string;
+}
+
+export async function startTestServer(
+  env: Record<string, string> = {},
+  overrides: { now?: () => Date; dir?: string } = {},
+): Promise<TestServer> {
+  const dir = overrides.dir ?? mkdtempSync(join(tmpdir(), 'sponge-api-test-'));
+  const config = loadConfig({
+    PORT: '0',
+    DATA_DIR: dir,
+    DEMO: '1',
+    TOKEN_SECRET: TEST_TOKEN_SECRET,
+    WEB_DIST: join(dir, 'no-web-dist'),
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    ...env,
+  });
+  const server = await startServer(config, {
+    host: '127.0.0.1',
+    log: createLogger(config.logLevel),
+    ...(overrides.now ? { now: overrides.now } : {}),
+  });
+  const trpcUrl = `${server.url}/trpc`;
+
+  const call: TestServer['call'] = async (kind, path, input, token) => {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (token !== undefined) headers.authorization = token.startsWith('RAW ') ? token.slice(4) : `Bearer ${token}`;
+    const res =
+      kind === 'query'
+        ? await fetch(`${trpcUrl}/${path}${input === undefined ? '' : `?input=${encodeURIComponent(JSON.stringify(input))}`}`, { headers })
+        : await fetch(`${trpcUrl}/${path}`, { method: 'POST', headers, body: JSON.stringify(input ?? null) });
+    const text = await res.text();
+    let body: Json = {};
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // not JSON: leave body empty, the test looks at status/text
+    }
+    return { status: res.status, ok: res.ok && body.result !== undefined, data: body.result?.data, error: body.error, text };
+  };
+
+  return {
+    ...server,
+    dir,
+    client(token, opts = {}) {
+      const headers = () => (token ? { authorization: `Bearer ${token}` } : {});
+      return createTRPCClient<AppRouter>({
+        links: [opts.batch ? httpBatchLink({ url: trpcUrl, headers, maxItems: 10 }) : httpLink({ url: trpcUrl, headers })],
+      });
+    },
+    call,
+    async login(userId) {
+      const r = await call('mutation', 'auth.login', { userId });
+      if (!r.ok) throw new Error(`login ${userId} failed: ${r.text}`);
+      return r.data.userToken as string;
+    },
+    async close() {
+      await server.close();
+      if (!overrides.dir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The `data` of a TRPCClientError (code, httpStatus, reason, currentVersion…), or throws. */
+export async function errorOf(p: Promise<unknown>): Promise<{ code: string; httpStatus: number; reason?: string; currentVersion?: number; message: string }> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof TRPCClientError) return { ...(e.data as Json), message: e.message };
+    throw e;
+  }
+  throw new Error('expected the call to fail');
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,0 +1,164 @@
+/**
+ * tRPC init, the procedure kinds and the cross-cutting middleware.
+ *
+ * Who may call what:
+ * - `publicProcedure`        anyone (health, demo login, `auth.me`).
+ * - `ownerProcedure`         a person's login token only. Working memory (`memory.*`), the
+ *                            transcript (its cards name notes), sharing, publishing, removal,
+ *                            settings and API-key management live here.
+ * - `ownerOrApiKeyProcedure` a login token or the owner's API key. An API key is an owner's own
+ *                            agent using the public API: it may read the library and accept and
+ *                            list its owner's runs (to get a run token for itself), nothing more.
+ *                            It never reaches working memory or the agent tools.
+ * - `agentProcedure`         a run token only.
+ *
+ * Any other valid credential gets FORBIDDEN (reason `forbidden`); none, or an unknown, expired or
+ * malformed one, gets UNAUTHORIZED (reason `unauthenticated`).
+ */
+import { initTRPC } from '@trpc/server';
+import type { TRPCError } from '@trpc/server';
+import type { TRPC_ERROR_CODE_KEY } from '@trpc/server';
+import type { Context } from './context.ts';
+import { ApiError, defaultReason, forbidden, fromMemoryError, isMemoryError, unauthenticated } from './errors.ts';
+import type { ApiReason } from './errors.ts';
+
+/** One validation issue, flattened to a dotted path (`changes.3.name`) and a message. */
+export interface InputIssue {
+  path: string;
+  message: string;
+}
+
+/** What rides in `error.data` beside tRPC's `code`, `httpStatus` and `path`. */
+export interface ErrorDataExtras {
+  reason: ApiReason;
+  currentVersion?: number;
+  issues?: InputIssue[];
+}
+
+interface IssueLike {
+  path?: ReadonlyArray<PropertyKey | { key: PropertyKey }>;
+  message: string;
+}
+
+/** Validation errors from zod (ZodError) or any Standard Schema (StandardSchemaV1Error). */
+export function inputIssues(cause: unknown): InputIssue[] | undefined {
+  if (!(cause instanceof Error)) return undefined;
+  const issues = (cause as { issues?: unknown }).issues;
+  if (!Array.isArray(issues)) return undefined;
+  return (issues as IssueLike[]).map((i) => ({
+    path: (i.path ?? []).map((p) => String(typeof p === 'object' && p !== null ? p.key : p)).join('.'),
+    message: i.message,
+  }));
+}
+
+/** The machine-readable reason of any error a procedure ends with. */
+function reasonOf(error: TRPCError): ApiReason {
+  if (error instanceof ApiError) return error.reason;
+  return inputIssues(error.cause) ? 'invalid_input' : defaultReason(error.code);
+}
+
+function describeIssues(issues: InputIssue[]): string {
+  const shown = issues.slice(0, 5).map((i) => (i.path ? `${i.path}: ${i.message}` : i.message));
+  const more = issues.length > 5 ? ` (and ${issues.length - 5} more)` : '';
+  return `Invalid input: ${shown.join('; ')}${more}`;
+}
+
+const t = initTRPC.context<Context>().create({
+  // Plain JSON on the wire (SPEC §9): agent runtimes in any language call this API.
+  isDev: false,
+  errorFormatter({ shape, error }) {
+    const issues = inputIssues(error.cause);
+    const api = error instanceof ApiError ? error : undefined;
+    let reason = reasonOf(error);
+    let message = shape.message;
+    if (issues) message = describeIssues(issues);
+    else if (error.code === 'PAYLOAD_TOO_LARGE') message = `The request body is larger than the ${MAX_BODY_LABEL} limit.`;
+    else if (error.code === 'INTERNAL_SERVER_ERROR' && api?.reason !== 'integrity') {
+      // Never leak SQL or stack details; the log has them.
+      reason = 'internal';
+      message = 'Internal error; the server log has the details.';
+    }
+    const data: typeof shape.data & ErrorDataExtras = {
+      ...shape.data,
+      reason,
+      ...(api?.currentVersion !== undefined ? { currentVersion: api.currentVersion } : {}),
+      ...(issues ? { issues } : {}),
+    };
+    delete (data as { stack?: string }).stack;
+    return { ...shape, message, data };
+  },
+});
+
+/** Kept here so the formatter can name the limit; server.ts uses the same number. */
+export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+const MAX_BODY_LABEL = '4 MiB';
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+
+/**
+ * The outermost middleware of every procedure: maps store errors to SPEC §9 codes and writes
+ * one structured log line per call.
+ */
+const base = t.procedure.use(async ({ ctx, path, type, next }) => {
+  const started = performance.now();
+  let result = await next();
+  if (!result.ok) {
+    const cause = result.error.cause;
+    if (isMemoryError(cause)) {
+      result = { ...result, error: fromMemoryError(cause) };
+    } else if (isMemoryError(result.error)) {
+      result = { ...result, error: fromMemoryError(result.error) };
+    }
+  }
+  const code: TRPC_ERROR_CODE_KEY | 'OK' = result.ok ? 'OK' : result.error.code;
+  const line = {
+    procedure: path,
+    type,
+    caller: ctx.caller.kind,
+    durationMs: Math.round((performance.now() - started) * 10) / 10,
+    outcome: code,
+    ...(result.ok ? {} : { reason: reasonOf(result.error) }),
+  };
+  if (!result.ok && result.error.code === 'INTERNAL_SERVER_ERROR') {
+    ctx.deps.log.error({ ...line, err: result.error.cause ?? result.error }, 'call failed');
+  } else {
+    ctx.deps.log.info(line, 'call');
+  }
+  return result;
+});
+
+export const publicProcedure = base;
+
+/** A person signed in with a login token (cookie or bearer). */
+export const ownerProcedure = base.use(({ ctx, next }) => {
+  const c = ctx.caller;
+  if (c.kind === 'none') throw unauthenticated();
+  if (c.kind !== 'user') {
+    throw forbidden(
+      c.kind === 'agent'
+        ? 'A run token only opens the agent tools.'
+        : 'An API key cannot do this; sign in as the owner.',
+    );
+  }
+  return next({ ctx: { ...ctx, user: c.user, caller: c } });
+});
+
+/** A person, or the owner's API key (read the library, accept and list runs). */
+export const ownerOrApiKeyProcedure = base.use(({ ctx, next }) => {
+  const c = ctx.caller;
+  if (c.kind === 'none') throw unauthenticated();
+  if (c.kind === 'agent') throw forbidden('A run token only opens the agent tools.');
+  return next({ ctx: { ...ctx, user: c.user, caller: c } });
+});
+
+/** A run's agent, by its run token. The run's liveness is checked in routers/agent.ts. */
+export const agentProcedure = base.use(({ ctx, next }) => {
+  const c = ctx.caller;
+  if (c.kind === 'none') throw unauthenticated('Send the run token as Authorization: Bearer <runToken>.');
+  if (c.kind !== 'agent') throw forbidden('The agent tools take a run token; user tokens and API keys never work here.');
+  return next({ ctx: { ...ctx, run: c.run, caller: c } });
+});
+
+export { ApiError };
+export type { ApiReason };
