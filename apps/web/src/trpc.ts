@@ -28,8 +28,10 @@ export const queryClient: QueryClient = new QueryClient({
   },
 });
 
+// The server refuses batches over its maxBatchSize (10); a document page asks for one transcript
+// per run, so split batches here or a document with many runs loses every transcript.
 const trpcClient = createTRPCClient<AppRouter>({
-  links: [httpBatchLink({ url: '/trpc' })],
+  links: [httpBatchLink({ url: '/trpc', maxItems: 10 })],
 });
 
 export const trpc = createTRPCOptionsProxy<AppRouter>({ client: trpcClient, queryClient });

@@ -1,0 +1,189 @@
+// Flow: a working note in the Memory panel → "Propose for review" → the workbench (kind of the
+// installed Research profile, fields prefilled from the note, a passage selected in the source,
+// the live check, the server's messages next to the fields) → Accept → "Revision N created…" →
+// a NEW run's panel lists the finding under "Reviewed knowledge in view" while the proposing
+// session keeps its revision; a second note is rejected; both decisions are in the review history.
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test } from '@playwright/test';
+import type { Locator, Page } from '@playwright/test';
+import {
+  ADA,
+  REEF_TITLE,
+  documentTitled,
+  keepScreenshot,
+  literal,
+  login,
+  panelPath,
+  panelSections,
+  signInBrowser,
+  startChatRun,
+  unique,
+} from './support.ts';
+
+/** A sentence of the reef document's text (Results), cited by the finding. */
+const PASSAGE = 'Sites with high densities of grazing fish regained a third of their lost cover within four years';
+
+/** The Propose for review button of one working note's row. */
+function proposeButton(page: Page, name: string): Locator {
+  const { notes } = panelSections(page);
+  return notes
+    .getByRole('listitem')
+    .filter({ has: page.getByRole('button', { name: new RegExp(literal(name)) }) })
+    .getByRole('button', { name: 'Propose for review' });
+}
+
+/** Selects `text` inside the workbench's source text, as a person would with the mouse. */
+async function selectInSource(source: Locator, text: string): Promise<void> {
+  await source.evaluate((box, wanted) => {
+    const p = [...box.querySelectorAll('p')].find((el) => el.textContent?.includes(wanted));
+    const node = p?.firstChild;
+    if (!p || !node) throw new Error(`"${wanted}" is not in the source text`);
+    const start = (p.textContent ?? '').indexOf(wanted);
+    const doc = box.ownerDocument;
+    const range = doc.createRange();
+    range.setStart(node, start);
+    range.setEnd(node, start + wanted.length);
+    const selection = doc.getSelection()!;
+    selection.removeAllRanges();
+    selection.addRange(range);
+  }, text);
+  await source.dispatchEvent('mouseup');
+}
+
+test('propose a working note, accept it, and a new run sees the finding as reviewed knowledge', async ({
+  page,
+  context,
+}, testInfo) => {
+  const ada = await login(ADA);
+  const reef = await documentTitled(ada, REEF_TITLE);
+  const run = await startChatRun(ada, reef.id, 'review');
+  const slug = `grazers-${unique()}`;
+  const lead = `lead:${slug}`;
+  const rejectMe = `todo:only-grazers-${unique()}`;
+  const leadText = 'grazing fish density decides recovery: a third of lost cover back within four years';
+  await run.agent.remember({
+    changes: [
+      { op: 'add', name: lead, text: leadText, data: { effect: { value: '33.3', unit: '%' } } },
+      { op: 'add', name: rejectMe, text: 'grazers are the only thing that matters for recovery' },
+    ],
+  });
+  const pinned = (await ada.api.memory.panel.query({ documentId: reef.id, sessionId: run.sessionId })).session!
+    .pinnedRevision;
+
+  await signInBrowser(context, ada);
+  await page.goto(panelPath(reef.id, run.sessionId));
+  await proposeButton(page, lead).click();
+
+  const dialog = page.getByRole('dialog', { name: `Propose for review: ${lead}` });
+  await expect(dialog).toBeVisible();
+  const kind = dialog.getByLabel('Profile kind');
+  await kind.selectOption({ label: 'Research › finding' });
+  await expect(kind.locator('option:checked')).toHaveText('Research › finding');
+  // Prefilled from the note: its text in the statement, its data by field name, a name of the kind.
+  await expect(dialog.getByLabel('statement')).toHaveValue(leadText);
+  await expect(dialog.getByLabel('effect value')).toHaveValue('33.3');
+  await expect(dialog.getByLabel('effect unit')).toHaveValue('%');
+  await expect(dialog.getByLabel('Record name')).toHaveValue(`finding:${slug}`);
+  await expect(dialog.getByLabel('Record text')).toHaveValue(leadText);
+  await expect(dialog.getByLabel('Source', { exact: true })).toHaveValue(reef.id);
+
+  // The live check, on the fetched source text.
+  const passage = dialog.getByLabel('Passage');
+  await passage.fill('grazing fish restored all of the lost cover');
+  await expect(dialog.getByText('✗ passage not found in the source')).toBeVisible();
+
+  // Record it anyway, with the required study left empty: the server refuses, and says so next to
+  // each field; nothing is recorded.
+  await dialog.getByLabel('Comment').fill('Stated in the results.');
+  await dialog.getByRole('button', { name: 'Record decision' }).click();
+  await expect(dialog.getByRole('alert')).toContainText('The decision was not recorded');
+  await expect(dialog.getByLabel('study')).toHaveAccessibleDescription(/required/);
+  await expect(passage).toHaveAccessibleDescription(/passage not found in the source/);
+  expect((await ada.api.review.history.query({ documentId: reef.id })).decisions.map((d) => d.name)).not.toContain(
+    `finding:${slug}`,
+  );
+
+  // Fix both: the study, and a passage selected in the source text.
+  await dialog.getByLabel('study').fill('study:reef-resurvey-2016');
+  await selectInSource(dialog.getByRole('region', { name: `Source text: ${REEF_TITLE}` }), PASSAGE);
+  await expect(passage).toHaveValue(PASSAGE);
+  await expect(dialog.getByText('✓ passage found in the source')).toBeVisible();
+  await dialog.getByRole('radio', { name: 'Accept' }).check();
+
+  const axe = await new AxeBuilder({ page })
+    .include('[role="dialog"]')
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'])
+    .analyze();
+  expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+  await keepScreenshot(page, testInfo, 'review-workbench');
+
+  await dialog.getByRole('button', { name: 'Record decision' }).click();
+  const created = dialog.getByText(/^Revision \d+ created\. New runs will see it; running sessions keep revision \d+\.$/);
+  await expect(created).toBeVisible();
+  const history = await ada.api.review.history.query({ documentId: reef.id });
+  const accepted = history.decisions.find((d) => d.name === `finding:${slug}`);
+  expect(accepted).toMatchObject({ decision: 'accept', reviewerName: ADA, passage: PASSAGE });
+  const revision = accepted!.revision!;
+  await expect(created).toHaveText(
+    `Revision ${revision} created. New runs will see it; running sessions keep revision ${pinned}.`,
+  );
+  await dialog.getByRole('button', { name: 'Close' }).click();
+  await expect(dialog).toBeHidden();
+
+  // The proposing session keeps its pin: the new finding is not in its view.
+  const { reviewed } = panelSections(page);
+  await expect(reviewed).toContainText(`pinned at revision ${pinned}`);
+  await expect(reviewed.getByRole('button', { name: new RegExp(literal(`finding:${slug}`)) })).toHaveCount(0);
+
+  // Reject the other note: a decision on record, no revision.
+  await proposeButton(page, rejectMe).click();
+  const second = page.getByRole('dialog', { name: `Propose for review: ${rejectMe}` });
+  await second.getByLabel('Profile kind').selectOption({ label: 'Research › finding' });
+  await expect(second.getByLabel('Record name')).toHaveValue(`finding:${rejectMe.slice('todo:'.length)}`);
+  await second.getByLabel('study').fill('study:reef-resurvey-2016');
+  await second.getByLabel('Passage').fill(PASSAGE);
+  await second.getByRole('radio', { name: 'Reject' }).check();
+  await second.getByLabel('Comment').fill('The survey does not say grazers are the only factor.');
+  await second.getByRole('button', { name: 'Record decision' }).click();
+  await expect(second.getByText('Rejection recorded. No revision was created; the decision stays in the review history.')).toBeVisible();
+  await second.getByRole('button', { name: 'Close' }).click();
+
+  // A NEW run pins the newest revision: its panel lists the finding as reviewed knowledge.
+  const next = await startChatRun(ada, reef.id, 'after review');
+  await page.goto(panelPath(reef.id, next.sessionId));
+  const after = panelSections(page);
+  const latest = (await ada.api.review.history.query({ documentId: reef.id })).latestRevision;
+  await expect(after.reviewed).toContainText(`pinned at revision ${latest}`);
+  const findingRow = after.reviewed.getByRole('button', { name: new RegExp(literal(`finding:${slug}`)) });
+  await expect(findingRow).toBeVisible();
+  await expect(findingRow).toContainText(`reviewed by ${ADA} · rev ${revision}`);
+  await findingRow.click();
+  const detail = page.locator(`#${await findingRow.getAttribute('aria-controls')}`);
+  await expect(detail).toContainText(PASSAGE);
+  await expect(detail).toContainText('"profile": "research"');
+  await expect(after.reviewed.getByRole('button', { name: new RegExp(literal(rejectMe.slice('todo:'.length))) })).toHaveCount(0);
+  // …and the agent of that run reads it as reviewed.
+  const read = await next.agent.read({ name: `finding:${slug}` });
+  expect(read).toMatchObject({ source: 'reviewed' });
+  await keepScreenshot(page, testInfo, 'review-new-run-panel');
+
+  // The review history, from Document actions: both decisions, newest first.
+  await page.goto(`/documents/${encodeURIComponent(reef.id)}`);
+  await page.getByRole('button', { name: 'Document actions' }).click();
+  await page.getByRole('menuitem', { name: 'Review history' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Review history' })).toBeVisible();
+  const decisions = page.getByRole('list', { name: 'Decisions, newest first' }).getByRole('listitem');
+  const rejected = page.getByRole('article', { name: `Rejected: finding:${rejectMe.slice('todo:'.length)}` });
+  await expect(rejected).toContainText('no revision');
+  await expect(rejected).toContainText('The survey does not say grazers are the only factor.');
+  const acceptedItem = page.getByRole('article', { name: `Accepted: finding:${slug}` });
+  await expect(acceptedItem).toContainText(`revision ${revision} · by ${ADA}`);
+  await expect(acceptedItem).toContainText(PASSAGE);
+  await expect(acceptedItem.getByRole('link', { name: REEF_TITLE })).toBeVisible();
+  // Newest first: the reject comes before the accept.
+  const names = await decisions.locator('article').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
+  expect(names.indexOf(`Rejected: finding:${rejectMe.slice('todo:'.length)}`)).toBeLessThan(
+    names.indexOf(`Accepted: finding:${slug}`),
+  );
+  await keepScreenshot(page, testInfo, 'review-history');
+});

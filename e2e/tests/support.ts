@@ -1,0 +1,192 @@
+/**
+ * What every flow needs besides the browser: the two servers the config started, owners signed
+ * in over HTTP (the same tRPC API the web app calls), fresh chat runs driven by the real agent
+ * client (@sponge/agent), the purge worker, and screenshots kept as artifacts.
+ *
+ * Tests create their own runs and tell them apart by a unique opening message (`chat.say`), so
+ * they pass in any order and next to each other on the same demo document.
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from '@playwright/test';
+import type { BrowserContext, Page, TestInfo } from '@playwright/test';
+import { createTRPCClient, httpLink } from '@trpc/client';
+import type { AppRouter } from '@sponge/api';
+import { createMemoryTools, isMemoryToolError } from '@sponge/agent';
+import type { MemoryToolReason, MemoryTools } from '@sponge/agent';
+
+export interface ServerInfo {
+  port: number;
+  dataDir: string;
+  ttlSeconds?: number;
+}
+
+function readServers(): { main: ServerInfo; shortTtl: ServerInfo & { ttlSeconds: number } } {
+  const raw = process.env.SPONGE_E2E_SERVERS;
+  if (!raw) throw new Error('SPONGE_E2E_SERVERS is not set: run these tests through playwright.config.ts');
+  return JSON.parse(raw) as { main: ServerInfo; shortTtl: ServerInfo & { ttlSeconds: number } };
+}
+
+export const servers = readServers();
+/** The purge worker's credential; playwright.config.ts gives both servers the same one. */
+export const PURGE_KEY = 'e2e-purge-key-0123456789abcdef';
+export const REEF_TITLE = 'Reef recovery after the 2016 bleaching';
+export const ADA = 'Ada Lovelace';
+export const GRACE = 'Grace Hopper';
+export const ROSALIND = 'Rosalind Franklin';
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+export const originOf = (server: ServerInfo): string => `http://127.0.0.1:${server.port}`;
+
+export type Api = ReturnType<typeof createTRPCClient<AppRouter>>;
+
+/** A tRPC client over plain HTTP, with a bearer token when given. */
+export function apiClient(server: ServerInfo, token?: string): Api {
+  return createTRPCClient<AppRouter>({
+    links: [
+      httpLink({
+        url: `${originOf(server)}/trpc`,
+        headers: () => (token ? { authorization: `Bearer ${token}` } : {}),
+      }),
+    ],
+  });
+}
+
+export interface User {
+  id: string;
+  name: string;
+  token: string;
+  api: Api;
+  server: ServerInfo;
+}
+
+/** Signs a demo user in over HTTP (`auth.demoUsers` → `auth.login`). */
+export async function login(name: string, server: ServerInfo = servers.main): Promise<User> {
+  const anonymous = apiClient(server);
+  const user = (await anonymous.auth.demoUsers.query()).find((u) => u.name === name);
+  if (!user) throw new Error(`no demo user named ${name} on port ${server.port}`);
+  const { userToken } = await anonymous.auth.login.mutate({ userId: user.id });
+  return { id: user.id, name: user.name, token: userToken, api: apiClient(server, userToken), server };
+}
+
+/**
+ * Gives the browser the user's session cookie, as `auth.login` would have set it. Cookies are
+ * per host, not per port: a context talks to one server as one user.
+ */
+export async function signInBrowser(context: BrowserContext, user: User): Promise<void> {
+  await context.addCookies([
+    {
+      name: 'sponge_session',
+      value: user.token,
+      url: originOf(user.server),
+      httpOnly: true,
+      sameSite: 'Lax',
+    },
+  ]);
+}
+
+/** A document of the user's library by its title. */
+export async function documentTitled(user: User, title: string) {
+  const doc = (await user.api.documents.list.query()).find((d) => d.title === title);
+  if (!doc) throw new Error(`${user.name} cannot see a document titled ${title}`);
+  return doc;
+}
+
+/** A short random suffix for note names and labels, valid in a slug. */
+export const unique = (): string => randomUUID().replaceAll('-', '').slice(0, 10);
+
+export interface ChatRun {
+  runId: string;
+  runToken: string;
+  sessionId: string;
+  documentId: string;
+  /** The owner's opening message: tells this run's transcript apart on the document page. */
+  label: string;
+  /** The agent client for this run, on the same server. */
+  agent: MemoryTools;
+}
+
+/** `runs.accept` a fresh chat run (its own session), opened with a unique message from the owner. */
+export async function startChatRun(owner: User, documentId: string, topic: string): Promise<ChatRun> {
+  const accepted = await owner.api.runs.accept.mutate({ documentId, mode: 'chat' });
+  if (!accepted.sessionId) throw new Error('a chat run was accepted without a working-memory session');
+  const label = `e2e ${topic} ${unique()}`;
+  await owner.api.chat.say.mutate({ runId: accepted.runId, text: label });
+  const agent = createMemoryTools({ url: originOf(owner.server), runToken: accepted.runToken, retries: 0 });
+  return { ...accepted, sessionId: accepted.sessionId, documentId, label, agent };
+}
+
+export const panelPath = (documentId: string, sessionId?: string): string =>
+  `/documents/${encodeURIComponent(documentId)}/memory${sessionId ? `?session=${encodeURIComponent(sessionId)}` : ''}`;
+
+/** Expects the promise to fail with a MemoryToolError of that reason; returns the error. */
+export async function expectToolRefusal(call: Promise<unknown>, reason: MemoryToolReason) {
+  const outcome = await call.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+  expect(outcome.ok, `expected a refusal (${reason}), got ${JSON.stringify(outcome)}`).toBe(false);
+  if (outcome.ok) throw new Error('unreachable');
+  expect(isMemoryToolError(outcome.error), String(outcome.error)).toBe(true);
+  if (!isMemoryToolError(outcome.error)) throw outcome.error;
+  expect(outcome.error.reason).toBe(reason);
+  return outcome.error;
+}
+
+/** The tRPC error code of a failed API call (`NOT_FOUND`, …). */
+export async function errorCodeOf(call: Promise<unknown>): Promise<string> {
+  return call.then(
+    () => 'no error',
+    (error: unknown) => {
+      const data = (error as { data?: { code?: string } } | null)?.data;
+      return data?.code ?? String(error);
+    },
+  );
+}
+
+/** One purge pass (`pnpm --filter @sponge/api purge -- --once`) over the server's data. */
+export async function purgeOnce(server: ServerInfo): Promise<{ code: number | null; output: string }> {
+  return new Promise((done, fail) => {
+    const child = spawn('pnpm', ['--silent', '--filter', '@sponge/api', 'purge', '--', '--once'], {
+      cwd: repoRoot,
+      env: { ...process.env, DATA_DIR: server.dataDir, PURGE_KEY, LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    child.on('error', fail);
+    child.on('close', (code) => done({ code, output }));
+  });
+}
+
+/**
+ * A full-page screenshot kept after the run: under `test-results/screenshots/` (a stable place
+ * for reports and CI artifacts) and attached to the test's report entry.
+ */
+export async function keepScreenshot(page: Page, testInfo: TestInfo, name: string): Promise<string> {
+  const dir = join(repoRoot, 'e2e', 'test-results', 'screenshots');
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, `${name}.png`);
+  await page.screenshot({ path, fullPage: true, animations: 'disabled' });
+  await testInfo.attach(name, { path, contentType: 'image/png' });
+  return path;
+}
+
+/** The panel's two lists, found the way a screen-reader user finds them. */
+export function panelSections(page: Page) {
+  return {
+    notes: page.getByRole('region', { name: 'Working notes' }),
+    reviewed: page.getByRole('region', { name: 'Reviewed knowledge in view' }),
+  };
+}
+
+/** Matches a string literally inside a RegExp. */
+export const literal = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The first 4 hex digits and "..." (SPEC §3). */
+export const shortDigest = (digest: string): string => `${digest.slice(0, 4)}...`;
