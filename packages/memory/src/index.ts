@@ -36,6 +36,10 @@ export type {
   StoreOptions,
   VerifyReport,
 } from './types.ts';
+export type { Migration } from './migrations.ts';
+export type { OpenDatabaseOptions } from './db.ts';
+export type { PurgerOptions } from './purger.ts';
+export type { ReviewedKnowledgeOptions } from './reviewed.ts';
 export { ERROR_REASONS, LINK_RELS, QUESTIONS } from './types.ts';
 export {
   LIMITS,
@@ -52,3 +56,105 @@ export {
   recallInputSchema,
   rememberInputSchema,
 } from './schemas.ts';
+
+export { MemoryError, isMemoryError } from './errors.ts';
+export { openDatabase } from './db.ts';
+export { applyMigrations } from './migrations.ts';
+export { canonicalJson, kindOf, recordDigest, shortDigest } from './records.ts';
+export { createMemoryStore } from './store.ts';
+export { createReviewedKnowledge, reviewDecisionInputSchema } from './reviewed.ts';
+export { openPurger } from './purger.ts';
+
+// --- Vocabulary profiles (SPEC §7): value codecs, packs, the shipped Research/Language/Finance packs.
+export {
+  CODEC_TYPES,
+  ProfileError,
+  codec,
+  createPack,
+  currencyProblem,
+  describeCodec,
+  getPack,
+  listPacks,
+  loadPack,
+  packDigest,
+  packJson,
+  previewPack,
+  unitProblem,
+  validateRecord,
+} from './profiles/index.ts';
+export type {
+  Codec,
+  CodecResult,
+  CodecSpec,
+  CodecType,
+  CurrencySpec,
+  DateSpec,
+  DecimalSpec,
+  DoiSpec,
+  EnumSpec,
+  FieldSpec,
+  IntegerSpec,
+  KindSpec,
+  LanguageSpec,
+  ListSpec,
+  Money,
+  MoneySpec,
+  ObjectSpec,
+  Pack,
+  PackDefinition,
+  PackExample,
+  PackPreview,
+  PackSummary,
+  ProfileErrorReason,
+  ProfileIssue,
+  Quantity,
+  QuantitySpec,
+  RecordResult,
+  RefSpec,
+  RelationSpec,
+  TextSpec,
+  UrlSpec,
+  ValueOf,
+} from './profiles/index.ts';
+
+// ---- Recall (SPEC §5, issue 6): embedding adapters and the rebuildable libSQL vector index ----
+export {
+  EmbeddingError,
+  MAX_EMBEDDING_DIMENSIONS,
+  LOCAL_EMBEDDING_VERSION,
+  NOTE_VECTORS_TABLE,
+  RECALL_EVENTS_TABLE,
+  RECALL_MODES,
+  RECALL_TABLES,
+  RECALL_VECTOR_INDEX,
+  RECALL_VECTOR_INDEX_SETTINGS,
+  RENDER_MAX_CHARS,
+  createCloudEmbeddingAdapter,
+  createEmbeddingAdapterFromEnv,
+  createLocalEmbeddingAdapter,
+  createRecallIndex,
+  deleteRecallSessionData,
+  recallDeleteStatements,
+  recallModeFromEnv,
+  renderNote,
+} from './recall/index.ts';
+export type {
+  CatchUpSource,
+  CloudEmbeddingOptions,
+  EmbeddingAdapter,
+  EmbeddingEnv,
+  EmbeddingErrorCode,
+  IndexReport,
+  LocalEmbeddingOptions,
+  RecallEvent,
+  RecallEventInput,
+  RecallEventMode,
+  RecallHit,
+  RecallIndex,
+  RecallIndexOptions,
+  RecallMode,
+  RecallNote,
+  RecallQueueOptions,
+  RecallSearchOptions,
+  RecallStatus,
+} from './recall/index.ts';

@@ -204,6 +204,8 @@ export interface VerifyReport {
   notes: number;
   /** Names whose replayed digest differs from the stored note (or that exist on one side only). */
   mismatches: Array<{ name: string; replayed: string | null; stored: string | null }>;
+  /** Structural findings for a person (a gap in the log's versions, a wrong note count…). */
+  problems?: string[];
 }
 
 /** A reviewed record as a session sees it at its pinned revision. */

@@ -1,0 +1,175 @@
+import { createClient } from '@libsql/client';
+import type { Client, InStatement } from '@libsql/client';
+import { describe, expect, it } from 'vitest';
+import { openDatabase } from './db.ts';
+import { purgePass } from './purger.ts';
+import { TEST_PURGE_KEY, adds, failure, reasonOf, withHarness } from './test-support.ts';
+
+const DAY = 86_400_000;
+
+describe('purge worker', () => {
+  it('its whole surface is purgeOnce and close: nothing can open or reopen a session', () =>
+    withHarness(async (h) => {
+      const purger = await h.openPurger();
+      expect(Object.keys(purger).sort()).toEqual(['close', 'purgeOnce']);
+      expect(Object.isFrozen(purger)).toBe(true);
+    }));
+
+  it('registers its credential on first use and refuses any other key afterwards', () =>
+    withHarness(async (h) => {
+      (await h.openPurger()).close();
+      expect((await failure(h.openPurger({ purgeKey: 'another-key-0123456789' }))).reason).toBe('unauthenticated');
+      expect((await failure(h.openPurger({ purgeKey: 'short' }))).message).toMatch(/at least 16 characters/);
+      // Only the hash is stored.
+      const stored = await h.raw().execute('SELECT key_hash FROM purge_credential');
+      expect(stored.rows).toHaveLength(1);
+      expect(String(stored.rows[0]?.key_hash)).not.toContain(TEST_PURGE_KEY);
+      await expect(h.raw().execute(`UPDATE purge_credential SET key_hash = 'x'`)).rejects.toThrow(/sponge:unauthenticated/);
+      await expect(h.openPurger()).resolves.toBeDefined();
+    }));
+
+  it('purges expired and forgotten sessions: closed first, content gone, tombstone kept', () =>
+    withHarness(async (h) => {
+      const expired = await h.session();
+      const forgotten = await h.session();
+      const alive = await h.session();
+      for (const s of [expired, forgotten, alive]) {
+        await h.store.remember(s.ctx, { basedOn: 0, requestId: '1', changes: [...adds('x', 5), { op: 'add', name: 'lead:l', text: 'l', links: [{ rel: 'supports', to: 'lead:x-0' }] }] });
+      }
+      await h.store.forget(forgotten.info.id);
+      // Open `alive` later so it is not expired when `expired` is.
+      h.clock.advance(DAY / 2);
+      const fresh = await h.session();
+      await h.store.remember(fresh.ctx, { basedOn: 0, requestId: '1', changes: adds('f', 2) });
+      h.clock.advance(DAY / 2);
+
+      const purger = await h.openPurger();
+      const report = await purger.purgeOnce({ chunkSize: 2 });
+      expect(report.purgedSessions).toBe(3); // expired, forgotten, and alive (started at the same time as expired)
+      expect(report.deletedRows).toBeGreaterThan(0);
+      for (const s of [expired, forgotten, alive]) {
+        const info = await h.store.getSession(s.info.id);
+        expect(info).toMatchObject({ state: 'purged', purgedAt: h.clock.now().toISOString(), noteCount: 0, ownerId: 'user:o', documentId: 'doc:d' });
+        expect(await h.store.notes(s.info.id)).toEqual([]);
+        expect(await h.store.log(s.info.id)).toEqual([]);
+      }
+      expect((await h.store.getSession(forgotten.info.id))?.forgottenAt).not.toBeNull();
+      const raw = h.raw();
+      for (const table of ['notes', 'note_changes', 'log', 'link_index']) {
+        const rs = await raw.execute({ sql: `SELECT count(*) AS n FROM ${table} WHERE session_id != ?`, args: [fresh.info.id] });
+        expect(rs.rows[0]?.n, table).toBe(0);
+      }
+      // The fresh session is untouched; a second pass has nothing to do.
+      expect(await h.store.notes(fresh.info.id)).toHaveLength(2);
+      expect(await purger.purgeOnce()).toEqual({ purgedSessions: 0, deletedRows: 0, emptiedSessions: 0 });
+    }));
+
+  it('a purged session refuses a late write and never comes back', () =>
+    withHarness(async (h) => {
+      const { ctx } = await h.session();
+      await h.store.remember(ctx, { basedOn: 0, requestId: '1', changes: adds('x', 2) });
+      // The purger's clock is past expiry; the API's clock (the store's) still thinks it is open.
+      const purger = await h.openPurger({ now: () => new Date(h.clock.now().getTime() + DAY) });
+      await purger.purgeOnce();
+      expect((await h.store.getSession(ctx.sessionId))?.state).toBe('purged');
+      expect(await reasonOf(h.store.remember(ctx, { basedOn: 1, requestId: '2', changes: adds('late', 1) }))).toBe('session_closed');
+      expect(await reasonOf(h.store.remember(ctx, { basedOn: 0, requestId: '1', changes: adds('x', 2) }))).toBe('session_closed');
+      expect(await reasonOf(h.store.query(ctx, { question: 'current_notes' }))).toBe('session_closed');
+      // Not by raw SQL either: the trigger refuses the way back to open.
+      await expect(h.raw().execute({ sql: `UPDATE sessions SET state = 'open' WHERE id = ?`, args: [ctx.sessionId] })).rejects.toThrow(/sponge:session_closed/);
+      expect(await reasonOf(h.store.openSession({ id: ctx.sessionId, ownerId: 'user:o', documentId: 'doc:d', runId: 'r', pinnedRevision: 0 }))).toBe('invalid_input');
+      expect((await h.store.getSession(ctx.sessionId))?.state).toBe('purged');
+      expect(await h.store.forget(ctx.sessionId)).toMatchObject({ state: 'purged' });
+    }));
+
+  it('deletes in chunks of chunkSize rows, one short statement each, so writers interleave', () =>
+    withHarness(async (h) => {
+      const { ctx } = await h.session();
+      let v = 0;
+      for (let i = 0; i < 3; i++) v = (await h.store.remember(ctx, { basedOn: v, requestId: `c${i}`, changes: adds(`x${i}`, 20) })).version;
+      h.clock.advance(DAY);
+      // Watch every statement the pass sends.
+      const real = await openDatabase({ url: h.memoryUrl });
+      const deletes: number[] = [];
+      const spy = new Proxy(real, {
+        get(target, prop, receiver) {
+          if (prop === 'execute') {
+            return async (stmt: InStatement) => {
+              const rs = await target.execute(stmt);
+              if (typeof stmt !== 'string' && stmt.sql.startsWith('DELETE')) deletes.push(rs.rowsAffected);
+              return rs;
+            };
+          }
+          if (prop === 'batch') throw new Error('the purge pass must not use batches');
+          return Reflect.get(target, prop, receiver) as unknown;
+        },
+      }) as Client;
+      try {
+        const report = await purgePass(spy, h.memoryUrl, h.clock.now, 7);
+        // 60 notes + 60 changes + 3 log rows.
+        expect(report.deletedRows).toBe(123);
+        expect(Math.max(...deletes)).toBeLessThanOrEqual(7);
+        // notes and note_changes: 60 rows each, so at least 8 full chunks each.
+        expect(deletes.filter((n) => n === 7).length).toBeGreaterThanOrEqual(2 * Math.floor(60 / 7));
+        expect(deletes.reduce((a, b) => a + b, 0)).toBe(123);
+      } finally {
+        real.close();
+      }
+    }));
+
+  it('finishes a session left half-purged by a crash on the next pass', () =>
+    withHarness(async (h) => {
+      const { ctx } = await h.session();
+      await h.store.remember(ctx, { basedOn: 0, requestId: '1', changes: adds('x', 10) });
+      // A crash right after the first step of a pass: state purged, content still there.
+      const raw = h.raw();
+      await raw.execute({ sql: `UPDATE sessions SET state = 'purged', purged_at = ? WHERE id = ?`, args: [h.clock.now().toISOString(), ctx.sessionId] });
+      await raw.execute({ sql: `DELETE FROM notes WHERE rowid IN (SELECT rowid FROM notes WHERE session_id = ? LIMIT 3)`, args: [ctx.sessionId] });
+      const purger = await h.openPurger();
+      const report = await purger.purgeOnce({ chunkSize: 4 });
+      expect(report.purgedSessions).toBe(0);
+      expect(report.deletedRows).toBe(7 + 10 + 1);
+      expect(Number((await raw.execute({ sql: 'SELECT count(*) AS n FROM note_changes WHERE session_id = ?', args: [ctx.sessionId] })).rows[0]?.n)).toBe(0);
+      expect(Number((await raw.execute({ sql: 'SELECT content_cleared AS c FROM sessions WHERE id = ?', args: [ctx.sessionId] })).rows[0]?.c)).toBe(1);
+    }));
+
+  it('deletes recall rows too (every table with a session_id column is session content)', () =>
+    withHarness(async (h) => {
+      const { ctx } = await h.session();
+      const raw = h.raw();
+      await raw.execute('CREATE TABLE recall_vectors_test (session_id TEXT NOT NULL, name TEXT, v BLOB)');
+      await raw.execute({ sql: `INSERT INTO recall_vectors_test VALUES (?, 'lead:x', x'00'), (?, 'lead:y', x'01'), ('other', 'lead:z', x'02')`, args: [ctx.sessionId, ctx.sessionId] });
+      await h.store.forget(ctx.sessionId);
+      expect((await raw.execute('SELECT session_id FROM recall_vectors_test')).rows.map((r) => r.session_id)).toEqual(['other']);
+
+      const expired = await h.session();
+      await raw.execute({ sql: `INSERT INTO recall_vectors_test VALUES (?, 'lead:x', x'00')`, args: [expired.info.id] });
+      h.clock.advance(DAY);
+      await (await h.openPurger()).purgeOnce();
+      expect((await raw.execute('SELECT session_id FROM recall_vectors_test')).rows.map((r) => r.session_id)).toEqual(['other']);
+    }));
+
+  it('marks sessions stuck in opening for more than 10 minutes empty, and only those', () =>
+    withHarness(async (h) => {
+      const raw = createClient({ url: h.memoryUrl });
+      try {
+        const at = h.clock.now();
+        await raw.execute({
+          sql: `INSERT INTO sessions (id, owner_id, document_id, run_id, state, pinned_revision, started_at, expires_at)
+                VALUES ('stuck', 'user:o', 'doc:d', 'run:s', 'opening', 0, ?, ?)`,
+          args: [at.toISOString(), new Date(at.getTime() + DAY).toISOString()],
+        });
+        const purger = await h.openPurger();
+        h.clock.advance(9 * 60_000);
+        expect((await purger.purgeOnce()).emptiedSessions).toBe(0);
+        expect((await h.store.getSession('stuck'))?.state).toBe('opening');
+        h.clock.advance(61_000);
+        expect((await purger.purgeOnce()).emptiedSessions).toBe(1);
+        expect((await h.store.getSession('stuck'))?.state).toBe('empty');
+        // Empty is final.
+        await expect(raw.execute(`UPDATE sessions SET state = 'open' WHERE id = 'stuck'`)).rejects.toThrow(/sponge:/);
+      } finally {
+        raw.close();
+      }
+    }));
+});
