@@ -23,7 +23,9 @@ test('the owner previews a profile and installs it on a document', async ({ page
   const ada = await login(ADA);
   const doc = await documentTitled(ada, SST_TITLE);
   const reef = await documentTitled(ada, REEF_TITLE);
-  expect((await ada.api.profiles.installed.query({ documentId: doc.id })).map((p) => p.name)).not.toContain('language');
+  expect((await ada.api.profiles.installed.query({ documentId: doc.id })).map((p) => p.name)).not.toContain(
+    'language',
+  );
   const expected = await ada.api.profiles.preview.query({ name: 'language' });
 
   // A working note on a document where nothing is installed yet cannot be proposed for review.
@@ -52,7 +54,10 @@ test('the owner previews a profile and installs it on a document', async ({ page
 
   // Preview: every kind, its fields with their codecs, and the example record.
   await language.getByRole('button', { name: 'Preview Language' }).click();
-  await expect(language.getByRole('button', { name: 'Preview Language' })).toHaveAttribute('aria-pressed', 'true');
+  await expect(language.getByRole('button', { name: 'Preview Language' })).toHaveAttribute(
+    'aria-pressed',
+    'true',
+  );
   const preview = page.getByRole('region', { name: `Preview: Language ${expected.version}` });
   await expect(preview).toBeVisible();
   for (const kind of expected.kinds) {
@@ -64,7 +69,9 @@ test('the owner previews a profile and installs it on a document', async ({ page
       await expect(row).toContainText(field.codec.summary);
     }
   }
-  await expect(preview.getByRole('heading', { name: `Example record (${expected.example.kind})` })).toBeVisible();
+  await expect(
+    preview.getByRole('heading', { name: `Example record (${expected.example.kind})` }),
+  ).toBeVisible();
   await expect(preview.locator('pre')).toHaveText(JSON.stringify(expected.example, null, 2));
   await keepScreenshot(page, testInfo, 'profiles-preview');
 
@@ -82,7 +89,10 @@ test('the owner previews a profile and installs it on a document', async ({ page
   // It survives a reload (it is on record, not in the page).
   await page.reload();
   await expect(
-    page.getByRole('list', { name: 'Profiles' }).getByRole('listitem').filter({ has: page.getByRole('heading', { name: /^Language/ }) }),
+    page
+      .getByRole('list', { name: 'Profiles' })
+      .getByRole('listitem')
+      .filter({ has: page.getByRole('heading', { name: /^Language/ }) }),
   ).toContainText(`Installed ${expected.version}`);
 
   // Now the panel offers review for that document's notes, with the Language kinds.
@@ -91,7 +101,9 @@ test('the owner previews a profile and installs it on a document', async ({ page
   await expect(propose).toHaveCount(1);
   await propose.click();
   const dialog = page.getByRole('dialog', { name: `Propose for review: ${note}` });
-  await expect(dialog.getByLabel('Profile kind').locator('option', { hasText: 'Language › term' })).toHaveCount(1);
+  await expect(
+    dialog.getByLabel('Profile kind').locator('option', { hasText: 'Language › term' }),
+  ).toHaveCount(1);
   await dialog.getByRole('button', { name: 'Cancel' }).click();
   await expect(dialog).toBeHidden();
 

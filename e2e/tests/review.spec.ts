@@ -21,7 +21,8 @@ import {
 } from './support.ts';
 
 /** A sentence of the reef document's text (Results), cited by the finding. */
-const PASSAGE = 'Sites with high densities of grazing fish regained a third of their lost cover within four years';
+const PASSAGE =
+  'Sites with high densities of grazing fish regained a third of their lost cover within four years';
 
 /** The Propose for review button of one working note's row. */
 function proposeButton(page: Page, name: string): Locator {
@@ -67,8 +68,8 @@ test('propose a working note, accept it, and a new run sees the finding as revie
       { op: 'add', name: rejectMe, text: 'grazers are the only thing that matters for recovery' },
     ],
   });
-  const pinned = (await ada.api.memory.panel.query({ documentId: reef.id, sessionId: run.sessionId })).session!
-    .pinnedRevision;
+  const pinned = (await ada.api.memory.panel.query({ documentId: reef.id, sessionId: run.sessionId }))
+    .session!.pinnedRevision;
 
   await signInBrowser(context, ada);
   await page.goto(panelPath(reef.id, run.sessionId));
@@ -99,9 +100,9 @@ test('propose a working note, accept it, and a new run sees the finding as revie
   await expect(dialog.getByRole('alert')).toContainText('The decision was not recorded');
   await expect(dialog.getByLabel('study')).toHaveAccessibleDescription(/required/);
   await expect(passage).toHaveAccessibleDescription(/passage not found in the source/);
-  expect((await ada.api.review.history.query({ documentId: reef.id })).decisions.map((d) => d.name)).not.toContain(
-    `finding:${slug}`,
-  );
+  expect(
+    (await ada.api.review.history.query({ documentId: reef.id })).decisions.map((d) => d.name),
+  ).not.toContain(`finding:${slug}`);
 
   // Fix both: the study, and a passage selected in the source text.
   await dialog.getByLabel('study').fill('study:reef-resurvey-2016');
@@ -114,11 +115,15 @@ test('propose a working note, accept it, and a new run sees the finding as revie
     .include('[role="dialog"]')
     .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'])
     .analyze();
-  expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+  expect(
+    axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id),
+  ).toEqual([]);
   await keepScreenshot(page, testInfo, 'review-workbench');
 
   await dialog.getByRole('button', { name: 'Record decision' }).click();
-  const created = dialog.getByText(/^Revision \d+ created\. New runs will see it; running sessions keep revision \d+\.$/);
+  const created = dialog.getByText(
+    /^Revision \d+ created\. New runs will see it; running sessions keep revision \d+\.$/,
+  );
   await expect(created).toBeVisible();
   const history = await ada.api.review.history.query({ documentId: reef.id });
   const accepted = history.decisions.find((d) => d.name === `finding:${slug}`);
@@ -145,7 +150,11 @@ test('propose a working note, accept it, and a new run sees the finding as revie
   await second.getByRole('radio', { name: 'Reject' }).check();
   await second.getByLabel('Comment').fill('The survey does not say grazers are the only factor.');
   await second.getByRole('button', { name: 'Record decision' }).click();
-  await expect(second.getByText('Rejection recorded. No revision was created; the decision stays in the review history.')).toBeVisible();
+  await expect(
+    second.getByText(
+      'Rejection recorded. No revision was created; the decision stays in the review history.',
+    ),
+  ).toBeVisible();
   await second.getByRole('button', { name: 'Close' }).click();
 
   // A NEW run pins the newest revision: its panel lists the finding as reviewed knowledge.
@@ -161,7 +170,9 @@ test('propose a working note, accept it, and a new run sees the finding as revie
   const detail = page.locator(`#${await findingRow.getAttribute('aria-controls')}`);
   await expect(detail).toContainText(PASSAGE);
   await expect(detail).toContainText('"profile": "research"');
-  await expect(after.reviewed.getByRole('button', { name: new RegExp(literal(rejectMe.slice('todo:'.length))) })).toHaveCount(0);
+  await expect(
+    after.reviewed.getByRole('button', { name: new RegExp(literal(rejectMe.slice('todo:'.length))) }),
+  ).toHaveCount(0);
   // …and the agent of that run reads it as reviewed.
   const read = await next.agent.read({ name: `finding:${slug}` });
   expect(read).toMatchObject({ source: 'reviewed' });
@@ -181,7 +192,9 @@ test('propose a working note, accept it, and a new run sees the finding as revie
   await expect(acceptedItem).toContainText(PASSAGE);
   await expect(acceptedItem.getByRole('link', { name: REEF_TITLE })).toBeVisible();
   // Newest first: the reject comes before the accept.
-  const names = await decisions.locator('article').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
+  const names = await decisions
+    .locator('article')
+    .evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
   expect(names.indexOf(`Rejected: finding:${rejectMe.slice('todo:'.length)}`)).toBeLessThan(
     names.indexOf(`Accepted: finding:${slug}`),
   );

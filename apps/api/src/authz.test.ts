@@ -187,6 +187,29 @@ const ROWS: Row[] = [
   },
   { procedure: 'agent.recall', kind: 'query', input: () => ({ text: 'reef' }), expect: agentOnly() },
   { procedure: 'agent.say', kind: 'mutation', input: () => ({ text: 'hi' }), expect: agentOnly() },
+  { procedure: 'profiles.list', kind: 'query', input: (p, f) => ({ documentId: docFor(p, f) }), expect: ownerOnly() },
+  { procedure: 'profiles.preview', kind: 'query', input: () => ({ name: 'research' }), expect: people() },
+  { procedure: 'profiles.install', kind: 'mutation', input: (p, f) => ({ documentId: docFor(p, f), name: 'language' }), expect: ownerOnly() },
+  { procedure: 'profiles.installed', kind: 'query', input: (p, f) => ({ documentId: docFor(p, f) }), expect: ownerOnly() },
+  {
+    procedure: 'review.decide',
+    kind: 'mutation',
+    // A reject on the reef document (the seed installed Research there): valid for its owner.
+    input: (p, f) => ({
+      documentId: docFor(p, f),
+      profile: 'research',
+      kind: 'finding',
+      name: 'finding:matrix',
+      text: 'matrix',
+      fields: { statement: 'matrix', study: 'study:matrix' },
+      sourceDocumentId: f.dPrivate,
+      passage: 'Recovery was uneven.',
+      decision: 'reject',
+      comment: 'matrix',
+    }),
+    expect: ownerOnly(),
+  },
+  { procedure: 'review.history', kind: 'query', input: (p, f) => ({ documentId: docFor(p, f) }), expect: ownerOnly() },
   // Last: logging out revokes the callers' tokens.
   { procedure: 'auth.logout', kind: 'mutation', expect: all('ok') },
 ];

@@ -7,6 +7,8 @@ import { authRouter } from './routers/auth.ts';
 import { chatRouter } from './routers/chat.ts';
 import { documentsRouter } from './routers/documents.ts';
 import { memoryRouter } from './routers/memory.ts';
+import { profilesRouter } from './routers/profiles.ts';
+import { reviewRouter } from './routers/review.ts';
 import { runsRouter } from './routers/runs.ts';
 import { publicProcedure, router } from './trpc.ts';
 
@@ -19,6 +21,8 @@ export const appRouter = router({
   agent: agentRouter,
   memory: memoryRouter,
   chat: chatRouter,
+  profiles: profilesRouter,
+  review: reviewRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -9,6 +9,8 @@ const SignInPage = lazy(() => import('./pages/sign-in.tsx'));
 const LibraryPage = lazy(() => import('./pages/library.tsx'));
 const DocumentPage = lazy(() => import('./pages/document.tsx'));
 const MemoryPage = lazy(() => import('./pages/memory.tsx'));
+const ReviewHistoryPage = lazy(() => import('./pages/review-history.tsx'));
+const ProfilesPage = lazy(() => import('./pages/profiles.tsx'));
 
 export function App() {
   return (
@@ -44,6 +46,22 @@ export function App() {
             element={
               <Lazy>
                 <MemoryPage />
+              </Lazy>
+            }
+          />
+          <Route
+            path="/documents/:id/reviews"
+            element={
+              <Lazy>
+                <ReviewHistoryPage />
+              </Lazy>
+            }
+          />
+          <Route
+            path="/documents/:id/profiles"
+            element={
+              <Lazy>
+                <ProfilesPage />
               </Lazy>
             }
           />

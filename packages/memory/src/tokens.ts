@@ -28,8 +28,13 @@ export function verifyToken(secret: string, purpose: TokenPurpose, token: string
   const expected = mac(secret, purpose, body);
   const given = Buffer.from(signature, 'base64url');
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+  // base64url's last character carries spare bits, so several spellings decode to the same
+  // bytes; only the one we issued is a valid token (a token is an exact string, not its bytes).
+  if (given.toString('base64url') !== signature) return null;
+  const decoded = Buffer.from(body, 'base64url');
+  if (decoded.toString('base64url') !== body) return null;
   try {
-    return JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as unknown;
+    return JSON.parse(decoded.toString('utf8')) as unknown;
   } catch {
     return null;
   }

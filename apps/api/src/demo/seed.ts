@@ -1,11 +1,14 @@
 /**
- * Demo data for a new application database (DEMO on): three people, a small library, reviewed
- * knowledge at revision 1 on the reef document, and a finished chat run whose agent wrote
- * working notes through the real store. Its session stays open, so the Memory panel is not empty.
+ * Demo data for a new application database (DEMO on): three people, a small library, the
+ * Research profile and reviewed knowledge at revision 1 on the reef document, and a finished chat
+ * run whose agent wrote working notes through the real store. Its session stays open, so the Memory panel is not empty.
  */
+import { getPack } from '@sponge/memory';
 import type { AgentContext, Change } from '@sponge/memory';
 import type { AppDeps } from '../deps.ts';
 import { insertDocument, publishDocument, shareDocument } from '../data/documents.ts';
+import { installProfile } from '../data/profiles.ts';
+import { decideReview } from '../routers/review.ts';
 import { finishRun, insertMessage, insertRun } from '../data/runs.ts';
 import { insertUser } from '../data/users.ts';
 import { hashToken, newId, newToken } from '../tokens.ts';
@@ -31,19 +34,31 @@ export async function seedDemo(deps: AppDeps): Promise<{ documents: number; runI
     if (d.published) await publishDocument(app, d.id, now());
   }
 
-  // Reviewed knowledge, revision 1: a finding that cites a real passage of the reef document.
-  await deps.reviewed.decide({
+  // The Research profile on the reef document, and reviewed knowledge at revision 1: a finding
+  // that validates against it and cites a real passage, through the same checks as a person's
+  // review (review.decide).
+  const research = getPack('research');
+  await installProfile(
+    app,
+    { documentId: REEF_DOCUMENT_ID, profile: research.name, version: research.version, digest: research.digest, installedBy: 'user-ada' },
+    now(),
+  );
+  await decideReview(deps, 'user-ada', {
     documentId: REEF_DOCUMENT_ID,
-    reviewerId: 'user-ada',
-    decision: 'accept',
-    comment: 'Matches Table 2 of the survey; threshold stated in the results.',
-    record: {
-      name: 'finding:bleaching-threshold',
-      text: 'Sites above 8 degree heating weeks bleached at over 90 percent of sites; below 4 DHW, fewer than 30 percent.',
-      data: { upperDhw: 8, lowerDhw: 4, upperBleachedPct: 90, lowerBleachedPct: 30 },
+    profile: research.name,
+    kind: 'finding',
+    name: 'finding:bleaching-threshold',
+    text: 'Sites above 8 degree heating weeks bleached at over 90 percent of sites; below 4 DHW, fewer than 30 percent.',
+    fields: {
+      statement:
+        'Reef sites exposed to more than 8 degree heating weeks bleached in over 90 percent of cases; sites below 4 degree heating weeks in fewer than 30 percent.',
+      study: 'study:reef-resurvey-2016',
+      sample: 'sample:reef-sites-112',
     },
     sourceDocumentId: REEF_DOCUMENT_ID,
     passage: BLEACHING_PASSAGE,
+    decision: 'accept',
+    comment: 'Matches Table 2 of the survey; threshold stated in the results.',
   });
 
   // A finished chat run with a short transcript; its agent remembered through the real store.

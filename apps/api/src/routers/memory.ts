@@ -8,6 +8,7 @@ import type { TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
 import type { JsonValue, Link, NoteView, ReviewedRecord, SessionState } from '@sponge/memory';
 import { getDocumentOwnership } from '../data/documents.ts';
+import { userNames } from '../data/users.ts';
 import { idSchema, requireOwnedDocument } from '../access.ts';
 import { notFound } from '../errors.ts';
 import { ownerProcedure } from '../trpc.ts';
@@ -48,6 +49,10 @@ export interface ReviewedRow {
   source: { documentId: string; title: string | null };
   passage: string;
   reviewerId: string;
+  /** The reviewer's name, for "reviewed by … · rev N" (null if the user is gone). */
+  reviewerName: string | null;
+  /** Only accepted reviews make a revision, so every record in view was accepted. */
+  decision: 'accept';
   comment: string;
   createdAt: string;
   conflicts: PanelConflict[];
@@ -116,7 +121,7 @@ function noteRow(n: NoteView): WorkingNoteRow {
   };
 }
 
-function reviewedRow(r: ReviewedRecord, titles: Map<string, string | null>): ReviewedRow {
+function reviewedRow(r: ReviewedRecord, titles: Map<string, string | null>, names: Map<string, string>): ReviewedRow {
   return {
     kind: r.kind,
     name: r.name,
@@ -128,6 +133,8 @@ function reviewedRow(r: ReviewedRecord, titles: Map<string, string | null>): Rev
     source: { documentId: r.sourceDocumentId, title: titles.get(r.sourceDocumentId) ?? null },
     passage: r.passage,
     reviewerId: r.reviewerId,
+    reviewerName: names.get(r.reviewerId) ?? null,
+    decision: 'accept',
     comment: r.comment,
     createdAt: r.createdAt,
     conflicts: [],
@@ -158,9 +165,9 @@ export const memoryRouter = {
         const latest = await deps.reviewed.latestRevision(input.documentId);
         reviewed = latest > 0 ? await deps.reviewed.recordsAt(input.documentId, latest) : [];
       }
-      const titles = await sourceTitles(deps, reviewed);
+      const [titles, names] = await Promise.all([sourceTitles(deps, reviewed), userNames(deps.app, reviewed.map((r) => r.reviewerId))]);
       const workingNotes = notes.map(noteRow);
-      const reviewedInView = reviewed.map((r) => reviewedRow(r, titles));
+      const reviewedInView = reviewed.map((r) => reviewedRow(r, titles, names));
       // Wrappers share each row's `conflicts` array, so marking fills the rows themselves.
       markConflicts(
         workingNotes.map((n) => ({ source: 'note' as const, name: n.name, digest: n.digest, links: n.links, conflicts: n.conflicts })),

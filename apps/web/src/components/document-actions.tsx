@@ -35,6 +35,12 @@ export function DocumentActions({ doc }: { doc: Doc }) {
           <Menu.Item asChild className="menu-item">
             <Link to={`${base}/memory`}>Memory</Link>
           </Menu.Item>
+          <Menu.Item asChild className="menu-item">
+            <Link to={`${base}/reviews`}>Review history</Link>
+          </Menu.Item>
+          <Menu.Item asChild className="menu-item">
+            <Link to={`${base}/profiles`}>Profiles</Link>
+          </Menu.Item>
           <Menu.Item className="menu-item" onSelect={() => setOpen('share')}>
             Share…
           </Menu.Item>

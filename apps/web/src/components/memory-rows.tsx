@@ -10,26 +10,42 @@ type Reviewed = Panel['reviewedInView'][number];
 type Conflict = Note['conflicts'][number];
 
 type Props =
-  | { kind: 'note'; rows: Note[] }
-  | { kind: 'reviewed'; rows: Reviewed[]; reviewerName: (userId: string) => string };
+  | { kind: 'note'; rows: Note[]; onPropose?: ((note: Note) => void) | undefined }
+  | { kind: 'reviewed'; rows: Reviewed[]; reviewerName: (rec: Reviewed) => string };
 
 /** A list of disclosure rows: each opens to the record's text, data, links (and review). */
 export function MemoryRows(props: Props) {
   return (
     <ul className="rows">
       {props.kind === 'note'
-        ? props.rows.map((note) => <NoteRow key={note.name} note={note} />)
+        ? props.rows.map((note) => <NoteRow key={note.name} note={note} onPropose={props.onPropose} />)
         : props.rows.map((rec) => (
-            <ReviewedRow key={rec.name} rec={rec} reviewerName={props.reviewerName(rec.reviewerId)} />
+            <ReviewedRow key={rec.name} rec={rec} reviewerName={props.reviewerName(rec)} />
           ))}
     </ul>
   );
 }
 
-function NoteRow({ note }: { note: Note }) {
+function NoteRow({ note, onPropose }: { note: Note; onPropose?: ((note: Note) => void) | undefined }) {
+  const nameId = useId();
   return (
     <Row
       record={note}
+      nameId={nameId}
+      action={
+        onPropose && (
+          // A plain button, not a dialog trigger: no aria-expanded, so the row's disclosure button
+          // stays the only expandable control of the row. Its description names the note.
+          <button
+            type="button"
+            className="button small-button"
+            onClick={() => onPropose(note)}
+            aria-describedby={nameId}
+          >
+            Propose for review
+          </button>
+        )
+      }
       by={
         <span title={`${note.author}, ${note.updatedAt}`}>
           {shortAuthor(note.author)} · {shortTime(note.updatedAt)}
@@ -105,10 +121,15 @@ interface RecordLike {
 function Row({
   record,
   by,
+  action,
+  nameId,
   children,
 }: {
   record: RecordLike;
+  nameId?: string;
   by: React.ReactNode;
+  /** A control beside the row (Propose for review); never inside the disclosure button. */
+  action?: React.ReactNode;
   children: React.ReactNode;
 }) {
   const [open, setOpen] = useState(false);
@@ -116,24 +137,29 @@ function Row({
   const conflicts = record.conflicts;
   return (
     <li>
-      <button
-        type="button"
-        className="row-button"
-        aria-expanded={open}
-        aria-controls={detailId}
-        onClick={() => setOpen((o) => !o)}
-      >
-        <span className="chev" aria-hidden="true">
-          ▸
-        </span>
-        <span className="row-kind">{record.kind}</span>
-        <span className="row-name">{record.name}</span>
-        <span className="row-digest" title={record.digest}>
-          {shortDigest(record.digest)}
-        </span>
-        <span className="row-by">{by}</span>
-        <span className="conflict">{conflicts.length > 0 && `⚠ conflicts with ${conflicts.length}`}</span>
-      </button>
+      <div className="row-line">
+        <button
+          type="button"
+          className="row-button"
+          aria-expanded={open}
+          aria-controls={detailId}
+          onClick={() => setOpen((o) => !o)}
+        >
+          <span className="chev" aria-hidden="true">
+            ▸
+          </span>
+          <span className="row-kind">{record.kind}</span>
+          <span className="row-name" id={nameId}>
+            {record.name}
+          </span>
+          <span className="row-digest" title={record.digest}>
+            {shortDigest(record.digest)}
+          </span>
+          <span className="row-by">{by}</span>
+          <span className="conflict">{conflicts.length > 0 && `⚠ conflicts with ${conflicts.length}`}</span>
+        </button>
+        {action && <div className="row-action">{action}</div>}
+      </div>
       <div className="row-detail" id={detailId} hidden={!open}>
         {open && (
           <dl>

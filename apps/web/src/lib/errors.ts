@@ -21,3 +21,15 @@ export function errorMessage(error: unknown): string {
   if (error instanceof Error && error.message) return error.message;
   return 'Something went wrong.';
 }
+
+/** The API's per-field problems (`data.issues`: `{ path: 'fields.effect.unit', message }`), if any. */
+export function errorIssues(error: unknown): Array<{ path: string; message: string }> {
+  if (!(error instanceof TRPCClientError)) return [];
+  const issues: unknown = (error.data as { issues?: unknown } | null | undefined)?.issues;
+  if (!Array.isArray(issues)) return [];
+  return issues.flatMap((i: unknown) => {
+    if (!i || typeof i !== 'object') return [];
+    const { path, message } = i as { path?: unknown; message?: unknown };
+    return typeof path === 'string' && typeof message === 'string' ? [{ path, message }] : [];
+  });
+}

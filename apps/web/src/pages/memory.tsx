@@ -4,6 +4,7 @@ import { Link, useParams, useSearchParams } from 'react-router';
 import { ExpiredLine, ForgetCountdown } from '../components/countdown.tsx';
 import { ForgetDialog } from '../components/forget-dialog.tsx';
 import { MemoryRows } from '../components/memory-rows.tsx';
+import { ReviewDialog } from '../components/review-dialog.tsx';
 import { ErrorState, SkeletonRows } from '../components/states.tsx';
 import { errorMessage, isNotFound } from '../lib/errors.ts';
 import { formatAgo, formatClock, formatTimeAndDay } from '../lib/time.ts';
@@ -37,11 +38,21 @@ export default function MemoryPage() {
   const me = useQuery(trpc.auth.me.queryOptions());
   const demoUsers = useQuery({
     ...trpc.auth.demoUsers.queryOptions(),
-    enabled: panel.isSuccess,
+    enabled: panel.isSuccess && panel.data.reviewedInView.some((r) => r.reviewerName === null),
     staleTime: Infinity,
   });
-  const reviewerName = (userId: string): string =>
-    (me.data?.id === userId ? me.data.name : demoUsers.data?.find((u) => u.id === userId)?.name) ?? userId;
+  const reviewerName = (rec: Panel['reviewedInView'][number]): string =>
+    rec.reviewerName ??
+    (me.data?.id === rec.reviewerId
+      ? me.data.name
+      : demoUsers.data?.find((u) => u.id === rec.reviewerId)?.name) ??
+    rec.reviewerId;
+  // Working notes can be proposed for review once the document has a profile installed.
+  const installed = useQuery({
+    ...trpc.profiles.installed.queryOptions({ documentId }),
+    enabled: panel.isSuccess,
+  });
+  const [proposing, setProposing] = useState<Panel['workingNotes'][number] | null>(null);
 
   // A forget that just succeeded shows at once, before the refetch confirms it.
   const [forgotten, setForgotten] = useState<{ sessionId: string; at: string } | null>(null);
@@ -174,7 +185,11 @@ export default function MemoryPage() {
               <span className="count">{plural(notes.length, 'note')}</span>
             </div>
             {notes.length > 0 ? (
-              <MemoryRows kind="note" rows={notes} />
+              <MemoryRows
+                kind="note"
+                rows={notes}
+                onPropose={installed.data && installed.data.length > 0 ? setProposing : undefined}
+              />
             ) : (
               <p className="empty-list">{emptyNotesText(state)}</p>
             )}
@@ -198,6 +213,16 @@ export default function MemoryPage() {
               </p>
             )}
           </section>
+          {installed.data && installed.data.length > 0 && (
+            <ReviewDialog
+              documentId={documentId}
+              session={session}
+              note={proposing}
+              installed={installed.data}
+              knownNames={[...notes.map((n) => n.name), ...reviewed.map((r) => r.name)]}
+              onClose={() => setProposing(null)}
+            />
+          )}
         </>
       )}
     </>

@@ -1,0 +1,105 @@
+/**
+ * The API's own tables in the application database (sponge.db). Reviewed knowledge lives in the
+ * same database but belongs to @sponge/memory, which migrates it under its own namespace.
+ *
+ * Append only: a released migration is never edited, a change is a new entry.
+ */
+export const APP_MIGRATIONS: Array<{ name: string; statements: string[] }> = [
+  {
+    name: '001_users_documents_runs',
+    statements: [
+      `CREATE TABLE users (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        is_demo INTEGER NOT NULL DEFAULT 0 CHECK (is_demo IN (0, 1)),
+        created_at TEXT NOT NULL
+      )`,
+      // Login sessions. Only the SHA-256 of the token is kept.
+      `CREATE TABLE user_tokens (
+        token_hash TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users(id),
+        created_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL
+      )`,
+      `CREATE INDEX user_tokens_user ON user_tokens(user_id)`,
+      `CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users(id),
+        key_hash TEXT NOT NULL UNIQUE,
+        label TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        revoked_at TEXT
+      )`,
+      `CREATE TABLE documents (
+        id TEXT PRIMARY KEY,
+        owner_id TEXT NOT NULL REFERENCES users(id),
+        title TEXT NOT NULL,
+        authors TEXT NOT NULL DEFAULT '[]',
+        abstract TEXT NOT NULL DEFAULT '',
+        text TEXT NOT NULL DEFAULT '',
+        memory_in_staged_runs INTEGER NOT NULL DEFAULT 0 CHECK (memory_in_staged_runs IN (0, 1)),
+        created_at TEXT NOT NULL,
+        removed_at TEXT
+      )`,
+      `CREATE INDEX documents_owner ON documents(owner_id)`,
+      `CREATE TABLE shares (
+        document_id TEXT NOT NULL REFERENCES documents(id),
+        user_id TEXT NOT NULL REFERENCES users(id),
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (document_id, user_id)
+      )`,
+      `CREATE INDEX shares_user ON shares(user_id)`,
+      `CREATE TABLE publications (
+        document_id TEXT PRIMARY KEY REFERENCES documents(id),
+        published_at TEXT NOT NULL
+      )`,
+      `CREATE TABLE runs (
+        id TEXT PRIMARY KEY,
+        document_id TEXT NOT NULL REFERENCES documents(id),
+        owner_id TEXT NOT NULL REFERENCES users(id),
+        mode TEXT NOT NULL CHECK (mode IN ('chat', 'staged')),
+        status TEXT NOT NULL CHECK (status IN ('live', 'finished')),
+        session_id TEXT,
+        token_hash TEXT NOT NULL UNIQUE,
+        accepted_at TEXT NOT NULL,
+        finished_at TEXT
+      )`,
+      `CREATE INDEX runs_document ON runs(document_id, accepted_at)`,
+      `CREATE TABLE transcript_messages (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        run_id TEXT NOT NULL REFERENCES runs(id),
+        at TEXT NOT NULL,
+        role TEXT NOT NULL CHECK (role IN ('you', 'agent')),
+        text TEXT NOT NULL
+      )`,
+      `CREATE INDEX transcript_messages_run ON transcript_messages(run_id, id)`,
+      // Recall calls, for transcript cards. Deliberately no names: copying note names into the
+      // application database would let them outlive Forget now and the purge.
+      `CREATE TABLE recall_events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        run_id TEXT NOT NULL REFERENCES runs(id),
+        session_id TEXT NOT NULL,
+        at TEXT NOT NULL,
+        mode TEXT NOT NULL,
+        count INTEGER NOT NULL
+      )`,
+      `CREATE INDEX recall_events_run ON recall_events(run_id, id)`,
+    ],
+  },
+  {
+    // Vocabulary profiles installed on a document (SPEC §7): the pack's name, and the version and
+    // digest that were installed, so a later pack release can be told apart from what was chosen.
+    name: '002_document_profiles',
+    statements: [
+      `CREATE TABLE document_profiles (
+        document_id TEXT NOT NULL REFERENCES documents(id),
+        profile TEXT NOT NULL,
+        version TEXT NOT NULL,
+        digest TEXT NOT NULL CHECK (length(digest) = 64),
+        installed_by TEXT NOT NULL REFERENCES users(id),
+        installed_at TEXT NOT NULL,
+        PRIMARY KEY (document_id, profile)
+      )`,
+    ],
+  },
+];

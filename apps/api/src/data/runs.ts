@@ -1,0 +1,115 @@
+import type { Client, Row } from '@libsql/client';
+import { hashesEqual } from '../tokens.ts';
+
+export type RunMode = 'chat' | 'staged';
+export type RunStatus = 'live' | 'finished';
+
+export interface Run {
+  id: string;
+  documentId: string;
+  ownerId: string;
+  mode: RunMode;
+  status: RunStatus;
+  /** null when working memory is off for the run. */
+  sessionId: string | null;
+  acceptedAt: string;
+  finishedAt: string | null;
+}
+
+const COLUMNS = 'id, document_id, owner_id, mode, status, session_id, accepted_at, finished_at';
+
+function toRun(r: Row): Run {
+  return {
+    id: String(r.id),
+    documentId: String(r.document_id),
+    ownerId: String(r.owner_id),
+    mode: String(r.mode) as RunMode,
+    status: String(r.status) as RunStatus,
+    sessionId: r.session_id === null ? null : String(r.session_id),
+    acceptedAt: String(r.accepted_at),
+    finishedAt: r.finished_at === null ? null : String(r.finished_at),
+  };
+}
+
+export async function insertRun(db: Client, run: Run, tokenHash: string): Promise<void> {
+  await db.execute({
+    sql: `INSERT INTO runs (${COLUMNS}, token_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    args: [run.id, run.documentId, run.ownerId, run.mode, run.status, run.sessionId, run.acceptedAt, run.finishedAt, tokenHash],
+  });
+}
+
+export async function setRunSession(db: Client, runId: string, sessionId: string): Promise<void> {
+  await db.execute({ sql: 'UPDATE runs SET session_id = ? WHERE id = ?', args: [sessionId, runId] });
+}
+
+export async function runByTokenHash(db: Client, tokenHash: string): Promise<Run | null> {
+  const rs = await db.execute({ sql: `SELECT ${COLUMNS}, token_hash FROM runs WHERE token_hash = ?`, args: [tokenHash] });
+  const r = rs.rows[0];
+  if (!r || !hashesEqual(String(r.token_hash), tokenHash)) return null;
+  return toRun(r);
+}
+
+export async function getRun(db: Client, runId: string): Promise<Run | null> {
+  const rs = await db.execute({ sql: `SELECT ${COLUMNS} FROM runs WHERE id = ?`, args: [runId] });
+  const r = rs.rows[0];
+  return r ? toRun(r) : null;
+}
+
+/** A document's runs, newest first. */
+export async function listRuns(db: Client, documentId: string): Promise<Run[]> {
+  const rs = await db.execute({
+    sql: `SELECT ${COLUMNS} FROM runs WHERE document_id = ? ORDER BY accepted_at DESC, id DESC`,
+    args: [documentId],
+  });
+  return rs.rows.map(toRun);
+}
+
+export async function finishRun(db: Client, runId: string, now: Date): Promise<void> {
+  await db.execute({
+    sql: `UPDATE runs SET status = 'finished', finished_at = ? WHERE id = ? AND status = 'live'`,
+    args: [now.toISOString(), runId],
+  });
+}
+
+export interface TranscriptMessage {
+  role: 'you' | 'agent';
+  text: string;
+  at: string;
+}
+
+export async function insertMessage(db: Client, runId: string, msg: TranscriptMessage): Promise<void> {
+  await db.execute({
+    sql: 'INSERT INTO transcript_messages (run_id, at, role, text) VALUES (?, ?, ?, ?)',
+    args: [runId, msg.at, msg.role, msg.text],
+  });
+}
+
+export async function listMessages(db: Client, runId: string): Promise<TranscriptMessage[]> {
+  const rs = await db.execute({
+    sql: 'SELECT at, role, text FROM transcript_messages WHERE run_id = ? ORDER BY id',
+    args: [runId],
+  });
+  return rs.rows.map((r) => ({ at: String(r.at), role: String(r.role) as 'you' | 'agent', text: String(r.text) }));
+}
+
+export interface RecallEvent {
+  sessionId: string;
+  at: string;
+  mode: string;
+  count: number;
+}
+
+export async function insertRecallEvent(db: Client, runId: string, ev: RecallEvent): Promise<void> {
+  await db.execute({
+    sql: 'INSERT INTO recall_events (run_id, session_id, at, mode, count) VALUES (?, ?, ?, ?, ?)',
+    args: [runId, ev.sessionId, ev.at, ev.mode, ev.count],
+  });
+}
+
+export async function listRecallEvents(db: Client, runId: string): Promise<RecallEvent[]> {
+  const rs = await db.execute({
+    sql: 'SELECT session_id, at, mode, count FROM recall_events WHERE run_id = ? ORDER BY id',
+    args: [runId],
+  });
+  return rs.rows.map((r) => ({ sessionId: String(r.session_id), at: String(r.at), mode: String(r.mode), count: Number(r.count) }));
+}

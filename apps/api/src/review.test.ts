@@ -1,0 +1,362 @@
+/**
+ * The review workbench over real HTTP: a working note proposed, checked (installed profile, valid
+ * fields, a readable source, a passage that occurs in it) and decided. Accept makes a new
+ * revision that a NEW run's session sees as reviewed while an older session keeps its pin; reject
+ * leaves no record but stays in the history; every refusal is a clean 4xx that changes nothing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REEF_DOCUMENT_ID } from './demo/library.ts';
+import { errorOf, startTestServer } from './testing/harness.ts';
+import type { Json, TestServer } from './testing/harness.ts';
+import type { RouterInputs } from './index.ts';
+
+type DecideInput = RouterInputs['review']['decide'];
+
+let s: TestServer;
+let ada: string;
+let grace: string;
+let rosalind: string;
+/** A run accepted before any review here: its session stays pinned at the seed's revision. */
+let older: { runId: string; runToken: string; sessionId: string };
+
+const NOTE = 'lead:grazers-drive-recovery';
+/** In the reef document's text, on one line there; quoted here across a line break on purpose. */
+const PASSAGE =
+  'Sites with high densities of grazing fish regained a third\n   of their lost cover within four years';
+
+function proposal(overrides: Partial<DecideInput> = {}): DecideInput {
+  return {
+    documentId: REEF_DOCUMENT_ID,
+    fromSession: older.sessionId,
+    fromNote: NOTE,
+    profile: 'research',
+    kind: 'finding',
+    name: 'finding:grazers-drive-recovery',
+    text: 'Reefs with many grazing fish regained a third of lost coral cover within four years.',
+    fields: {
+      statement:
+        'Sites with high grazing-fish density regained a third of lost coral cover within four years.',
+      study: 'study:reef-resurvey-2016',
+      effect: { value: '33.3', unit: '%' },
+      effectMeasure: 'percent-change',
+    },
+    sourceDocumentId: REEF_DOCUMENT_ID,
+    passage: PASSAGE,
+    decision: 'accept',
+    comment: 'Stated in the results; matches the recovery figure.',
+    ...overrides,
+  };
+}
+
+const latest = () => s.app.reviewed.latestRevision(REEF_DOCUMENT_ID);
+const historyLength = async () =>
+  (await s.client(ada).review.history.query({ documentId: REEF_DOCUMENT_ID })).decisions.length;
+
+beforeAll(async () => {
+  s = await startTestServer();
+  [ada, grace, rosalind] = await Promise.all([
+    s.login('user-ada'),
+    s.login('user-grace'),
+    s.login('user-rosalind'),
+  ]);
+  const run = await s.client(ada).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'chat' });
+  older = { runId: run.runId, runToken: run.runToken, sessionId: run.sessionId! };
+  await s.client(older.runToken).agent.remember.mutate({
+    basedOn: 0,
+    requestId: 'review-test-1',
+    changes: [
+      {
+        op: 'add',
+        name: NOTE,
+        text: 'grazing fish density seems to decide recovery; a third of cover back in four years',
+        data: { effect: { value: '33.3', unit: '%' } },
+      },
+    ],
+  });
+});
+afterAll(async () => {
+  await s?.close();
+});
+
+describe('review.decide: accept', () => {
+  it('accept → a new revision; a NEW run sees the finding as reviewed, the OLDER session keeps its revision', async () => {
+    const before = await latest();
+    expect(before).toBe(1); // the seed's finding
+    expect((await s.client(older.runToken).agent.load.query()).session.pinnedRevision).toBe(before);
+
+    const out = await s.client(ada).review.decide.mutate(proposal());
+    expect(out).toMatchObject({
+      decision: 'accept',
+      name: 'finding:grazers-drive-recovery',
+      kind: 'finding',
+      revision: before + 1,
+      latestRevision: before + 1,
+      // Recorded whitespace-normalised.
+      passage:
+        'Sites with high densities of grazing fish regained a third of their lost cover within four years',
+    });
+    expect(out.digest).toMatch(/^[0-9a-f]{64}$/);
+    expect(await latest()).toBe(before + 1);
+
+    // A new run pins the newest revision and sees the finding as reviewed.
+    const fresh = await s.client(ada).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'chat' });
+    const agent = s.client(fresh.runToken);
+    expect((await agent.agent.load.query()).session.pinnedRevision).toBe(before + 1);
+    const current = await agent.agent.query.query({ question: 'current_notes' });
+    expect(current.pinnedRevision).toBe(before + 1);
+    expect(current.rows).toContainEqual(
+      expect.objectContaining({
+        source: 'reviewed',
+        kind: 'finding',
+        name: 'finding:grazers-drive-recovery',
+        digest: out.digest,
+      }),
+    );
+    const read = await agent.agent.read.query({ name: 'finding:grazers-drive-recovery' });
+    expect(read).toMatchObject({
+      source: 'reviewed',
+      kind: 'finding',
+      digest: out.digest,
+      text: proposal().text,
+      data: {
+        profile: 'research',
+        fields: {
+          statement: proposal().fields.statement,
+          study: 'study:reef-resurvey-2016',
+          effect: { value: '33.3', unit: '%' },
+          effectMeasure: 'percent-change',
+        },
+      },
+    });
+
+    // The older session still sees revision `before` only: no row, and read finds nothing.
+    const old = s.client(older.runToken);
+    const oldCurrent = await old.agent.query.query({ question: 'current_notes' });
+    expect(oldCurrent.pinnedRevision).toBe(before);
+    expect(oldCurrent.rows.filter((r) => r.source === 'reviewed').map((r) => r.name)).toEqual([
+      'finding:bleaching-threshold',
+    ]);
+    const missing = await errorOf(
+      old.agent.read.query({ name: 'finding:grazers-drive-recovery', source: 'reviewed' }),
+    );
+    expect([missing.code, missing.reason]).toEqual(['NOT_FOUND', 'no_such_note']);
+
+    // The owner's panels say the same, with the reviewer's name and the decision.
+    const newPanel = await s
+      .client(ada)
+      .memory.panel.query({ documentId: REEF_DOCUMENT_ID, sessionId: fresh.sessionId! });
+    expect(newPanel.session?.pinnedRevision).toBe(before + 1);
+    expect(newPanel.reviewedInView.find((r) => r.name === 'finding:grazers-drive-recovery')).toMatchObject({
+      revision: before + 1,
+      reviewerId: 'user-ada',
+      reviewerName: 'Ada Lovelace',
+      decision: 'accept',
+      passage: out.passage,
+      comment: proposal().comment,
+      source: { documentId: REEF_DOCUMENT_ID, title: 'Reef recovery after the 2016 bleaching' },
+    });
+    const oldPanel = await s
+      .client(ada)
+      .memory.panel.query({ documentId: REEF_DOCUMENT_ID, sessionId: older.sessionId });
+    expect(oldPanel.session?.pinnedRevision).toBe(before);
+    expect(oldPanel.reviewedInView.map((r) => r.name)).toEqual(['finding:bleaching-threshold']);
+    expect(oldPanel.reviewedInView[0]).toMatchObject({ reviewerName: 'Ada Lovelace', decision: 'accept' });
+  });
+
+  it('accepts a passage from another readable document of the library (a published one)', async () => {
+    const before = await latest();
+    const out = await s.client(ada).review.decide.mutate(
+      proposal({
+        fromSession: undefined,
+        fromNote: undefined,
+        name: 'finding:seagrass-burial',
+        text: 'Seagrass buries a tenth of the organic carbon reaching marine sediments.',
+        fields: {
+          statement: 'Seagrass meadows bury a tenth of marine sediment organic carbon.',
+          study: 'study:seagrass-cores',
+        },
+        sourceDocumentId: 'doc-seagrass-carbon',
+        passage: 'bury a tenth of the organic carbon that reaches marine sediments each year',
+      }),
+    );
+    expect(out.revision).toBe(before + 1);
+    const history = await s.client(ada).review.history.query({ documentId: REEF_DOCUMENT_ID });
+    expect(history.decisions[0]).toMatchObject({
+      name: 'finding:seagrass-burial',
+      source: { documentId: 'doc-seagrass-carbon', title: 'Seagrass meadows as carbon sinks' },
+    });
+  });
+});
+
+describe('review.decide: reject and history', () => {
+  it('a reject records the decision only: no revision, no record, but it is in the history', async () => {
+    const before = await latest();
+    const out = await s
+      .client(ada)
+      .review.decide.mutate(
+        proposal({
+          name: 'finding:grazers-only-factor',
+          decision: 'reject',
+          comment: 'The passage does not say grazers are the only factor.',
+        }),
+      );
+    expect(out).toMatchObject({ decision: 'reject', revision: null, latestRevision: before });
+    expect(await latest()).toBe(before);
+    const records = await s.app.reviewed.recordsAt(REEF_DOCUMENT_ID, before);
+    expect(records.map((r) => r.name)).not.toContain('finding:grazers-only-factor');
+    const fresh = await s.client(ada).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'chat' });
+    const miss = await errorOf(
+      s.client(fresh.runToken).agent.read.query({ name: 'finding:grazers-only-factor' }),
+    );
+    expect(miss.reason).toBe('no_such_note');
+
+    const history = await s.client(ada).review.history.query({ documentId: REEF_DOCUMENT_ID });
+    expect(history.latestRevision).toBe(before);
+    expect(history.decisions[0]).toMatchObject({
+      id: out.id,
+      name: 'finding:grazers-only-factor',
+      kind: 'finding',
+      decision: 'reject',
+      comment: 'The passage does not say grazers are the only factor.',
+      reviewerId: 'user-ada',
+      reviewerName: 'Ada Lovelace',
+      revision: null,
+      passage: out.passage,
+      source: { documentId: REEF_DOCUMENT_ID, title: 'Reef recovery after the 2016 bleaching' },
+    });
+    // Newest first, every decision kept: the seed's accept is the oldest.
+    const at = history.decisions.map((d) => d.at);
+    expect([...at].sort().reverse()).toEqual(at);
+    expect(history.decisions.at(-1)).toMatchObject({
+      name: 'finding:bleaching-threshold',
+      decision: 'accept',
+      revision: 1,
+    });
+    expect(history.decisions.filter((d) => d.decision === 'accept').map((d) => d.revision)).toEqual(
+      Array.from({ length: before }, (_, i) => before - i),
+    );
+  });
+});
+
+describe('review.decide: refusals change nothing', () => {
+  /** Runs the call, expects the refusal, and checks that no revision or decision appeared. */
+  async function refused(input: unknown, token = ada) {
+    const [rev, count] = [await latest(), await historyLength()];
+    const r = await s.call('mutation', 'review.decide', input, token);
+    expect(r.ok).toBe(false);
+    expect(r.status).toBeLessThan(500);
+    expect([await latest(), await historyLength()]).toEqual([rev, count]);
+    return r;
+  }
+
+  it('a passage that does not occur in the source is refused', async () => {
+    const r = await refused(
+      proposal({ passage: 'Sites with high densities of grazing fish regained all of their lost cover' }),
+    );
+    expect([r.status, r.error?.data.code, r.error?.data.reason]).toEqual([
+      400,
+      'BAD_REQUEST',
+      'invalid_input',
+    ]);
+    expect(r.error?.message).toMatch(/passage not found in the source/);
+    expect(r.error?.data.issues).toEqual([{ path: 'passage', message: 'passage not found in the source' }]);
+    // A real passage of ANOTHER document is not in this source either.
+    const other = await refused(proposal({ passage: 'bury a tenth of the organic carbon' }));
+    expect(other.error?.data.issues).toEqual([
+      { path: 'passage', message: 'passage not found in the source' },
+    ]);
+  });
+
+  it('no reviewed record without a source and a passage: notes are never evidence', async () => {
+    const blank = await refused(proposal({ passage: ' \n\t ' }));
+    expect(blank.error?.data.issues).toEqual([{ path: 'passage', message: 'passage must not be empty' }]);
+    const { passage: _p, ...noPassage } = proposal();
+    expect((await refused(noPassage)).error?.data.reason).toBe('invalid_input');
+    const { sourceDocumentId: _s, ...noSource } = proposal();
+    expect((await refused(noSource)).error?.data.reason).toBe('invalid_input');
+    // The session's own note text is no source: the note's name is not a document.
+    const asSource = await refused(proposal({ sourceDocumentId: NOTE }));
+    expect([asSource.status, asSource.error?.data.reason]).toEqual([404, 'not_found']);
+  });
+
+  it('invalid fields are refused with the path of every problem', async () => {
+    const r = await refused(
+      proposal({
+        fields: {
+          study: 'sample:reef-sites-112',
+          effect: { value: '1.1.1', unit: '%' },
+          pValue: 2,
+          colour: 'blue',
+        },
+      }),
+    );
+    expect([r.status, r.error?.data.reason]).toEqual([400, 'invalid_input']);
+    const paths = (r.error?.data.issues as Json[]).map((i) => i.path);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'fields.statement',
+        'fields.study',
+        'fields.effect.value',
+        'fields.pValue',
+        'fields.colour',
+      ]),
+    );
+    expect(r.error?.message).toMatch(/fields\.statement/);
+    expect(r.error?.message).toMatch(/fields\.study/);
+  });
+
+  it('the kind must belong to a profile installed on the document, and the name must be of that kind', async () => {
+    const notInstalled = await refused(proposal({ profile: 'finance', kind: 'metric', name: 'metric:x' }));
+    expect(notInstalled.error?.data.issues).toEqual([
+      { path: 'profile', message: 'the finance profile is not installed on this document' },
+    ]);
+    const notAKind = await refused(proposal({ kind: 'term', name: 'term:x' }));
+    expect((notAKind.error?.data.issues as Json[]).map((i) => i.path)).toEqual(['kind']);
+    const unknownProfile = await refused(proposal({ profile: 'astrology' }));
+    expect((unknownProfile.error?.data.issues as Json[]).map((i) => i.path)).toEqual(['profile']);
+    const wrongName = await refused(proposal({ name: 'lead:grazers' }));
+    expect(wrongName.error?.data.issues).toEqual([
+      { path: 'name', message: 'a finding record is named finding:slug, got lead:grazers' },
+    ]);
+    const noComment = await refused(proposal({ comment: '  ' }));
+    expect((noComment.error?.data.issues as Json[]).map((i) => i.path)).toEqual(['comment']);
+    const noText = await refused(proposal({ text: '' }));
+    expect((noText.error?.data.issues as Json[]).map((i) => i.path)).toEqual(['text']);
+    const badName = await refused(proposal({ name: 'Finding:X' }));
+    expect(badName.error?.data.reason).toBe('invalid_input');
+    const unknownField = await refused({ ...proposal(), author: 'agent' });
+    expect(unknownField.error?.data.reason).toBe('invalid_input');
+  });
+
+  it('the source must be readable by the owner; the proposing note must be in one of the document’s sessions', async () => {
+    // Grace's unpublished, unshared document.
+    const hidden = await refused(
+      proposal({ sourceDocumentId: 'doc-larval-connectivity', passage: 'Most coral larvae settle' }),
+    );
+    expect([hidden.status, hidden.error?.data.reason]).toEqual([404, 'not_found']);
+    const noNote = await refused(proposal({ fromNote: 'lead:never-written' }));
+    expect([noNote.status, noNote.error?.data.reason]).toEqual([404, 'not_found']);
+    const other = await s
+      .client(ada)
+      .runs.accept.mutate({ documentId: 'doc-sea-surface-temperature', mode: 'chat' });
+    const foreignSession = await refused(proposal({ fromSession: other.sessionId! }));
+    expect([foreignSession.status, foreignSession.error?.data.reason]).toEqual([404, 'not_found']);
+    const half = await refused(proposal({ fromSession: undefined }));
+    expect(half.error?.data.reason).toBe('invalid_input');
+  });
+
+  it('only the owner decides or reads the history: others NOT_FOUND, other credentials refused', async () => {
+    const key = (await s.client(ada).auth.createApiKey.mutate({ label: 'review test' })).apiKey;
+    for (const token of [grace, rosalind]) {
+      const r = await refused(proposal(), token);
+      expect([r.status, r.error?.data.code, r.error?.data.reason]).toEqual([404, 'NOT_FOUND', 'not_found']);
+      const h = await s.call('query', 'review.history', { documentId: REEF_DOCUMENT_ID }, token);
+      expect([h.status, h.error?.data.reason]).toEqual([404, 'not_found']);
+      expect(h.text).not.toContain('grazers');
+    }
+    expect((await refused(proposal(), key)).error?.data.reason).toBe('forbidden');
+    expect((await refused(proposal(), older.runToken)).error?.data.reason).toBe('forbidden');
+    const anonymous = await s.call('mutation', 'review.decide', proposal());
+    expect([anonymous.status, anonymous.error?.data.reason]).toEqual([401, 'unauthenticated']);
+  });
+});

@@ -1,0 +1,139 @@
+/**
+ * Vocabulary profiles (SPEC §7): the shipped packs (Research, Language, Finance), a preview of
+ * one (kinds, fields with their value codecs, an example record), and installing a pack on a
+ * document, after which reviewed records of that document may use its kinds and are validated
+ * by it. Reading the catalogue needs a signed-in person; what is installed on a document, and
+ * installing, are its owner's alone (anyone else: NOT_FOUND).
+ */
+import type { TRPCRouterRecord } from '@trpc/server';
+import { z } from 'zod';
+import { getPack, listPacks, previewPack } from '@sponge/memory';
+import type { PackPreview } from '@sponge/memory';
+import { idSchema, requireOwnedDocument } from '../access.ts';
+import { installProfile, listInstalledProfiles } from '../data/profiles.ts';
+import type { InstalledProfile } from '../data/profiles.ts';
+import { notFound } from '../errors.ts';
+import { ownerProcedure } from '../trpc.ts';
+
+const packNameSchema = z.string().min(1, 'name must not be empty').max(64, 'name is at most 64 characters');
+
+/** How a pack stands on a document: null when it is not installed. */
+export interface InstalledState {
+  version: string;
+  digest: string;
+  installedAt: string;
+  /** Whether the installed digest is the shipped pack's (false after a pack release). */
+  current: boolean;
+}
+
+export interface ProfileSummary {
+  name: string;
+  version: string;
+  digest: string;
+  title: string;
+  description: string;
+  kinds: string[];
+  installed: InstalledState | null;
+}
+
+/** A shipped pack by name, or NOT_FOUND naming the packs there are. */
+export function shippedPack(name: string) {
+  if (!listPacks().some((p) => p.name === name)) {
+    throw notFound(
+      `The profile "${name.slice(0, 64)}" (profiles: ${listPacks()
+        .map((p) => p.name)
+        .join(', ')})`,
+    );
+  }
+  return getPack(name);
+}
+
+function installedState(row: InstalledProfile | undefined, shippedDigest: string): InstalledState | null {
+  if (!row) return null;
+  return {
+    version: row.version,
+    digest: row.digest,
+    installedAt: row.installedAt,
+    current: row.digest === shippedDigest,
+  };
+}
+
+export const profilesRouter = {
+  /**
+   * The shipped packs, each with its kinds; with `documentId` (the caller's own document), whether
+   * and which version of each is installed there.
+   */
+  list: ownerProcedure
+    .input(z.strictObject({ documentId: idSchema.optional() }).optional())
+    .query(async ({ ctx, input }): Promise<ProfileSummary[]> => {
+      let installed = new Map<string, InstalledProfile>();
+      if (input?.documentId !== undefined) {
+        await requireOwnedDocument(ctx.deps, ctx.user.id, input.documentId);
+        installed = new Map(
+          (await listInstalledProfiles(ctx.deps.app, input.documentId)).map((p) => [p.profile, p]),
+        );
+      }
+      return listPacks().map((p) => ({
+        name: p.name,
+        version: p.version,
+        digest: p.digest,
+        title: p.title,
+        description: p.description,
+        kinds: Object.keys(getPack(p.name).kinds).sort(),
+        installed: installedState(installed.get(p.name), p.digest),
+      }));
+    }),
+
+  /** One pack in full: kinds, fields with codec summaries and specs, relations, a valid example record. */
+  preview: ownerProcedure
+    .input(z.strictObject({ name: packNameSchema }))
+    .query(({ input }): PackPreview => previewPack(shippedPack(input.name))),
+
+  /** Installs a pack on the caller's document (idempotent; a newer release replaces the version on record). */
+  install: ownerProcedure
+    .input(z.strictObject({ documentId: idSchema, name: packNameSchema }))
+    .mutation(async ({ ctx, input }) => {
+      await requireOwnedDocument(ctx.deps, ctx.user.id, input.documentId);
+      const pack = shippedPack(input.name);
+      const row = await installProfile(
+        ctx.deps.app,
+        {
+          documentId: input.documentId,
+          profile: pack.name,
+          version: pack.version,
+          digest: pack.digest,
+          installedBy: ctx.user.id,
+        },
+        ctx.deps.now(),
+      );
+      return {
+        documentId: row.documentId,
+        name: row.profile,
+        version: row.version,
+        digest: row.digest,
+        installedAt: row.installedAt,
+      };
+    }),
+
+  /** The packs installed on the caller's document, with their kinds (the review workbench's choices). */
+  installed: ownerProcedure.input(z.strictObject({ documentId: idSchema })).query(async ({ ctx, input }) => {
+    await requireOwnedDocument(ctx.deps, ctx.user.id, input.documentId);
+    const rows = await listInstalledProfiles(ctx.deps.app, input.documentId);
+    return rows.flatMap((row) => {
+      // A pack no longer shipped cannot validate anything; it is left out rather than offered.
+      if (!listPacks().some((p) => p.name === row.profile)) return [];
+      const pack = getPack(row.profile);
+      return [
+        {
+          name: row.profile,
+          title: pack.title,
+          version: row.version,
+          digest: row.digest,
+          installedAt: row.installedAt,
+          current: row.digest === pack.digest,
+          kinds: Object.keys(pack.kinds).sort(),
+        },
+      ];
+    });
+  }),
+} satisfies TRPCRouterRecord;

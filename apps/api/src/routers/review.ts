@@ -1,0 +1,219 @@
+/**
+ * The review workbench (SPEC §7): the owner turns a proposal — usually a working note — into a
+ * decision on record. A decision needs a kind of a profile installed on the document with fields
+ * that validate against it, a source document of the owner's library and a passage that occurs in
+ * that document's text, plus the decision and a comment. `accept` makes the document's next
+ * reviewed revision holding the record; `reject` records the decision only. Notes are never
+ * evidence: there is no way to make a reviewed record without a source and a passage.
+ *
+ * New runs pin the newest revision (runs.accept); a session already running keeps the revision it
+ * pinned, so an accept here never changes what a running agent sees.
+ */
+import type { TRPCRouterRecord } from '@trpc/server';
+import { z } from 'zod';
+import { KIND_RE, kindOf, nameSchema, validateRecord } from '@sponge/memory';
+import type { JsonValue } from '@sponge/memory';
+import { idSchema, requireOwnedDocument } from '../access.ts';
+import { getVisibleDocument, listVisibleDocuments } from '../data/documents.ts';
+import { getInstalledProfile } from '../data/profiles.ts';
+import { userNames } from '../data/users.ts';
+import type { AppDeps } from '../deps.ts';
+import { ApiError, notFound } from '../errors.ts';
+import { normalisePassage, passageOccursIn } from '../passages.ts';
+import { ownerProcedure } from '../trpc.ts';
+import { shippedPack } from './profiles.ts';
+
+const TEXT_MAX = 4_000;
+
+export const reviewDecideInputSchema = z.strictObject({
+  documentId: idSchema,
+  /** Where the proposal came from: a session of this document and one of its working notes. */
+  fromSession: idSchema.optional(),
+  fromNote: nameSchema.optional(),
+  profile: z.string().regex(KIND_RE, 'a profile name is [a-z][a-z0-9-]{0,31}'),
+  kind: z.string().regex(KIND_RE, 'a kind is [a-z][a-z0-9-]{0,31}'),
+  /** The kind's fields, validated by the profile's value codecs. */
+  fields: z.record(z.string().max(64, 'a field name is at most 64 characters'), z.unknown()),
+  /** The reviewed record's name, `kind:slug`, of the chosen kind. */
+  name: nameSchema,
+  text: z.string().max(TEXT_MAX, `text is at most ${TEXT_MAX.toLocaleString('en')} characters`),
+  sourceDocumentId: idSchema,
+  passage: z.string().max(20_000, 'passage is at most 20,000 characters'),
+  decision: z.enum(['accept', 'reject']),
+  comment: z.string().max(4_000, 'comment is at most 4,000 characters'),
+});
+export type ReviewDecideInput = z.infer<typeof reviewDecideInputSchema>;
+
+export interface ReviewIssue {
+  path: Array<string | number>;
+  message: string;
+}
+
+/**
+ * BAD_REQUEST / invalid_input carrying every problem with its path (`fields.effect.unit`,
+ * `passage`…); the error formatter puts them in `data.issues` and names them in the message.
+ */
+export function invalidIssues(issues: ReviewIssue[]): ApiError {
+  const described = issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+  return new ApiError({
+    code: 'BAD_REQUEST',
+    reason: 'invalid_input',
+    message: `Invalid input: ${described}`,
+    cause: Object.assign(new Error(described), { issues }),
+  });
+}
+
+/** The reviewed record's `data`: the profile that validated it and its fields in canonical form. */
+export interface ReviewedData {
+  profile: string;
+  fields: Record<string, JsonValue>;
+}
+
+export interface ReviewOutcome {
+  id: string;
+  decision: 'accept' | 'reject';
+  name: string;
+  kind: string;
+  digest: string;
+  /** The revision the accept created; null for a reject. */
+  revision: number | null;
+  /** The document's newest revision after this decision. */
+  latestRevision: number;
+  /** The passage as recorded (whitespace-normalised). */
+  passage: string;
+  at: string;
+}
+
+/**
+ * Checks a proposal and records the decision. Shared by `review.decide` and the demo seed, so
+ * the seeded reviewed record passes exactly the checks a person's review does.
+ */
+export async function decideReview(
+  deps: AppDeps,
+  reviewerId: string,
+  input: ReviewDecideInput,
+): Promise<ReviewOutcome> {
+  await requireOwnedDocument(deps, reviewerId, input.documentId);
+
+  // Provenance: the note must be one of this document's sessions, still there to be read.
+  if ((input.fromSession === undefined) !== (input.fromNote === undefined)) {
+    throw invalidIssues([
+      {
+        path: [input.fromSession === undefined ? 'fromSession' : 'fromNote'],
+        message: 'fromSession and fromNote go together',
+      },
+    ]);
+  }
+  if (input.fromSession !== undefined && input.fromNote !== undefined) {
+    const session = await deps.store.getSession(input.fromSession);
+    if (!session || session.documentId !== input.documentId || session.ownerId !== reviewerId)
+      throw notFound('The session');
+    const notes = await deps.store.notes(session.id);
+    if (!notes.some((n) => n.name === input.fromNote)) throw notFound('The working note');
+  }
+
+  // The source must be a document the reviewer can read in the library (own, shared or public).
+  const source = await getVisibleDocument(deps.app, reviewerId, input.sourceDocumentId);
+  if (!source) throw notFound('The source document');
+
+  const issues: ReviewIssue[] = [];
+  let fields: Record<string, JsonValue> | null = null;
+  const installed = await getInstalledProfile(deps.app, input.documentId, input.profile);
+  if (!installed) {
+    issues.push({
+      path: ['profile'],
+      message: `the ${input.profile} profile is not installed on this document`,
+    });
+  } else {
+    const pack = shippedPack(input.profile);
+    if (!Object.hasOwn(pack.kinds, input.kind)) {
+      issues.push({
+        path: ['kind'],
+        message: `${input.kind} is not a kind of the ${pack.name} profile (kinds: ${Object.keys(pack.kinds).sort().join(', ')})`,
+      });
+    } else {
+      const checked = validateRecord(pack, input.kind, input.fields);
+      if (checked.ok) fields = checked.value;
+      else {
+        for (const e of checked.errors) {
+          issues.push({ path: ['fields', ...(e.path === '' ? [] : e.path.split('.'))], message: e.message });
+        }
+      }
+    }
+  }
+  if (kindOf(input.name) !== input.kind) {
+    issues.push({
+      path: ['name'],
+      message: `a ${input.kind} record is named ${input.kind}:slug, got ${input.name}`,
+    });
+  }
+  if (input.text.trim() === '') issues.push({ path: ['text'], message: 'text must not be empty' });
+  if (input.comment.trim() === '') issues.push({ path: ['comment'], message: 'a decision needs a comment' });
+  const passage = normalisePassage(input.passage);
+  if (passage === '') issues.push({ path: ['passage'], message: 'passage must not be empty' });
+  else if (!passageOccursIn(passage, source.text))
+    issues.push({ path: ['passage'], message: 'passage not found in the source' });
+  if (issues.length > 0 || fields === null) throw invalidIssues(issues);
+
+  const data: ReviewedData = { profile: input.profile, fields };
+  const decided = await deps.reviewed.decide({
+    documentId: input.documentId,
+    reviewerId,
+    decision: input.decision,
+    comment: input.comment,
+    record: { name: input.name, text: input.text, data: data as unknown as JsonValue },
+    sourceDocumentId: source.id,
+    passage,
+    ...(input.fromSession !== undefined && input.fromNote !== undefined
+      ? { proposedFrom: `note:${input.fromSession}:${input.fromNote}` }
+      : {}),
+  });
+  return {
+    id: decided.id,
+    decision: decided.decision,
+    name: decided.name,
+    kind: input.kind,
+    digest: decided.digest,
+    revision: decided.revision,
+    latestRevision: decided.revision ?? (await deps.reviewed.latestRevision(input.documentId)),
+    passage: decided.passage,
+    at: decided.at,
+  };
+}
+
+export const reviewRouter = {
+  /** Propose and decide in one step (the workbench's "Record decision"). Owner only. */
+  decide: ownerProcedure
+    .input(reviewDecideInputSchema)
+    .mutation(({ ctx, input }) => decideReview(ctx.deps, ctx.user.id, input)),
+
+  /** Every decision on the document, newest first, with reviewer names and cited passages. */
+  history: ownerProcedure.input(z.strictObject({ documentId: idSchema })).query(async ({ ctx, input }) => {
+    const { deps } = ctx;
+    await requireOwnedDocument(deps, ctx.user.id, input.documentId);
+    const decisions = await deps.reviewed.decisions(input.documentId);
+    const names = await userNames(
+      deps.app,
+      decisions.map((d) => d.reviewerId),
+    );
+    // Titles only of sources the owner can still read; a source gone from the library reads as such.
+    const visible = new Map((await listVisibleDocuments(deps.app, ctx.user.id)).map((d) => [d.id, d.title]));
+    return {
+      latestRevision: await deps.reviewed.latestRevision(input.documentId),
+      decisions: decisions.map((d) => ({
+        id: d.id,
+        name: d.name,
+        kind: kindOf(d.name),
+        decision: d.decision,
+        comment: d.comment,
+        reviewerId: d.reviewerId,
+        reviewerName: names.get(d.reviewerId) ?? null,
+        revision: d.revision,
+        digest: d.digest,
+        passage: d.passage,
+        source: { documentId: d.sourceDocumentId, title: visible.get(d.sourceDocumentId) ?? null },
+        at: d.at,
+      })),
+    };
+  }),
+} satisfies TRPCRouterRecord;
