@@ -10,6 +10,8 @@ import { APP_MIGRATIONS } from './data/migrations.ts';
 import type { AppDeps } from './deps.ts';
 import { seedDemo } from './demo/seed.ts';
 import { createLogger } from './log.ts';
+import { indexAllDocuments, prepareDocumentIndex } from './data/document-search.ts';
+import { createEmbeddingAdapterFromEnv } from '@sponge/memory';
 import { migrate, openAppDatabase, openMemoryStore, openReviewedKnowledge } from './stores.ts';
 
 export interface OpenedApp extends AppDeps {
@@ -27,11 +29,19 @@ export async function openApp(config: Config, overrides: { now?: () => Date; log
     log.warn('TOKEN_SECRET is not set: using DATA_DIR/token-secret; set TOKEN_SECRET when several API instances share a database');
   }
   const tokenSecret = resolveTokenSecret(config);
+  // Misconfiguration (a cloud URL without model or dimensions) fails here, at start.
+  const embeddings = createEmbeddingAdapterFromEnv({
+    EMBEDDINGS_URL: config.embeddings.url,
+    EMBEDDINGS_MODEL: config.embeddings.model,
+    EMBEDDINGS_API_KEY: config.embeddings.apiKey,
+    EMBEDDINGS_DIMENSIONS: config.embeddings.dimensions,
+  });
   const closers: Array<() => void> = [];
   try {
     const app = await openAppDatabase(config.appDb);
     closers.push(() => app.close());
     await migrate(app, 'app', APP_MIGRATIONS);
+    await prepareDocumentIndex(app, embeddings);
     const reviewed = await openReviewedKnowledge(app, now);
     closers.push(() => reviewed.close());
     const store = await openMemoryStore({
@@ -42,12 +52,17 @@ export async function openApp(config: Config, overrides: { now?: () => Date; log
       explainTtlSeconds: config.explainTokenTtlSeconds,
       reviewed,
       now,
+      recall: { adapter: embeddings },
     });
     closers.push(() => store.close());
-    const deps: AppDeps = { config: { ...config, tokenSecret }, app, store, reviewed, log, now };
+    const deps: AppDeps = { config: { ...config, tokenSecret }, app, store, reviewed, embeddings, log, now };
     if (config.demo) {
       const seeded = await seedDemo(deps);
-      if (seeded) log.info({ documents: seeded.documents, runId: seeded.runId }, 'demo data seeded');
+      if (seeded) {
+        log.info({ documents: seeded.documents, runId: seeded.runId }, 'demo data seeded');
+        // Search vectors for the seeded library; never fatal (search also indexes lazily).
+        await indexAllDocuments(app, embeddings).catch((err: unknown) => log.warn({ err }, 'indexing the demo library failed'));
+      }
     }
     let closed = false;
     return {

@@ -70,6 +70,7 @@ const envSchema = z.object({
   ),
   EMBEDDINGS_API_KEY: optionalString,
   EMBEDDINGS_MODEL: optionalString,
+  EMBEDDINGS_DIMENSIONS: optionalString.refine((v) => v === undefined || /^\d+$/.test(v), 'expected a whole number'),
   ACCEPT_RUNS_UNTIL: optionalString.transform((v, ctx) => {
     if (v === undefined) return null;
     // Date-only values mean "through the end of that day" would be surprising either way; we
@@ -104,7 +105,8 @@ export interface Config {
   /** Only the purge worker reads this; the API never needs the purge key (SPEC §8). */
   purgeKey: string | undefined;
   recallMode: 'shadow' | 'live' | 'off';
-  embeddings: { url: string | undefined; apiKey: string | undefined; model: string | undefined };
+  /** Passed to @sponge/memory's createEmbeddingAdapterFromEnv (local feature hashing unless url is set). */
+  embeddings: { url: string | undefined; apiKey: string | undefined; model: string | undefined; dimensions: string | undefined };
   acceptRunsUntil: Date | null;
   memoryDb: { url: string; authToken: string | undefined };
   appDb: { url: string; authToken: string | undefined };
@@ -149,7 +151,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     purgeIntervalSeconds: e.PURGE_INTERVAL_SECONDS,
     purgeKey: e.PURGE_KEY,
     recallMode: e.RECALL_MODE,
-    embeddings: { url: e.EMBEDDINGS_URL, apiKey: e.EMBEDDINGS_API_KEY, model: e.EMBEDDINGS_MODEL },
+    embeddings: { url: e.EMBEDDINGS_URL, apiKey: e.EMBEDDINGS_API_KEY, model: e.EMBEDDINGS_MODEL, dimensions: e.EMBEDDINGS_DIMENSIONS },
     acceptRunsUntil: e.ACCEPT_RUNS_UNTIL,
     memoryDb: { url: e.MEMORY_DATABASE_URL ?? fileUrl(join(dataDir, 'memory.db')), authToken: e.MEMORY_DATABASE_AUTH_TOKEN },
     appDb: { url: e.APP_DATABASE_URL ?? fileUrl(join(dataDir, 'sponge.db')), authToken: e.APP_DATABASE_AUTH_TOKEN },

@@ -3,7 +3,7 @@
  * Tests build one of these against temp files; nothing here is a module-level singleton.
  */
 import type { Client } from '@libsql/client';
-import type { MemoryStore, ReviewedKnowledge } from '@sponge/memory';
+import type { EmbeddingAdapter, MemoryStore, ReviewedKnowledge } from '@sponge/memory';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 
@@ -14,6 +14,8 @@ export interface AppDeps {
   /** Working memory; its own database holds agent memory and nothing else. */
   store: MemoryStore;
   reviewed: ReviewedKnowledge;
+  /** One embedding adapter for note recall and document search (created from env once). */
+  embeddings: EmbeddingAdapter;
   log: Logger;
   now: () => Date;
 }

@@ -13,7 +13,24 @@ import { remember } from './remember.ts';
 import { ReviewedViews } from './reviewed-view.ts';
 import { forget, getSession, getSessions, listSessions, openSession } from './sessions.ts';
 import { log, verify } from './verify.ts';
-import type { MemoryStore, MemoryStoreOptions } from './types.ts';
+import { createRecallIndex } from './recall/recall-index.ts';
+import type { RecallIndex } from './recall/recall-index.ts';
+import type { RecallNote } from './recall/render.ts';
+import { EmbeddingError } from './recall/adapter.ts';
+import { kindOf, parseStoredData, parseStoredLinks } from './records.ts';
+import { recallInputSchema } from './schemas.ts';
+import { requireOpenSession, requireSession } from './sessions.ts';
+import { parseInput } from './validation.ts';
+import type {
+  AgentContext,
+  Change,
+  MemoryStore,
+  MemoryStoreOptions,
+  RecallRecord,
+  RecallResult,
+  RecallToolMode,
+  RememberResult,
+} from './types.ts';
 
 export const DEFAULT_SESSION_TTL_SECONDS = 86_400;
 export const DEFAULT_EXPLAIN_TTL_SECONDS = 600;
@@ -83,14 +100,122 @@ export async function createMemoryStore(options: MemoryStoreOptions): Promise<Me
       }
     };
 
+  const recallIndex: RecallIndex | undefined = options.recall
+    ? createRecallIndex({ client: ctx.client, adapter: options.recall.adapter, now })
+    : undefined;
+
+  /** After a successful, non-replayed remember: queue added/replaced notes, drop removed ones. Never throws. */
+  function afterRemember(agent: AgentContext, input: unknown, result: RememberResult): void {
+    if (!recallIndex || result.replayed) return;
+    try {
+      const changes = (input as { changes: Change[] }).changes;
+      const byName = new Map(changes.map((c) => [c.name, c]));
+      const toIndex: RecallNote[] = [];
+      const removed: string[] = [];
+      for (const a of result.applied) {
+        const c = byName.get(a.name);
+        if (a.op === 'remove' || a.digest === null || !c || c.op === 'remove') {
+          removed.push(a.name);
+          continue;
+        }
+        toIndex.push({
+          name: c.name,
+          digest: a.digest,
+          kind: kindOf(c.name),
+          text: c.text,
+          data: c.data ?? null,
+          links: c.links ?? [],
+        });
+      }
+      if (toIndex.length > 0) recallIndex.indexLater(agent.sessionId, toIndex);
+      if (removed.length > 0) {
+        // A vector left behind is only stale (search drops names without a current digest).
+        recallIndex.remove(agent.sessionId, removed).catch(() => {});
+      }
+    } catch {
+      // recall is derived data: the next recall call catches up
+    }
+  }
+
+  async function currentDigests(sessionId: string): Promise<Map<string, string>> {
+    const rs = await ctx.client.execute({ sql: 'SELECT name, digest FROM notes WHERE session_id = ?', args: [sessionId] });
+    return new Map(rs.rows.map((r) => [String(r.name), String(r.digest)]));
+  }
+
+  async function loadRecallNotes(sessionId: string, names: string[]): Promise<RecallNote[]> {
+    const rs = await ctx.client.execute({
+      sql: `SELECT name, kind, text, data, links, digest FROM notes
+            WHERE session_id = ? AND name IN (SELECT value FROM json_each(?))`,
+      args: [sessionId, JSON.stringify(names)],
+    });
+    return rs.rows.map((r) => ({
+      name: String(r.name),
+      kind: String(r.kind),
+      text: String(r.text),
+      data: parseStoredData(r.data),
+      links: parseStoredLinks(r.links),
+      digest: String(r.digest),
+    }));
+  }
+
+  async function recall(_: StoreContext, agent: AgentContext, input: unknown, mode: RecallToolMode): Promise<RecallResult> {
+    const session = await requireOpenSession(ctx, agent.sessionId);
+    const valid = parseInput(recallInputSchema, input, 'recall input');
+    if (mode === 'off') return { mode: 'off', rows: [] };
+    if (mode !== 'shadow' && mode !== 'live') throw new MemoryError('invalid_input', 'recall mode must be shadow, live or off');
+    if (!recallIndex) return mode === 'live' ? { mode: 'live', rows: [] } : { mode: 'shadow', rows: [] };
+    let rows: Array<{ name: string; digest: string; score: number }>;
+    try {
+      const digests = await currentDigests(session.id);
+      await recallIndex.catchUp(session.id, { digests, load: (names) => loadRecallNotes(session.id, names) });
+      const hits = await recallIndex.search(session.id, valid.text, {
+        currentDigests: digests,
+        ...(valid.limit !== undefined ? { limit: valid.limit } : {}),
+      });
+      rows = hits.map((h) => ({ name: h.name, digest: h.digest, score: h.score }));
+    } catch (error) {
+      // In shadow mode the agent never sees recall, so an embedding outage must not fail the tool.
+      if (mode === 'shadow' && error instanceof EmbeddingError) return { mode: 'shadow', rows: [] };
+      throw error;
+    }
+    await recallIndex.recordRecall(session.id, { mode, text: valid.text, results: rows });
+    return mode === 'live' ? { mode: 'live', rows } : { mode: 'shadow', rows: [] };
+  }
+
+  async function recentRecalls(_: StoreContext, sessionId: string, limit = 20): Promise<RecallRecord[]> {
+    const session = await requireSession(ctx, sessionId);
+    if (!recallIndex || session.state !== 'open') return [];
+    const events = await recallIndex.recentRecalls(session.id, limit);
+    return events.map((e) => ({
+      at: e.at,
+      mode: e.mode,
+      results: e.results.map((h) => ({ name: h.name, digest: h.digest, score: h.score })),
+    }));
+  }
+
+  async function forgetWithRecall(c: StoreContext, sessionId: string) {
+    const info = await forget(c, sessionId);
+    // forget already deleted the rows in its batch; this also cancels queued indexing.
+    if (recallIndex && (info.state === 'forgotten' || info.state === 'purged')) await recallIndex.deleteSession(sessionId);
+    return info;
+  }
+
+  const rememberGuarded = guarded('remember', remember);
+
   let closed = false;
   return {
     openSession: guarded('openSession', openSession),
     getSession: guarded('getSession', getSession),
     listSessions: guarded('listSessions', listSessions),
     getSessions: guarded('getSessions', getSessions),
-    forget: guarded('forget', forget),
-    remember: guarded('remember', remember),
+    forget: guarded('forget', forgetWithRecall),
+    async remember(agent, input) {
+      const result = await rememberGuarded(agent, input);
+      afterRemember(agent, input, result);
+      return result;
+    },
+    recall: guarded('recall', recall),
+    recentRecalls: guarded('recentRecalls', recentRecalls),
     query: guarded('query', query),
     read: guarded('read', read),
     explain: guarded('explain', explain),
@@ -102,6 +227,7 @@ export async function createMemoryStore(options: MemoryStoreOptions): Promise<Me
     close() {
       if (closed) return;
       closed = true;
+      recallIndex?.close();
       client.close();
     },
   };

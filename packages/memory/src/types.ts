@@ -5,6 +5,8 @@
  * tRPC without a transformer. The API builds against these types; the store implements them.
  */
 
+import type { EmbeddingAdapter } from './recall/adapter.ts';
+
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
 export const LINK_RELS = ['depends_on', 'supports', 'contradicts'] as const;
@@ -272,6 +274,37 @@ export interface MemoryStoreOptions extends StoreOptions {
   explainTtlSeconds?: number;
   /** Where the reviewed records in view come from (the application database). */
   reviewed: ReviewedKnowledgeReader;
+  /**
+   * Fuzzy recall (SPEC §5). When given, notes are embedded in the background after each remember
+   * (never making it fail or wait) and `recall` searches them; without it `recall` answers no rows.
+   */
+  recall?: { adapter: EmbeddingAdapter };
+}
+
+export type RecallToolMode = 'shadow' | 'live' | 'off';
+
+export interface RecallToolInput {
+  /** 1..4,000 characters. */
+  text: string;
+  /** 1..50, default 10. */
+  limit?: number;
+}
+
+export interface RecallRow {
+  name: string;
+  digest: string;
+  /** Cosine similarity, −1..1. */
+  score: number;
+}
+
+/** What `agent.recall` answers: nothing in shadow/off, names, digests and scores only in live. */
+export type RecallResult = { mode: 'off' | 'shadow'; rows: [] } | { mode: 'live'; rows: RecallRow[] };
+
+/** One recorded recall, for the owner's panel: names, digests and scores, never text. */
+export interface RecallRecord {
+  at: string;
+  mode: 'shadow' | 'live';
+  results: RecallRow[];
 }
 
 /**
@@ -293,6 +326,13 @@ export interface MemoryStore {
   query(ctx: AgentContext, input: QueryInput): Promise<QueryAnswer>;
   read(ctx: AgentContext, input: ReadInput): Promise<ReadResult>;
   explain(ctx: AgentContext, input: ExplainInput): Promise<ExplainResult>;
+  /**
+   * Fuzzy recall over the session's notes. `off` computes nothing; `shadow` computes, records the
+   * result for the owner and returns no rows; `live` returns `{name, digest, score}` rows.
+   */
+  recall(ctx: AgentContext, input: RecallToolInput, mode: RecallToolMode): Promise<RecallResult>;
+  /** The session's recorded recalls, newest first (empty without recall or once forgotten). */
+  recentRecalls(sessionId: string, limit?: number): Promise<RecallRecord[]>;
   /** `current_notes` on the agent's behalf: ≤ 24 rows and ≤ 4,000 characters of rows. */
   preload(ctx: AgentContext): Promise<Preload>;
 

@@ -164,35 +164,3 @@ export async function setMemoryInStagedRuns(db: Client, documentId: string, on: 
     args: [on ? 1 : 0, documentId],
   });
 }
-
-/**
- * The owner's documents ranked by a plain lexical score over title, abstract and text.
- * A stand-in until the embedding index lands (issue 6); the output shape is the final one.
- */
-export async function searchOwnedDocuments(
-  db: Client,
-  userId: string,
-  query: string,
-  limit: number,
-): Promise<Array<{ id: string; title: string; score: number }>> {
-  const rs = await db.execute({
-    sql: `SELECT id, title, abstract, text FROM documents WHERE owner_id = ? AND removed_at IS NULL`,
-    args: [userId],
-  });
-  const terms = query.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((t) => t.length > 1);
-  if (terms.length === 0) return [];
-  const scored = rs.rows.map((r) => {
-    const title = String(r.title).toLowerCase();
-    const body = `${String(r.abstract)} ${String(r.text)}`.toLowerCase();
-    let score = 0;
-    for (const t of terms) {
-      if (title.includes(t)) score += 3;
-      if (body.includes(t)) score += 1;
-    }
-    return { id: String(r.id), title: String(r.title), score: score / (4 * terms.length) };
-  });
-  return scored
-    .filter((d) => d.score > 0)
-    .sort((a, b) => b.score - a.score || a.title.localeCompare(b.title))
-    .slice(0, limit);
-}

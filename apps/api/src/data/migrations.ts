@@ -102,4 +102,21 @@ export const APP_MIGRATIONS: Array<{ name: string; statements: string[] }> = [
       )`,
     ],
   },
+  {
+    // Search vectors over the library (issue 6): one row per chunk of a document's title, abstract
+    // and text, tied to the digest of that content. Derived data: rebuilt when the digest or the
+    // embedding model differs. Sized for the default local adapter (256); a deployment whose
+    // adapter has another dimension gets the table recreated at start (see document-search.ts).
+    name: '003_document_chunks',
+    statements: [
+      `CREATE TABLE document_chunks (
+        document_id TEXT NOT NULL REFERENCES documents(id),
+        chunk INTEGER NOT NULL,
+        digest TEXT NOT NULL,
+        model TEXT NOT NULL,
+        embedding F32_BLOB(256) NOT NULL,
+        PRIMARY KEY (document_id, chunk)
+      )`,
+    ],
+  },
 ];

@@ -81,15 +81,20 @@ export const agentRouter = {
   explain: memoryProcedure.input(explainInputSchema).query(({ ctx, input }) => ctx.deps.store.explain(ctx.agent, input)),
 
   /**
-   * Fuzzy recall. Until the recall index lands (issue 6) it answers no rows in every mode;
-   * `off` says recall is switched off (RECALL_MODE=off), `shadow` that results are not shown.
+   * Fuzzy recall (SPEC §5) with RECALL_MODE: `shadow` (default) computes and records the result
+   * for the owner's panel and returns no rows; `live` returns names, digests and scores only;
+   * `off` computes nothing. The transcript card keeps a count only (no names in this database).
    */
-  recall: memoryProcedure.input(recallInputSchema).query(async ({ ctx }): Promise<RecallAnswer> => {
+  recall: memoryProcedure.input(recallInputSchema).query(async ({ ctx, input }): Promise<RecallAnswer> => {
     const s = await ctx.deps.store.getSession(ctx.agent.sessionId);
     if (!s) throw sessionClosed('empty');
     if (s.state !== 'open') throw sessionClosed(s.state);
     const mode = ctx.deps.config.recallMode;
-    const answer: RecallAnswer = mode === 'live' ? { mode: 'live', rows: [] } : { mode, rows: [] };
+    const result = await ctx.deps.store.recall(ctx.agent, input, mode);
+    const answer: RecallAnswer =
+      result.mode === 'live'
+        ? { mode: 'live', rows: result.rows.map((r) => ({ name: r.name, digest: r.digest, score: r.score })) }
+        : { mode: result.mode, rows: [] };
     if (mode !== 'off') {
       await insertRecallEvent(ctx.deps.app, ctx.run.id, {
         sessionId: s.id,

@@ -6,9 +6,9 @@ import {
   listVisibleDocuments,
   publishDocument,
   removeDocument,
-  searchOwnedDocuments,
   shareDocument,
 } from '../data/documents.ts';
+import { searchReadableDocuments } from '../data/document-search.ts';
 import { getUser } from '../data/users.ts';
 import { listRuns } from '../data/runs.ts';
 import { idSchema, requireOwnedDocument } from '../access.ts';
@@ -59,8 +59,9 @@ export const documentsRouter = {
   }),
 
   /**
-   * The caller's own documents ranked against a query. Lexical for now; issue 6 swaps in the
-   * embedding index behind the same shape.
+   * The caller's readable documents (owned, shared, public) ranked by meaning against a query:
+   * `[{ id, title, score, access, snippet? }]`, best first. Vectors of title + text chunks live in
+   * the application database and are rebuilt when a document's content changes.
    */
   search: ownerOrApiKeyProcedure
     .input(
@@ -69,7 +70,7 @@ export const documentsRouter = {
         limit: z.number().int().min(1).max(50).optional(),
       }),
     )
-    .query(({ ctx, input }) => searchOwnedDocuments(ctx.deps.app, ctx.user.id, input.query, input.limit ?? 10)),
+    .query(({ ctx, input }) => searchReadableDocuments(ctx.deps.app, ctx.deps.embeddings, ctx.user.id, input.query, input.limit ?? 10)),
 
   /** Lets another user read the document. Never exposes working memory or runs. */
   share: ownerProcedure.input(z.strictObject({ documentId: idSchema, userId: idSchema })).mutation(async ({ ctx, input }) => {

@@ -6,7 +6,7 @@
  */
 import type { TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
-import type { JsonValue, Link, NoteView, ReviewedRecord, SessionState } from '@sponge/memory';
+import type { JsonValue, Link, NoteView, RecallRecord, ReviewedRecord, SessionState } from '@sponge/memory';
 import { getDocumentOwnership } from '../data/documents.ts';
 import { userNames } from '../data/users.ts';
 import { idSchema, requireOwnedDocument } from '../access.ts';
@@ -159,8 +159,13 @@ export const memoryRouter = {
       if (input.sessionId !== undefined && !chosen) throw notFound('The session');
       let notes: NoteView[] = [];
       let reviewed: ReviewedRecord[];
+      let recalls: RecallRecord[] = [];
       if (chosen) {
-        [notes, reviewed] = await Promise.all([deps.store.notes(chosen.id), deps.store.reviewedInView(chosen.id)]);
+        [notes, reviewed, recalls] = await Promise.all([
+          deps.store.notes(chosen.id),
+          deps.store.reviewedInView(chosen.id),
+          deps.store.recentRecalls(chosen.id, 10),
+        ]);
       } else {
         const latest = await deps.reviewed.latestRevision(input.documentId);
         reviewed = latest > 0 ? await deps.reviewed.recordsAt(input.documentId, latest) : [];
@@ -178,6 +183,12 @@ export const memoryRouter = {
         sessions: sessions.map(toSessionView),
         workingNotes,
         reviewedInView,
+        /** The session's recent recalls (shadow: never shown to the agent): names, digests, scores — no query text. */
+        recentRecalls: recalls.map((r) => ({
+          at: r.at,
+          mode: r.mode,
+          results: r.results.map((h) => ({ name: h.name, digest: h.digest, score: h.score })),
+        })),
       };
     }),
 

@@ -1,3 +1,5 @@
+import { useState } from 'react';
+import type { FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { ErrorState, SkeletonRows } from '../components/states.tsx';
@@ -14,6 +16,7 @@ export default function LibraryPage() {
       <div className="page-head">
         <h1>Library</h1>
       </div>
+      <LibrarySearch />
       {documents.isPending ? (
         <div className="box" aria-busy="true">
           <span className="visually-hidden">Loading documents…</span>
@@ -48,5 +51,59 @@ export default function LibraryPage() {
         </ul>
       )}
     </>
+  );
+}
+
+/** `documents.search`: the caller's readable documents ranked by meaning. */
+function LibrarySearch() {
+  const [draft, setDraft] = useState('');
+  const [query, setQuery] = useState('');
+  const results = useQuery({ ...trpc.documents.search.queryOptions({ query }), enabled: query !== '' });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    setQuery(draft.trim());
+  };
+  return (
+    <section className="box library-search" aria-labelledby="library-search-label">
+      <form role="search" onSubmit={submit}>
+        <label id="library-search-label" htmlFor="library-search-input">
+          Search your library
+        </label>{' '}
+        <input
+          id="library-search-input"
+          type="search"
+          value={draft}
+          maxLength={1000}
+          onChange={(e) => setDraft(e.target.value)}
+        />{' '}
+        <button type="submit">Search</button>
+      </form>
+      {query === '' ? null : results.isPending ? (
+        <p className="small muted" aria-live="polite">
+          Searching…
+        </p>
+      ) : results.isError ? (
+        <ErrorState error={results.error} onRetry={() => void results.refetch()} title="Search failed" />
+      ) : results.data.length === 0 ? (
+        <p className="small muted" aria-live="polite">
+          No documents match “{query}”.
+        </p>
+      ) : (
+        <ol className="doc-list" aria-label="Search results">
+          {results.data.map((hit) => (
+            <li key={hit.id}>
+              <div className="doc-main">
+                <Link to={`/documents/${encodeURIComponent(hit.id)}`}>{hit.title}</Link>
+                {hit.snippet ? <p className="small muted">{hit.snippet}</p> : null}
+              </div>
+              <span className={`access ${hit.access}`}>
+                <span className="visually-hidden">Access: </span>
+                {ACCESS_LABEL[hit.access]} · {hit.score.toFixed(2)}
+              </span>
+            </li>
+          ))}
+        </ol>
+      )}
+    </section>
   );
 }

@@ -118,6 +118,7 @@ export default function MemoryPage() {
   const closed = state === 'forgotten' || state === 'purged';
   const notes = closed ? [] : data.workingNotes;
   const reviewed = closed ? [] : data.reviewedInView;
+  const recalls = closed ? [] : data.recentRecalls;
   const runsBySession = new Map<string, Run>();
   for (const run of runs.data ?? []) if (run.sessionId) runsBySession.set(run.sessionId, run);
 
@@ -213,6 +214,7 @@ export default function MemoryPage() {
               </p>
             )}
           </section>
+          {recalls.length > 0 && <RecentRecalls recalls={recalls} />}
           {installed.data && installed.data.length > 0 && (
             <ReviewDialog
               documentId={documentId}
@@ -226,6 +228,44 @@ export default function MemoryPage() {
         </>
       )}
     </>
+  );
+}
+
+type RecallEvent = RouterOutputs['memory']['panel']['recentRecalls'][number];
+
+/** What recall computed for this session: names and scores only (the query text is never kept). */
+function RecentRecalls({ recalls }: { recalls: RecallEvent[] }) {
+  return (
+    <section className="mem-section" aria-labelledby="recalls-title" aria-describedby="recalls-desc">
+      <div className="mem-section-head">
+        <h2 id="recalls-title">Recent recalls (shadow)</h2>
+        <p className="desc" id="recalls-desc">
+          shadow: not shown to the agent
+        </p>
+        <span className="count">{plural(recalls.length, 'recall')}</span>
+      </div>
+      <ol className="recall-list">
+        {recalls.map((r, i) => (
+          <li key={`${r.at}-${i}`} className="small">
+            <time dateTime={r.at} className="muted">
+              {new Date(r.at).toLocaleString()}
+            </time>
+            {r.mode === 'live' ? <span className="muted"> · live (shown to the agent)</span> : null}
+            {r.results.length === 0 ? (
+              <span className="muted"> · no matches</span>
+            ) : (
+              <ul aria-label="Recalled notes">
+                {r.results.slice(0, 5).map((h) => (
+                  <li key={h.name}>
+                    <code>{h.name}</code> <span className="muted">{h.score.toFixed(2)}</span>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </li>
+        ))}
+      </ol>
+    </section>
   );
 }
 

@@ -1,0 +1,224 @@
+/**
+ * Recall and document search (issue 6), over real HTTP against real servers on temp libSQL files:
+ * shadow by default (nothing reaches the agent, the owner's panel shows what was computed), live
+ * rows with names, digests and scores only, document search by meaning over readable documents
+ * only, and the cloud adapter against a local OpenAI-compatible embeddings server.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { createClient } from '@libsql/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLocalEmbeddingAdapter } from '@sponge/memory';
+import { insertDocument } from './data/documents.ts';
+import { REEF_DOCUMENT_ID } from './demo/library.ts';
+import { startTestServer } from './testing/harness.ts';
+import type { TestServer } from './testing/harness.ts';
+
+const NOTES = [
+  { op: 'add' as const, name: 'lead:reef-heat', text: 'Coral reefs bleached after the marine heatwave; recovery took years.' },
+  { op: 'add' as const, name: 'lead:seagrass', text: 'Seagrass meadows store carbon in their sediments.' },
+  { op: 'add' as const, name: 'finding:larvae', text: 'Larval supply from nearby reefs limited recovery at isolated sites.' },
+];
+
+/** A private document of Grace's that is full of the query's words. */
+const FOREIGN_PRIVATE = {
+  id: 'doc-grace-private-bleaching',
+  ownerId: 'user-grace',
+  title: 'Coral bleaching recovery notes (private)',
+  authors: ['G. Hopper'],
+  abstract: 'Coral bleaching recovery, coral bleaching recovery.',
+  text: 'Coral bleaching and recovery of coral reefs after bleaching: recovery, recovery, recovery.',
+};
+
+async function addForeignPrivateDocument(s: TestServer): Promise<void> {
+  const db = createClient({ url: `file:${join(s.dir, 'sponge.db')}` });
+  try {
+    await insertDocument(db, FOREIGN_PRIVATE, new Date());
+  } finally {
+    db.close();
+  }
+}
+
+async function acceptRun(s: TestServer, owner: string) {
+  return s.client(owner).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'chat' });
+}
+
+describe('recall, shadow by default', () => {
+  let s: TestServer;
+  let ada: string;
+  let grace: string;
+  let rosalind: string;
+  beforeAll(async () => {
+    s = await startTestServer();
+    ada = await s.login('user-ada');
+    grace = await s.login('user-grace');
+    rosalind = await s.login('user-rosalind');
+    await addForeignPrivateDocument(s);
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  it('returns { mode: shadow, rows: [] } and the owner panel shows the recorded recall (no query text)', async () => {
+    const run = await acceptRun(s, ada);
+    const agent = s.client(run.runToken);
+    await agent.agent.remember.mutate({ basedOn: 0, requestId: 'r-1', changes: NOTES });
+    expect(await agent.agent.recall.query({ text: 'coral bleaching recovery' })).toEqual({ mode: 'shadow', rows: [] });
+
+    const panel = await s.client(ada).memory.panel.query({ documentId: REEF_DOCUMENT_ID, sessionId: run.sessionId! });
+    expect(panel.recentRecalls).toHaveLength(1);
+    const [event] = panel.recentRecalls;
+    expect(event!.mode).toBe('shadow');
+    expect(event!.results[0]!.name).toBe('lead:reef-heat');
+    for (const r of event!.results) expect(Object.keys(r).sort()).toEqual(['digest', 'name', 'score']);
+    expect(JSON.stringify(panel.recentRecalls)).not.toContain('coral bleaching recovery');
+
+    // The transcript card stays content-free: a count, no names.
+    const cards = (await s.client(ada).chat.transcript.query({ runId: run.runId })).filter((i) => i.type === 'memory' && i.action === 'recalled');
+    expect(cards).toHaveLength(1);
+    expect(cards[0]).toMatchObject({ names: [] });
+
+    // Forget now: the panel has no recalls left.
+    await s.client(ada).memory.forget.mutate({ sessionId: run.sessionId! });
+    const after = await s.client(ada).memory.panel.query({ documentId: REEF_DOCUMENT_ID, sessionId: run.sessionId! });
+    expect(after.recentRecalls).toEqual([]);
+  });
+
+  it('documents.search ranks the reef document first by meaning and never a foreign private document', async () => {
+    const hits = await s.client(ada).documents.search.query({ query: 'coral bleaching recovery' });
+    expect(hits[0]).toMatchObject({ id: REEF_DOCUMENT_ID, access: 'owner' });
+    expect(hits.every((h) => h.score > 0 && h.score <= 1)).toBe(true);
+    expect(hits.some((h) => h.id === FOREIGN_PRIVATE.id)).toBe(false);
+    expect(typeof hits[0]!.snippet).toBe('string');
+
+    // Shared and published documents are readable, so they are ranked, with their access.
+    const rosHits = await s.client(rosalind).documents.search.query({ query: 'coral bleaching recovery' });
+    expect(rosHits.find((h) => h.id === REEF_DOCUMENT_ID)?.access).toBe('shared');
+    expect(rosHits.some((h) => h.id === FOREIGN_PRIVATE.id)).toBe(false);
+    expect(rosHits.every((h) => ['shared', 'public', 'owner'].includes(h.access))).toBe(true);
+
+    // Its owner finds it; Ada's private reef document is not readable by Grace.
+    const graceHits = await s.client(grace).documents.search.query({ query: 'coral bleaching recovery' });
+    expect(graceHits[0]?.id).toBe(FOREIGN_PRIVATE.id);
+    expect(graceHits.some((h) => h.id === REEF_DOCUMENT_ID)).toBe(false);
+  });
+
+  it('a changed document is re-indexed before the next search', async () => {
+    const db = createClient({ url: `file:${join(s.dir, 'sponge.db')}` });
+    try {
+      await db.execute({
+        sql: 'UPDATE documents SET text = ?, abstract = ? WHERE id = ?',
+        args: ['Volcanic soils of the high plateau and their minerals.', 'Volcanic soils.', FOREIGN_PRIVATE.id],
+      });
+    } finally {
+      db.close();
+    }
+    const graceHits = await s.client(grace).documents.search.query({ query: 'volcanic soils minerals' });
+    expect(graceHits[0]?.id).toBe(FOREIGN_PRIVATE.id);
+  });
+});
+
+describe('recall, live', () => {
+  let s: TestServer;
+  let ada: string;
+  beforeAll(async () => {
+    s = await startTestServer({ RECALL_MODE: 'live' });
+    ada = await s.login('user-ada');
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  it('returns rows with name, digest and score only; a replaced note shows its new digest', async () => {
+    const run = await acceptRun(s, ada);
+    const agent = s.client(run.runToken);
+    const first = await agent.agent.remember.mutate({ basedOn: 0, requestId: 'r-1', changes: NOTES });
+    const res = await s.call('query', 'agent.recall', { text: 'coral bleaching recovery', limit: 2 }, run.runToken);
+    expect(res.ok).toBe(true);
+    expect(res.data.mode).toBe('live');
+    expect(res.data.rows).toHaveLength(2);
+    expect(res.data.rows[0].name).toBe('lead:reef-heat');
+    expect(res.data.rows[0].digest).toBe(first.applied[0]!.digest);
+    for (const row of res.data.rows) expect(Object.keys(row).sort()).toEqual(['digest', 'name', 'score']);
+    expect(res.text).not.toContain('heatwave');
+
+    const second = await agent.agent.remember.mutate({
+      basedOn: 1,
+      requestId: 'r-2',
+      changes: [{ op: 'replace', name: 'lead:reef-heat', text: 'Coral reefs recovered where herbivores grazed.' }],
+    });
+    const again = await agent.agent.recall.query({ text: 'coral reefs recovered' });
+    expect(again.mode).toBe('live');
+    const digests = again.rows.map((r) => r.digest);
+    expect(digests).toContain(second.applied[0]!.digest);
+    expect(digests).not.toContain(first.applied[0]!.digest);
+
+    const panel = await s.client(ada).memory.panel.query({ documentId: REEF_DOCUMENT_ID, sessionId: run.sessionId! });
+    expect(panel.recentRecalls.map((r) => r.mode)).toEqual(['live', 'live']);
+  });
+});
+
+describe('the cloud adapter against a local OpenAI-compatible server', () => {
+  const DIMS = 48;
+  const local = createLocalEmbeddingAdapter({ dimensions: DIMS });
+  const seen: Array<{ url: string; model: string; dimensions?: number; inputs: number }> = [];
+  let embeddings: ReturnType<typeof createServer>;
+  let s: TestServer;
+  let ada: string;
+
+  beforeAll(async () => {
+    embeddings = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        void (async () => {
+          const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { input: string[]; model: string; dimensions?: number };
+          seen.push({ url: req.url ?? '', model: body.model, inputs: body.input.length, ...(body.dimensions !== undefined ? { dimensions: body.dimensions } : {}) });
+          const vectors = await local.embed(body.input);
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(
+            JSON.stringify({
+              object: 'list',
+              model: body.model,
+              data: vectors.map((v, index) => ({ object: 'embedding', index, embedding: Array.from(v) })),
+              usage: { prompt_tokens: 1, total_tokens: 1 },
+            }),
+          );
+        })();
+      });
+    });
+    await new Promise<void>((resolve) => embeddings.listen(0, '127.0.0.1', resolve));
+    const { port } = embeddings.address() as AddressInfo;
+    s = await startTestServer({
+      RECALL_MODE: 'live',
+      EMBEDDINGS_URL: `http://127.0.0.1:${port}`,
+      EMBEDDINGS_MODEL: 'test-embed-small',
+      EMBEDDINGS_DIMENSIONS: String(DIMS),
+    });
+    ada = await s.login('user-ada');
+  });
+  afterAll(async () => {
+    await s?.close();
+    embeddings?.closeAllConnections();
+    await new Promise<void>((resolve) => (embeddings ? embeddings.close(() => resolve()) : resolve()));
+  });
+
+  it('a real API server embeds notes and documents through it', async () => {
+    const run = await acceptRun(s, ada);
+    const agent = s.client(run.runToken);
+    await agent.agent.remember.mutate({ basedOn: 0, requestId: 'r-1', changes: NOTES });
+    const out = await agent.agent.recall.query({ text: 'coral bleaching recovery' });
+    expect(out.mode).toBe('live');
+    expect(out.rows[0]?.name).toBe('lead:reef-heat');
+
+    const hits = await s.client(ada).documents.search.query({ query: 'coral bleaching recovery' });
+    // 48 hashed dimensions are a noisy space: ranking quality is tested above at 256; here the
+    // point is that vectors of another dimension flow through the cloud path end to end.
+    expect(hits.slice(0, 3).map((h) => h.id)).toContain(REEF_DOCUMENT_ID);
+
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.every((r) => r.url === '/v1/embeddings' && r.model === 'test-embed-small')).toBe(true);
+    expect(seen.some((r) => r.dimensions === DIMS)).toBe(true);
+  });
+});
