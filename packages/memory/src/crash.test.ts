@@ -68,7 +68,9 @@ function spawnWriter(dbPath: string, sessionId: string): Writer {
       clearTimeout(watchdog);
       if (timer) clearTimeout(timer);
       if (signal !== 'SIGKILL' || acked.length === 0) {
-        throw new Error(`writer ended without being killed mid-run (code ${code}, signal ${signal}):\n${stderr}`);
+        throw new Error(
+          `writer ended without being killed mid-run (code ${code}, signal ${signal}):\n${stderr}`,
+        );
       }
       return { acked, ready, stderr };
     },

@@ -1,0 +1,157 @@
+/**
+ * One keep-alive HTTP client for every HTTP figure (transport floor and project calls alike),
+ * and the API process under test, started the way `pnpm --filter @sponge/api start` starts it.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 128, keepAliveMsecs: 10_000 });
+export const apiDir = fileURLToPath(new URL('../../apps/api/', import.meta.url));
+
+export interface Answer {
+  ok: boolean;
+  status: number;
+  data: unknown;
+  reason?: string;
+  currentVersion?: number;
+}
+
+export function trpc(
+  port: number,
+  kind: 'query' | 'mutation',
+  path: string,
+  input?: unknown,
+  token?: string,
+): Promise<Answer> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (token) headers.authorization = `Bearer ${token}`;
+  const url =
+    kind === 'query' && input !== undefined
+      ? `/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}`
+      : `/trpc/${path}`;
+  const body = kind === 'mutation' ? JSON.stringify(input ?? null) : undefined;
+  if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: '127.0.0.1', port, path: url, method: kind === 'query' ? 'GET' : 'POST', headers, agent },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          let parsed: {
+            result?: { data?: unknown };
+            error?: { data?: { reason?: string; currentVersion?: number } };
+          } = {};
+          try {
+            parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as typeof parsed;
+          } catch {
+            /* not JSON */
+          }
+          resolve({
+            ok: parsed.result !== undefined,
+            status: res.statusCode ?? 0,
+            data: parsed.result?.data,
+            reason: parsed.error?.data?.reason,
+            currentVersion: parsed.error?.data?.currentVersion,
+          });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+export function must<T>(a: Answer, what: string): T {
+  if (!a.ok) throw new Error(`${what}: HTTP ${a.status} ${a.reason ?? ''}`);
+  return a.data as T;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const a = srv.address();
+      srv.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
+    });
+  });
+}
+
+export interface Api {
+  port: number;
+  pid: number;
+  stop: () => Promise<void>;
+  /** Resident set size of the API process, from /proc (Linux). */
+  rssBytes: () => number;
+}
+
+export async function startApi(dataDir: string, env: Record<string, string> = {}): Promise<Api> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: apiDir,
+    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, DEMO: '1', ...env },
+    // The structured log line per call is part of the API's own cost; it goes to /dev/null here.
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  child.stderr?.on('data', (d) => (err = (err + String(d)).slice(-4000)));
+  const exit = new Promise<void>((r) => child.on('exit', () => r()));
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    const h = await trpc(port, 'query', 'health').catch(() => null);
+    if (h?.ok) break;
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the API did not start:\n${err}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    port,
+    pid: child.pid!,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      const t = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exit;
+      clearTimeout(t);
+    },
+    rssBytes: () => rssOf(child.pid!),
+  };
+}
+
+export function rssOf(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const m = /VmRSS:\s+(\d+) kB/.exec(status);
+  return m ? Number(m[1]) * 1024 : Number.NaN;
+}
+
+export interface Owner {
+  token: string;
+  documentId: string;
+}
+
+export async function loginOwner(port: number): Promise<Owner> {
+  const users = must<Array<{ id: string }>>(await trpc(port, 'query', 'auth.demoUsers'), 'auth.demoUsers');
+  const login = must<{ userToken: string }>(
+    await trpc(port, 'mutation', 'auth.login', { userId: users[0]!.id }),
+    'auth.login',
+  );
+  const docs = must<Array<{ id: string; access: string }>>(
+    await trpc(port, 'query', 'documents.list', undefined, login.userToken),
+    'documents.list',
+  );
+  return { token: login.userToken, documentId: docs.find((d) => d.access === 'owner')!.id };
+}
+
+export async function acceptRun(
+  port: number,
+  owner: Owner,
+): Promise<{ runToken: string; sessionId: string }> {
+  return must(
+    await trpc(port, 'mutation', 'runs.accept', { documentId: owner.documentId, mode: 'chat' }, owner.token),
+    'runs.accept',
+  );
+}

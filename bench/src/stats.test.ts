@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { compare, percentile, summarize, throughput } from './stats.ts';
+
+describe('stats', () => {
+  it('takes nearest-rank percentiles', () => {
+    const xs = Array.from({ length: 100 }, (_, i) => i + 1);
+    expect(percentile(xs, 50)).toBe(50);
+    expect(percentile(xs, 99)).toBe(99);
+    expect(percentile(xs, 100)).toBe(100);
+    expect(percentile([7], 99)).toBe(7);
+    expect(Number.isNaN(percentile([], 50))).toBe(true);
+  });
+
+  it('summarizes unsorted samples', () => {
+    const s = summarize([3, 1, 2, 10]);
+    expect(s).toMatchObject({ n: 4, p50: 2, max: 10, mean: 4 });
+  });
+
+  it('times subject and baseline in alternating rounds with a warmup', async () => {
+    const calls: string[] = [];
+    const r = await compare(
+      async (i) => void calls.push(`s${i}`),
+      async (i) => void calls.push(`b${i}`),
+      { rounds: 2, perRound: 2, warmup: 1 },
+    );
+    expect(calls).toEqual(['s0', 'b0', 'b1', 'b2', 's1', 's2', 'b3', 'b4', 's3', 's4']);
+    expect(r.subject.n).toBe(4);
+    expect(r.baseline.n).toBe(4);
+  });
+
+  it('counts throughput of concurrent workers', async () => {
+    const r = await throughput(
+      async (w) => {
+        await new Promise((res) => setTimeout(res, 1));
+        return w !== 0;
+      },
+      3,
+      50,
+    );
+    expect(r.ops).toBeGreaterThan(0);
+    expect(r.errors).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,96 @@
+/**
+ * The timing loop: warm up, then run subject and baseline in alternating rounds so drift (page
+ * cache, CPU frequency, a neighbour's burst) hits both alike. Durations are wall-clock ms from
+ * `performance.now()` around each awaited call.
+ */
+
+export interface Sample {
+  n: number;
+  p50: number;
+  p99: number;
+  mean: number;
+  max: number;
+}
+
+/** Nearest-rank percentile of an ascending array. */
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
+}
+
+export function summarize(durations: number[]): Sample {
+  const sorted = [...durations].sort((a, b) => a - b);
+  const sum = sorted.reduce((s, d) => s + d, 0);
+  return {
+    n: sorted.length,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    mean: sorted.length ? sum / sorted.length : Number.NaN,
+    max: sorted.at(-1) ?? Number.NaN,
+  };
+}
+
+export type Op = (i: number) => Promise<unknown>;
+
+/** Times `op` `iterations` times after `warmup` untimed calls. `i` counts across all calls. */
+export async function time(op: Op, iterations: number, warmup = 0, start = 0): Promise<number[]> {
+  let i = start;
+  for (let w = 0; w < warmup; w++) await op(i++);
+  const out: number[] = [];
+  for (let k = 0; k < iterations; k++) {
+    const t0 = performance.now();
+    await op(i++);
+    out.push(performance.now() - t0);
+  }
+  return out;
+}
+
+/** Subject and baseline, `rounds` alternating blocks of `perRound` calls each, after a warmup of both. */
+export async function compare(
+  subject: Op,
+  baseline: Op,
+  opts: { rounds: number; perRound: number; warmup: number },
+): Promise<{ subject: Sample; baseline: Sample }> {
+  const s: number[] = [];
+  const b: number[] = [];
+  let si = 0;
+  let bi = 0;
+  await time(subject, 0, opts.warmup, si);
+  si += opts.warmup;
+  await time(baseline, 0, opts.warmup, bi);
+  bi += opts.warmup;
+  for (let r = 0; r < opts.rounds; r++) {
+    b.push(...(await time(baseline, opts.perRound, 0, bi)));
+    bi += opts.perRound;
+    s.push(...(await time(subject, opts.perRound, 0, si)));
+    si += opts.perRound;
+  }
+  return { subject: summarize(s), baseline: summarize(b) };
+}
+
+/** Calls per second of `workers` concurrent loops of `op` for `ms` milliseconds. */
+export async function throughput(
+  op: (worker: number, i: number) => Promise<boolean>,
+  workers: number,
+  ms: number,
+): Promise<{ ops: number; perSecond: number; latencies: Sample; errors: number }> {
+  const end = performance.now() + ms;
+  let ops = 0;
+  let errors = 0;
+  const latencies: number[] = [];
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: workers }, async (_, w) => {
+      for (let i = 0; performance.now() < end; i++) {
+        const s = performance.now();
+        const ok = await op(w, i);
+        latencies.push(performance.now() - s);
+        if (ok) ops++;
+        else errors++;
+      }
+    }),
+  );
+  const elapsed = performance.now() - t0;
+  return { ops, perSecond: (ops / elapsed) * 1000, latencies: summarize(latencies), errors };
+}

@@ -1,0 +1,36 @@
+/** The store under test, opened exactly as the API opens it (its own connection and pragmas). */
+import { createLocalEmbeddingAdapter, createMemoryStore, openPurger } from '@sponge/memory';
+import type { MemoryStore, MemoryStoreOptions, Purger } from '@sponge/memory';
+
+export const TOKEN_SECRET = 'bench-token-secret-0123456789abcdef0123';
+export const PURGE_KEY = 'bench-purge-key-0123456789abcdef';
+
+export function openStore(path: string, now?: () => Date): Promise<MemoryStore> {
+  return createMemoryStore({
+    url: `file:${path}`,
+    tokenSecret: TOKEN_SECRET,
+    reviewed: { latestRevision: async () => 0, recordsAt: async () => [] },
+    ...(now ? { now } : {}),
+  });
+}
+
+/** The store as the API opens it: with recall, so every remember queues a background embedding. */
+export function openStoreWithRecall(path: string): Promise<MemoryStore> {
+  const options = {
+    url: `file:${path}`,
+    tokenSecret: TOKEN_SECRET,
+    reviewed: { latestRevision: async () => 0, recordsAt: async () => [] },
+    recall: { adapter: createLocalEmbeddingAdapter() },
+  };
+  return createMemoryStore(options as MemoryStoreOptions);
+}
+
+export function openBenchPurger(path: string): Promise<Purger> {
+  return openPurger({ url: `file:${path}`, purgeKey: PURGE_KEY });
+}
+
+/** A note text of a realistic size (about the length of a working note an agent writes). */
+export const NOTE_TEXT =
+  'Methods section of the 2016 reef survey is missing; check the supplement before citing the 31% figure. '.repeat(
+    2,
+  );
