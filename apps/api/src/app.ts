@@ -52,7 +52,9 @@ export async function openApp(config: Config, overrides: { now?: () => Date; log
       explainTtlSeconds: config.explainTokenTtlSeconds,
       reviewed,
       now,
-      recall: { adapter: embeddings },
+      // RECALL_MODE=off does nothing at all: no note is embedded or indexed (issue 6). The
+      // adapter still serves documents.search, which is the owner's own library search.
+      ...(config.recallMode === 'off' ? {} : { recall: { adapter: embeddings } }),
     });
     closers.push(() => store.close());
     const deps: AppDeps = { config: { ...config, tokenSecret }, app, store, reviewed, embeddings, log, now };

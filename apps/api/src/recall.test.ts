@@ -119,6 +119,38 @@ describe('recall, shadow by default', () => {
   });
 });
 
+describe('recall, off', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer({ RECALL_MODE: 'off' });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  it('does nothing at all: no rows, no recorded recall, and no note is embedded', async () => {
+    const ada = await s.login('user-ada');
+    const run = await acceptRun(s, ada);
+    const agent = s.client(run.runToken);
+    await agent.agent.remember.mutate({ basedOn: 0, requestId: 'r-1', changes: NOTES });
+    const res = await s.call('query', 'agent.recall', { text: 'coral bleaching recovery' }, run.runToken);
+    expect(res.ok).toBe(true);
+    expect(res.data).toEqual({ mode: 'off', rows: [] });
+    // Give a background indexer (if one wrongly ran) time to commit before looking.
+    await new Promise((r) => setTimeout(r, 300));
+    const db = createClient({ url: `file:${join(s.dir, 'memory.db')}` });
+    try {
+      const tables = await db.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('note_vectors', 'recall_events')");
+      for (const t of tables.rows) {
+        const n = await db.execute({ sql: `SELECT count(*) AS n FROM ${String(t.name)} WHERE session_id = ?`, args: [run.sessionId] });
+        expect(Number(n.rows[0]!.n)).toBe(0);
+      }
+    } finally {
+      db.close();
+    }
+  });
+});
+
 describe('recall, live', () => {
   let s: TestServer;
   let ada: string;
