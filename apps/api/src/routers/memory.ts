@@ -23,17 +23,8 @@ export interface PanelConflict {
   reason: 'different_content' | 'contradicts';
 }
 
-export interface WorkingNoteRow {
-  kind: string;
-  name: string;
-  digest: string;
-  text: string;
-  data: JsonValue | null;
-  links: Link[];
-  author: string;
-  createdAt: string;
-  updatedAt: string;
-  version: number;
+/** The store's note view plus the conflicts the panel marks (derived, so the two never drift). */
+export interface WorkingNoteRow extends NoteView {
   conflicts: PanelConflict[];
 }
 
