@@ -82,14 +82,11 @@ class Sessions {
 const addChanges = (i: number, n: number): Change[] =>
   Array.from({ length: n }, (_, k) => ({ op: 'add' as const, name: `lead:n${i}-${k}`, text: NOTE_TEXT }));
 
-/** The raw one-row and 64-row baselines, kept for the HTTP floor. */
-const rawP50: Partial<Record<Sync, number>> = {};
-
 async function rememberInProcess(n: 1 | 64): Promise<void> {
-  const store = await openStore(join(work, `remember${n}.db`));
-  const sessions = new Sessions(store, n);
   const iterations = QUICK ? (n === 1 ? 300 : 60) : n === 1 ? 1_500 : 240;
   for (const sync of ['FULL', 'NORMAL'] as const) {
+    const store = await openStore(join(work, `remember${n}-${sync}.db`), undefined, sync);
+    const sessions = new Sessions(store, n);
     const raw = await openRaw(join(work, `raw-remember${n}-${sync}.db`), sync);
     log(`remember ${n} in process vs raw ${n}-row batch (${sync})`);
     const r = await compare(
@@ -101,7 +98,7 @@ async function rememberInProcess(n: 1 | 64): Promise<void> {
       { rounds: 6, perRound: Math.ceil(iterations / 6), warmup: QUICK ? 10 : 50 },
     );
     raw.close();
-    if (n === 1) rawP50[sync] = r.baseline.p50;
+    store.close();
     const ratio = r.subject.p50 / r.baseline.p50;
     const limit = n === 1 ? 2 : 3;
     rows.push({
@@ -112,15 +109,9 @@ async function rememberInProcess(n: 1 | 64): Promise<void> {
       ratio: round(ratio),
       target: `p50 ≤ ${limit}×`,
       met: sync === 'FULL' ? ratio <= limit : null,
-      ...(sync === 'NORMAL'
-        ? {
-            note: 'the store always runs synchronous=FULL (openDatabase pins it, no option); baseline at NORMAL for comparison',
-          }
-        : {}),
       raw: { subject: r.subject, baseline: r.baseline },
     });
   }
-  store.close();
   if (n === 1) {
     // The same figure with recall on, as the API opens the store: each remember queues a
     // background embedding and vector write. A turn of the event loop before each call (as any

@@ -4,14 +4,24 @@
  */
 import { createClient } from '@libsql/client';
 import type { Client, Config } from '@libsql/client';
+import { LocalClient } from './local-client.ts';
 
 /** How long a writer waits for another process's write lock before giving up. */
 export const BUSY_TIMEOUT_MS = 10_000;
+
+/** SQLite's `synchronous` for an embedded file. */
+export type Synchronous = 'FULL' | 'NORMAL';
 
 export interface OpenDatabaseOptions {
   /** `file:/path/x.db`, `:memory:`, `libsql://…`, `http(s)://…`, `ws(s)://…`. */
   url: string;
   authToken?: string | undefined;
+  /**
+   * FULL (the default): an acknowledged change survives a power loss (the WAL is synced on every
+   * commit). NORMAL syncs only at checkpoints: a power loss can drop the last commits, never
+   * corrupt the file. Only for embedded files; a server owns its own storage settings.
+   */
+  synchronous?: Synchronous | undefined;
 }
 
 /** true for databases this process opens as a local file (or in memory), false for a server. */
@@ -27,7 +37,8 @@ export function isEmbeddedUrl(url: string): boolean {
 export const EMBEDDED_PRAGMAS = [
   // Readers never block the writer and vice versa; cross-process writers serialise on the lock.
   'PRAGMA journal_mode = WAL',
-  // FULL (not NORMAL) in WAL mode: an acknowledged remember survives power loss.
+  // FULL (not NORMAL) in WAL mode: an acknowledged remember survives power loss. The
+  // `synchronous` option replaces this line.
   'PRAGMA synchronous = FULL',
   `PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`,
   'PRAGMA foreign_keys = ON',
@@ -41,11 +52,11 @@ export const EMBEDDED_PRAGMAS = [
 /**
  * Opens a libSQL client.
  *
- * For embedded files the client is limited to ONE connection (`concurrency: 1`): the local driver
- * opens pooled connections lazily, and a PRAGMA such as `secure_delete` or `synchronous` set once
- * would silently not apply to a connection opened later. The store's write path is one
- * `batch()` per call (no interactive transactions), so a single connection costs nothing in
- * correctness; cross-process concurrency is handled by SQLite's lock and `busy_timeout`.
+ * An embedded file gets a `LocalClient`: ONE connection (a PRAGMA such as `secure_delete` or
+ * `synchronous` binds only the connection it ran on) that keeps its prepared statements, since
+ * recompiling the store's trigger programs on every call was most of its own cost. The store's
+ * write path is one `batch()` per call (no interactive transactions), so one connection costs
+ * nothing in correctness; cross-process concurrency is SQLite's lock and `busy_timeout`.
  *
  * Remote URLs get none of the file pragmas: the server owns its storage settings.
  *
@@ -53,21 +64,21 @@ export const EMBEDDED_PRAGMAS = [
  * const client = await openDatabase({ url: 'file:./data/memory.db' });
  */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Client> {
-  const embedded = isEmbeddedUrl(options.url);
-  const config: Config = { url: options.url };
-  if (options.authToken !== undefined) config.authToken = options.authToken;
-  if (embedded) {
-    config.concurrency = 1;
-    config.timeout = BUSY_TIMEOUT_MS;
+  if (!isEmbeddedUrl(options.url)) {
+    const config: Config = { url: options.url };
+    if (options.authToken !== undefined) config.authToken = options.authToken;
+    return createClient(config);
   }
-  const client = createClient(config);
-  if (embedded) {
-    try {
-      for (const pragma of EMBEDDED_PRAGMAS) await client.execute(pragma);
-    } catch (error) {
-      client.close();
-      throw error;
+  const synchronous = options.synchronous ?? 'FULL';
+  if (synchronous !== 'FULL' && synchronous !== 'NORMAL') throw new RangeError(`synchronous must be FULL or NORMAL, not ${String(synchronous)}`);
+  const client = new LocalClient(options.url, { timeoutMs: BUSY_TIMEOUT_MS });
+  try {
+    for (const pragma of EMBEDDED_PRAGMAS) {
+      await client.execute(pragma.startsWith('PRAGMA synchronous') ? `PRAGMA synchronous = ${synchronous}` : pragma);
     }
+  } catch (error) {
+    client.close();
+    throw error;
   }
   return client;
 }

@@ -42,7 +42,7 @@ export type {
   VerifyReport,
 } from './types.ts';
 export type { Migration } from './migrations.ts';
-export type { OpenDatabaseOptions } from './db.ts';
+export type { OpenDatabaseOptions, Synchronous } from './db.ts';
 export type { PurgerOptions } from './purger.ts';
 export type { ReviewedKnowledgeOptions } from './reviewed.ts';
 export { ERROR_REASONS, LINK_RELS, QUESTIONS } from './types.ts';

@@ -12,7 +12,7 @@ import type { StoreContext } from './context.ts';
 import { MemoryError, raisedReason, toMemoryError } from './errors.ts';
 import { canonicalData, canonicalJson, digestInput, kindOf, sha256Hex } from './records.ts';
 import { rememberInputSchema } from './schemas.ts';
-import { SESSION_COLUMNS, checkOpen, toSessionRow } from './sessions.ts';
+import { checkOpen, loadSession, requireOpenSession, requireSession } from './sessions.ts';
 import type { SessionRow } from './sessions.ts';
 import { parseInput } from './validation.ts';
 import type { AgentContext, AppliedChange, Change, RememberResult } from './types.ts';
@@ -41,42 +41,41 @@ export async function remember(ctx: StoreContext, agent: AgentContext, input: un
   const ops = canonicalJson(changes);
   const requestHash = sha256Hex(canonicalJson({ basedOn: valid.basedOn, changes }));
 
-  // One read: the session (open and unexpired, or session_closed) and any earlier call with
-  // this request id, which is answered (replayed or refused) before the version is checked.
-  const { session, earlier } = await sessionAndRequest(ctx, agent.sessionId, valid.requestId);
-  if (earlier) return answerRepeat(earlier, requestHash, valid.requestId);
-
+  // No read first: the batch itself is the check. The log row's trigger refuses a closed, expired
+  // or unknown session and a stale basedOn; a reused request id fails its UNIQUE constraint or
+  // the version check, and only then is the earlier call looked up (settleRefusal).
+  const sessionId = agent.sessionId;
   const version = valid.basedOn + 1;
   const at = ctx.now().toISOString();
   const applied: AppliedChange[] = prepared.map((p) => ({ op: p.change.op, name: p.change.name, digest: p.digest }));
   const result = { version, applied };
 
-  // All changes in ONE multi-row INSERT: the driver prepares every statement anew and the
-  // trigger tree behind note_changes is large, so one prepare per call instead of one per change.
-  // Rows go in VALUES order (removes first, see APPLY_ORDER); the triggers fire per row.
+  // All changes in ONE multi-row INSERT, so one cached statement per change count; the triggers
+  // fire per row, in VALUES order (removes first, see APPLY_ORDER).
   const ordered = [...prepared].sort((a, b) => APPLY_ORDER[a.change.op] - APPLY_ORDER[b.change.op] || a.seq - b.seq);
   const statements: InStatement[] = [
     {
       sql: `INSERT INTO log (session_id, version, request_id, request_hash, author, at, ops, result)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      args: [session.id, version, valid.requestId, requestHash, agent.author, at, ops, canonicalJson(result)],
+      args: [sessionId, version, valid.requestId, requestHash, agent.author, at, ops, canonicalJson(result)],
     },
     {
       sql: `INSERT INTO note_changes (session_id, version, seq, op, name, kind, text, data, links, digest, author, at)
             VALUES ${ordered.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
-      args: ordered.flatMap((p) => [session.id, version, p.seq, p.change.op, p.change.name, p.kind, p.text, p.data, p.links, p.digest, agent.author, at]),
+      args: ordered.flatMap((p) => [sessionId, version, p.seq, p.change.op, p.change.name, p.kind, p.text, p.data, p.links, p.digest, agent.author, at]),
     },
   ];
 
   const targets = linkTargets(changes);
   if (targets.size > 0) {
-    // Reviewed targets are resolved here against the pinned revision (immutable); note targets
-    // are checked by the database after the whole call applied.
+    // Reviewed targets are resolved here against the pinned revision (immutable), which needs the
+    // session; note targets are checked by the database after the whole call applied.
+    const session = await requireOpenSession(ctx, sessionId);
     const view = await ctx.reviewed.get(session.documentId, session.pinnedRevision);
     const reviewedTargets = [...targets].filter((t) => view.byName.has(t));
     statements.push({
       sql: 'INSERT INTO call_checks (session_id, version, reviewed_targets) VALUES (?, ?, ?)',
-      args: [session.id, version, JSON.stringify(reviewedTargets)],
+      args: [sessionId, version, JSON.stringify(reviewedTargets)],
     });
   }
 
@@ -84,7 +83,7 @@ export async function remember(ctx: StoreContext, agent: AgentContext, input: un
     await ctx.client.batch(statements, 'write');
     return { version, applied, replayed: false };
   } catch (error) {
-    const outcome = await settleRefusal(ctx, session, valid.requestId, requestHash, changes, error);
+    const outcome = await settleRefusal(ctx, sessionId, valid.requestId, requestHash, changes, error);
     if (outcome instanceof MemoryError) throw outcome;
     return outcome;
   }
@@ -122,22 +121,6 @@ interface StoredRequest {
   result: { version: number; applied: AppliedChange[] };
 }
 
-async function sessionAndRequest(ctx: StoreContext, sessionId: string, requestId: string): Promise<{ session: SessionRow; earlier: StoredRequest | null }> {
-  const rs = await ctx.client.execute({
-    sql: `SELECT ${SESSION_COLUMNS.split(', ').map((c) => `s.${c}`).join(', ')}, l.request_hash AS request_hash, l.result AS result
-            FROM sessions AS s LEFT JOIN log AS l ON l.session_id = s.id AND l.request_id = ?
-           WHERE s.id = ?`,
-    args: [requestId, sessionId],
-  });
-  const row = rs.rows[0];
-  const session = checkOpen(ctx, sessionId, row ? toSessionRow(row) : null);
-  const earlier =
-    row && row.request_hash !== null && row.request_hash !== undefined
-      ? { requestHash: str(row.request_hash), result: JSON.parse(str(row.result)) as StoredRequest['result'] }
-      : null;
-  return { session, earlier };
-}
-
 async function findRequest(ctx: StoreContext, sessionId: string, requestId: string): Promise<StoredRequest | null> {
   const rs = await ctx.client.execute({
     sql: 'SELECT request_hash, result FROM log WHERE session_id = ? AND request_id = ?',
@@ -160,20 +143,32 @@ function answerRepeat(earlier: StoredRequest, requestHash: string, requestId: st
 }
 
 /**
- * The batch was refused. First: did a concurrent identical call win (then this is a replay)?
+ * The batch was refused. A closed, expired or unknown session is said as such (checkOpen's words)
+ * before anything else, as if it had been read first. Then: was this request id used before
+ * (a retry, or a concurrent identical call that won: a replay; another payload: refused)?
  * Otherwise map the trigger's reason and say, for a person, which change or link was at fault.
  */
 async function settleRefusal(
   ctx: StoreContext,
-  session: SessionRow,
+  sessionId: string,
   requestId: string,
   requestHash: string,
   changes: Change[],
   error: unknown,
 ): Promise<RememberResult | MemoryError> {
+  const raised = raisedReason(error);
+  if (raised?.reason === 'session_closed') {
+    try {
+      checkOpen(ctx, sessionId, await loadSession(ctx, sessionId));
+    } catch (closed) {
+      return toMemoryError(closed);
+    }
+    // Not reachable in practice (a session never reopens and the clock only moves on): report the refusal as raised.
+    return toMemoryError(error, 'remember');
+  }
   let earlier: StoredRequest | null = null;
   try {
-    earlier = await findRequest(ctx, session.id, requestId);
+    earlier = await findRequest(ctx, sessionId, requestId);
   } catch {
     // Could not look: report the original refusal below.
   }
@@ -184,23 +179,22 @@ async function settleRefusal(
       return toMemoryError(refusal);
     }
   }
-  const raised = raisedReason(error);
   if (!raised) return toMemoryError(error, 'remember');
   switch (raised.reason) {
     case 'stale_version': {
-      const current = await currentVersion(ctx, session.id);
+      const current = await currentVersion(ctx, sessionId);
       return new MemoryError('stale_version', `memory is at version ${current}, not the basedOn given; read it again and retry with basedOn ${current}`, {
         currentVersion: current,
         cause: error,
       });
     }
     case 'name_exists': {
-      const existing = await existingNames(ctx, session.id, changes.filter((c) => c.op === 'add').map((c) => c.name));
+      const existing = await existingNames(ctx, sessionId, changes.filter((c) => c.op === 'add').map((c) => c.name));
       const names = existing.length ? existing.join(', ') : 'a note added';
       return new MemoryError('name_exists', `${names} already exists; nothing was written (use replace to change a note)`, { cause: error });
     }
     case 'no_such_note': {
-      return new MemoryError('no_such_note', await describeMissing(ctx, session, changes), { cause: error });
+      return new MemoryError('no_such_note', await describeMissing(ctx, await requireSession(ctx, sessionId), changes), { cause: error });
     }
     default:
       return toMemoryError(error, 'remember');

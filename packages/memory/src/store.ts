@@ -68,7 +68,7 @@ export async function createMemoryStore(options: MemoryStoreOptions): Promise<Me
   const now = options.now ?? (() => new Date());
   let client;
   try {
-    client = await openDatabase({ url: options.url, authToken: options.authToken });
+    client = await openDatabase({ url: options.url, authToken: options.authToken, synchronous: options.synchronous });
   } catch (error) {
     throw toMemoryError(error, 'opening the memory database');
   }

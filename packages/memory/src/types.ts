@@ -263,6 +263,11 @@ export interface StoreOptions {
   authToken?: string;
   /** Injected clock, for tests of expiry; defaults to `() => new Date()`. */
   now?: () => Date;
+  /**
+   * An embedded file's `synchronous`: FULL (default) makes every acknowledged change survive a
+   * power loss; NORMAL may lose the last commits on power loss (never on a process crash).
+   */
+  synchronous?: 'FULL' | 'NORMAL';
 }
 
 export interface MemoryStoreOptions extends StoreOptions {

@@ -1,0 +1,128 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { createClient, LibsqlBatchError, LibsqlError } from '@libsql/client';
+import type { Client, InStatement } from '@libsql/client';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase } from './db.ts';
+import { LocalClient, STATEMENT_CACHE_SIZE } from './local-client.ts';
+
+let dir: string;
+const open: Client[] = [];
+beforeEach(() => {
+  dir = mkdtempSync(join(os.tmpdir(), 'sponge-local-client-'));
+});
+afterEach(() => {
+  for (const c of open.splice(0)) c.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function pair(): { local: LocalClient; stock: Client } {
+  const local = new LocalClient(`file:${join(dir, 'local.db')}`);
+  const stock = createClient({ url: `file:${join(dir, 'stock.db')}`, concurrency: 1 });
+  open.push(local, stock);
+  return { local, stock };
+}
+
+const SETUP: InStatement[] = [
+  'CREATE TABLE t (id INTEGER PRIMARY KEY, s TEXT, f REAL, b BLOB, n INTEGER UNIQUE)',
+  `CREATE TRIGGER t_guard BEFORE INSERT ON t WHEN NEW.s = 'forbidden' BEGIN SELECT RAISE(ABORT, 'sponge:integrity:no'); END`,
+];
+
+/** What a caller can observe of a result set (rows as plain objects and as index access). */
+function observe(rs: { columns: string[]; rows: ArrayLike<unknown>[]; rowsAffected: number; lastInsertRowid: bigint | undefined }) {
+  return {
+    columns: rs.columns,
+    rows: rs.rows.map((r) => ({ ...r, byIndex: Array.from({ length: r.length }, (_, i) => r[i]) })),
+    rowsAffected: rs.rowsAffected,
+    lastInsertRowid: rs.lastInsertRowid,
+  };
+}
+
+async function outcome(p: Promise<unknown>): Promise<unknown> {
+  try {
+    const v = await p;
+    return Array.isArray(v) ? { ok: v.map((x) => observe(x)) } : { ok: observe(v as never) };
+  } catch (e) {
+    const err = e as LibsqlError & { index?: number };
+    return { error: err.constructor.name, code: err.code, extendedCode: err.extendedCode, index: err.index, message: err.message };
+  }
+}
+
+describe('LocalClient', () => {
+  it('answers every statement exactly as the stock @libsql/client local driver does', async () => {
+    const { local, stock } = pair();
+    const script: Array<(c: Client) => Promise<unknown>> = [
+      (c) => c.batch(SETUP, 'write'),
+      (c) => c.execute({ sql: 'INSERT INTO t (s, f, b, n) VALUES (?, ?, ?, ?)', args: ['a', 1.5, new Uint8Array([1, 2, 3]), 7] }),
+      (c) => c.execute({ sql: 'INSERT INTO t (s, f, b, n) VALUES (:s, @f, $b, :n)', args: { s: 'é🙂', f: -0.25, b: null, n: 9007199254740991n } }),
+      (c) => c.execute('SELECT id, s, f, b, n, s AS s FROM t ORDER BY id'),
+      (c) => c.execute({ sql: 'SELECT n FROM t WHERE n > ?', args: [true] }),
+      (c) => c.execute('SELECT 9223372036854775807 AS big'),
+      (c) => c.execute({ sql: 'INSERT INTO t (s) VALUES (?)', args: ['forbidden'] }),
+      (c) => c.execute({ sql: 'INSERT INTO t (n) VALUES (?)', args: [7] }),
+      (c) => c.execute('SELEC nonsense'),
+      (c) => c.batch([{ sql: 'INSERT INTO t (s) VALUES (?)', args: ['kept?'] }, { sql: 'INSERT INTO t (n) VALUES (7)', args: [] }], 'write'),
+      (c) => c.execute('SELECT count(*) AS c FROM t'),
+      (c) => c.batch(['SELECT 1 AS one', ['SELECT ? AS two', [2]]], 'read'),
+      (c) => c.execute({ sql: 'SELECT ?', args: [Number.NaN] }),
+    ];
+    for (const [i, step] of script.entries()) {
+      expect(await outcome(step(local)), `step ${i}`).toEqual(await outcome(step(stock)));
+    }
+  });
+
+  it('rolls a failed batch back entirely and stays usable', async () => {
+    const { local } = pair();
+    await local.batch(SETUP, 'write');
+    const failed = local.batch(
+      [
+        { sql: 'INSERT INTO t (s, n) VALUES (?, ?)', args: ['one', 1] },
+        { sql: 'INSERT INTO t (s, n) VALUES (?, ?)', args: ['forbidden', 2] },
+      ],
+      'write',
+    );
+    await expect(failed).rejects.toBeInstanceOf(LibsqlBatchError);
+    await expect(failed).rejects.toMatchObject({ statementIndex: 1, code: 'SQLITE_CONSTRAINT' });
+    expect((await local.execute('SELECT count(*) AS c FROM t')).rows[0]!.c).toBe(0);
+    await local.batch([{ sql: 'INSERT INTO t (s, n) VALUES (?, ?)', args: ['two', 2] }], 'write');
+    expect((await local.execute('SELECT count(*) AS c FROM t')).rows[0]!.c).toBe(1);
+  });
+
+  it('prepares a statement once and re-runs it, within a bounded cache', async () => {
+    const { local } = pair();
+    await local.batch(SETUP, 'write');
+    const before = local.preparedStatements;
+    for (let i = 0; i < 50; i++) await local.execute({ sql: 'INSERT INTO t (s, n) VALUES (?, ?)', args: [`x${i}`, i] });
+    expect(local.preparedStatements).toBe(before + 1);
+    for (let i = 0; i < STATEMENT_CACHE_SIZE + 20; i++) await local.execute(`SELECT ${i} AS v`);
+    expect(local.preparedStatements).toBe(STATEMENT_CACHE_SIZE);
+    // A statement prepared before a schema change still runs against the new schema.
+    await local.execute('ALTER TABLE t ADD COLUMN extra TEXT');
+    const rs = await local.execute('SELECT * FROM t LIMIT 1');
+    expect(rs.columns).toContain('extra');
+  });
+
+  it('refuses what it does not offer, and everything once closed', async () => {
+    const { local } = pair();
+    await expect(local.transaction()).rejects.toBeInstanceOf(LibsqlError);
+    local.close();
+    expect(local.closed).toBe(true);
+    await expect(local.execute('SELECT 1')).rejects.toMatchObject({ code: 'CLIENT_CLOSED' });
+  });
+});
+
+describe('openDatabase synchronous', () => {
+  it('is FULL by default and NORMAL when asked, on the connection that runs every statement', async () => {
+    const full = await openDatabase({ url: `file:${join(dir, 'full.db')}` });
+    const normal = await openDatabase({ url: `file:${join(dir, 'normal.db')}`, synchronous: 'NORMAL' });
+    open.push(full, normal);
+    expect(full).toBeInstanceOf(LocalClient);
+    // PRAGMA synchronous: 1 = NORMAL, 2 = FULL.
+    for (let i = 0; i < 3; i++) {
+      expect((await full.execute('PRAGMA synchronous')).rows[0]![0]).toBe(2);
+      expect((await normal.execute('PRAGMA synchronous')).rows[0]![0]).toBe(1);
+    }
+    await expect(openDatabase({ url: `file:${join(dir, 'x.db')}`, synchronous: 'OFF' as never })).rejects.toThrow(/FULL or NORMAL/);
+  });
+});

@@ -1,0 +1,277 @@
+/**
+ * The embedded-file client: @libsql/client's local driver, plus a prepared-statement cache.
+ *
+ * Why not `createClient({ url: 'file:…' })` itself: its local driver calls `prepare(sql)` for
+ * every statement it runs and keeps nothing. SQLite compiles every trigger a statement can fire
+ * into that statement's program, so preparing the remember batch's `note_changes` insert (and
+ * the trigger tree behind it) measured ~170 µs, the log insert ~64 µs, against ~14 µs for a
+ * plain one-row insert — most of the store's own cost per call (bench/, README "Benchmarks").
+ * This client keeps the prepared statements of one connection in an LRU and re-runs them.
+ *
+ * Everything else follows @libsql/client 0.18's `sqlite3.js` on purpose (same `libsql` native
+ * driver, same argument conversion, same rows, same LibsqlError / LibsqlBatchError codes, the
+ * same "BEGIN IMMEDIATE … COMMIT" batches, rolled back on any error), so the store's error
+ * mapping and every caller see exactly what the stock client gives. It holds ONE connection:
+ * the store's PRAGMAs bind per connection (see db.ts), and the write path is one batch per call.
+ * Interactive transactions are not offered: the store never uses them (a remote server would
+ * hold a stream for them), so `transaction()` refuses.
+ */
+import { createRequire } from 'node:module';
+import { LibsqlBatchError, LibsqlError } from '@libsql/client';
+import type { Client, InArgs, InStatement, InValue, ResultSet, Row, TransactionMode } from '@libsql/client';
+import { expandConfig, isInMemoryConfig } from '@libsql/core/config';
+import { ResultSetImpl, transactionModeToBegin } from '@libsql/core/util';
+
+// libsql is CommonJS with `module.exports = Database`.
+const Database = createRequire(import.meta.url)('libsql') as LibsqlDatabaseConstructor;
+
+interface LibsqlStatement {
+  raw(on?: boolean): LibsqlStatement;
+  safeIntegers(on?: boolean): LibsqlStatement;
+  columns(): Array<{ name: string; type: string | null }>;
+  all(args: unknown): unknown[][];
+  run(args: unknown): { changes: number; lastInsertRowid: number | bigint };
+}
+interface LibsqlDatabase {
+  readonly open: boolean;
+  readonly inTransaction: boolean;
+  prepare(sql: string): LibsqlStatement;
+  exec(sql: string): void;
+  close(): void;
+}
+interface LibsqlDatabaseConstructor {
+  new (path: string, options?: { timeout?: number }): LibsqlDatabase;
+  SqliteError: new (...args: never[]) => Error & { code: string; rawCode?: number };
+}
+
+/** Distinct SQL texts kept prepared. The store issues a few dozen; dynamic IN-lists rotate through. */
+export const STATEMENT_CACHE_SIZE = 256;
+
+interface Cached {
+  stmt: LibsqlStatement;
+  /** false: the statement returns no rows (raw() threw). Columns are re-read on every run (a schema change can alter them). */
+  returnsData: boolean;
+}
+
+export class LocalClient implements Client {
+  closed = false;
+  readonly protocol = 'file';
+  readonly #db: LibsqlDatabase;
+  readonly #cache = new Map<string, Cached>();
+
+  constructor(url: string, options: { timeoutMs?: number } = {}) {
+    const config = expandConfig({ url }, true);
+    if (config.scheme !== 'file') throw new LibsqlError(`LocalClient opens file: URLs only, not ${config.scheme}:`, 'URL_SCHEME_NOT_SUPPORTED');
+    const path = isInMemoryConfig(config) ? `${config.scheme}:${config.path}` : config.path;
+    try {
+      this.#db = new Database(path, options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {});
+    } catch (error) {
+      throw mapSqliteError(error);
+    }
+  }
+
+  async execute(stmtOrSql: InStatement | string, args?: InArgs): Promise<ResultSet> {
+    this.#checkOpen();
+    const stmt = typeof stmtOrSql === 'string' ? { sql: stmtOrSql, args: args ?? [] } : stmtOrSql;
+    return this.#run(stmt);
+  }
+
+  async batch(stmts: Array<InStatement | [string, InArgs?]>, mode: TransactionMode = 'deferred'): Promise<ResultSet[]> {
+    this.#checkOpen();
+    this.#run(transactionModeToBegin(mode));
+    try {
+      const results: ResultSet[] = [];
+      for (let i = 0; i < stmts.length; i++) {
+        if (!this.#db.inTransaction) throw new LibsqlBatchError('The transaction has been rolled back', i, 'TRANSACTION_CLOSED');
+        const s = stmts[i]!;
+        try {
+          results.push(this.#run(Array.isArray(s) ? { sql: s[0], args: s[1] ?? [] } : s));
+        } catch (e) {
+          if (e instanceof LibsqlError && !(e instanceof LibsqlBatchError)) {
+            throw new LibsqlBatchError(e.message, i, e.code, e.extendedCode, e.rawCode, e.cause instanceof Error ? e.cause : undefined);
+          }
+          throw e;
+        }
+      }
+      this.#run('COMMIT');
+      return results;
+    } finally {
+      this.#rollbackIfOpen();
+    }
+  }
+
+  async migrate(stmts: InStatement[]): Promise<ResultSet[]> {
+    this.#checkOpen();
+    this.#run('PRAGMA foreign_keys=off');
+    try {
+      return await this.batch(stmts, 'deferred');
+    } finally {
+      this.#run('PRAGMA foreign_keys=on');
+    }
+  }
+
+  async transaction(): Promise<never> {
+    throw new LibsqlError('interactive transactions are not used by this store; use batch()', 'TRANSACTION_NOT_SUPPORTED');
+  }
+
+  async executeMultiple(sql: string): Promise<void> {
+    this.#checkOpen();
+    try {
+      this.#db.exec(sql);
+    } catch (error) {
+      throw mapSqliteError(error);
+    } finally {
+      this.#rollbackIfOpen();
+    }
+  }
+
+  async sync(): Promise<never> {
+    throw new LibsqlError('sync() is for embedded replicas; this is a plain local file', 'SYNC_NOT_SUPPORTED');
+  }
+
+  reconnect(): void {
+    throw new LibsqlError('reconnect() is not supported by the embedded client', 'RECONNECT_NOT_SUPPORTED');
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.#cache.clear();
+    try {
+      if (this.#db.open) this.#db.close();
+    } catch {
+      // nothing useful to do while tearing down
+    }
+  }
+
+  /** How many statements are prepared (for tests). */
+  get preparedStatements(): number {
+    return this.#cache.size;
+  }
+
+  #prepare(sql: string): Cached {
+    const hit = this.#cache.get(sql);
+    if (hit) {
+      // LRU: move to the back.
+      this.#cache.delete(sql);
+      this.#cache.set(sql, hit);
+      return hit;
+    }
+    const stmt = this.#db.prepare(sql);
+    stmt.safeIntegers(true);
+    let returnsData = true;
+    try {
+      stmt.raw(true);
+    } catch {
+      // raw() throws when the statement returns no rows
+      returnsData = false;
+    }
+    const entry = { stmt, returnsData };
+    this.#cache.set(sql, entry);
+    if (this.#cache.size > STATEMENT_CACHE_SIZE) this.#cache.delete(this.#cache.keys().next().value!);
+    return entry;
+  }
+
+  #run(stmt: InStatement): ResultSet {
+    const { sql, args } = typeof stmt === 'string' ? { sql: stmt, args: [] as InArgs } : { sql: stmt.sql, args: stmt.args ?? [] };
+    try {
+      const bound = bindArgs(args);
+      const { stmt: prepared, returnsData } = this.#prepare(sql);
+      if (returnsData) {
+        const cols = prepared.columns();
+        const columns = cols.map((c) => c.name);
+        const rows = prepared.all(bound).map((r) => rowFromSql(r, columns));
+        return new ResultSetImpl(columns, cols.map((c) => c.type ?? ''), rows, 0, undefined);
+      }
+      const info = prepared.run(bound);
+      return new ResultSetImpl([], [], [], info.changes, BigInt(info.lastInsertRowid));
+    } catch (error) {
+      throw mapSqliteError(error);
+    }
+  }
+
+  #rollbackIfOpen(): void {
+    if (!this.#db.open || !this.#db.inTransaction) return;
+    try {
+      this.#db.prepare('ROLLBACK').run([]);
+    } catch {
+      // The connection is unusable; later calls will say so.
+    }
+  }
+
+  #checkOpen(): void {
+    if (this.closed) throw new LibsqlError('The client is closed', 'CLIENT_CLOSED');
+  }
+}
+
+function bindArgs(args: InArgs): unknown {
+  if (Array.isArray(args)) return args.map(valueToSql);
+  const named: Record<string, unknown> = {};
+  for (const name in args) {
+    const key = name[0] === '@' || name[0] === '$' || name[0] === ':' ? name.substring(1) : name;
+    named[key] = valueToSql(args[name]);
+  }
+  return named;
+}
+
+const MIN_I64 = -9223372036854775808n;
+const MAX_I64 = 9223372036854775807n;
+
+function valueToSql(value: InValue | undefined): unknown {
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new RangeError('Only finite numbers (not Infinity or NaN) can be passed as arguments');
+    return value;
+  }
+  if (typeof value === 'bigint') {
+    if (value < MIN_I64 || value > MAX_I64) throw new RangeError('bigint is too large to be represented as a 64-bit integer and passed as argument');
+    return value;
+  }
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (value instanceof ArrayBuffer) return Buffer.from(value);
+  if (value instanceof Date) return value.valueOf();
+  if (value === undefined) throw new TypeError('undefined cannot be passed as argument to the database');
+  return value;
+}
+
+function rowFromSql(sqlRow: unknown[], columns: string[]): Row {
+  const row = {} as Row;
+  Object.defineProperty(row, 'length', { value: sqlRow.length });
+  for (let i = 0; i < sqlRow.length; ++i) {
+    const value = valueFromSql(sqlRow[i]);
+    Object.defineProperty(row, i, { value });
+    const column = columns[i]!;
+    if (!Object.hasOwn(row, column)) Object.defineProperty(row, column, { value, enumerable: true, configurable: true, writable: true });
+  }
+  return row;
+}
+
+function valueFromSql(value: unknown): unknown {
+  if (typeof value === 'bigint') {
+    if (value < BigInt(Number.MIN_SAFE_INTEGER) || value > BigInt(Number.MAX_SAFE_INTEGER)) {
+      throw new RangeError('Received integer which cannot be safely represented as a JavaScript number');
+    }
+    return Number(value);
+  }
+  if (value instanceof Buffer) {
+    // As the stock client: the blob's own ArrayBuffer (copied only if the driver handed out a view into a larger one).
+    return value.byteOffset === 0 && value.byteLength === value.buffer.byteLength ? value.buffer : value.buffer.slice(value.byteOffset, value.byteOffset + value.byteLength);
+  }
+  return value;
+}
+
+const SQLITE_CODES: Record<number, string> = {
+  1: 'SQLITE_ERROR', 2: 'SQLITE_INTERNAL', 3: 'SQLITE_PERM', 4: 'SQLITE_ABORT', 5: 'SQLITE_BUSY',
+  6: 'SQLITE_LOCKED', 7: 'SQLITE_NOMEM', 8: 'SQLITE_READONLY', 9: 'SQLITE_INTERRUPT', 10: 'SQLITE_IOERR',
+  11: 'SQLITE_CORRUPT', 12: 'SQLITE_NOTFOUND', 13: 'SQLITE_FULL', 14: 'SQLITE_CANTOPEN', 15: 'SQLITE_PROTOCOL',
+  16: 'SQLITE_EMPTY', 17: 'SQLITE_SCHEMA', 18: 'SQLITE_TOOBIG', 19: 'SQLITE_CONSTRAINT', 20: 'SQLITE_MISMATCH',
+  21: 'SQLITE_MISUSE', 22: 'SQLITE_NOLFS', 23: 'SQLITE_AUTH', 24: 'SQLITE_FORMAT', 25: 'SQLITE_RANGE',
+  26: 'SQLITE_NOTADB', 27: 'SQLITE_NOTICE', 28: 'SQLITE_WARNING',
+};
+
+function mapSqliteError(e: unknown): unknown {
+  if (e instanceof Database.SqliteError) {
+    const base = e.rawCode === undefined ? 'SQLITE_UNKNOWN' : (SQLITE_CODES[e.rawCode & 0xff] ?? `SQLITE_UNKNOWN_${e.rawCode & 0xff}`);
+    return new LibsqlError(e.message, base, e.code, e.rawCode, e);
+  }
+  return e;
+}
