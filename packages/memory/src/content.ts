@@ -30,14 +30,3 @@ export async function sessionContentTables(client: Client): Promise<string[]> {
 export function deleteAllStatements(tables: string[], sessionId: string): InStatement[] {
   return tables.map((table) => ({ sql: `DELETE FROM ${table} WHERE session_id = ?`, args: [sessionId] }));
 }
-
-/**
- * One chunk: at most `chunkSize` rows of one table. Rowid-keyed so it works without
- * SQLITE_ENABLE_UPDATE_DELETE_LIMIT and uses the table's session index for the inner select.
- */
-export function deleteChunkStatement(table: string, sessionId: string, chunkSize: number): InStatement {
-  return {
-    sql: `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE session_id = ? LIMIT ?)`,
-    args: [sessionId, chunkSize],
-  };
-}

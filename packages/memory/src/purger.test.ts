@@ -82,36 +82,54 @@ describe('purge worker', () => {
       expect(await h.store.forget(ctx.sessionId)).toMatchObject({ state: 'purged' });
     }));
 
-  it('deletes in chunks of chunkSize rows, one short statement each, so writers interleave', () =>
+  it('deletes in short write batches (chunkSize rows per table) and pauses at least as long as each write held the lock', () =>
     withHarness(async (h) => {
-      const { ctx } = await h.session();
-      let v = 0;
-      for (let i = 0; i < 3; i++) v = (await h.store.remember(ctx, { basedOn: v, requestId: `c${i}`, changes: adds(`x${i}`, 20) })).version;
+      const sessions = [await h.session(), await h.session()];
+      for (const { ctx } of sessions) {
+        let v = 0;
+        for (let i = 0; i < 3; i++) v = (await h.store.remember(ctx, { basedOn: v, requestId: `c${i}`, changes: adds(`x${i}`, 10) })).version;
+      }
       h.clock.advance(DAY);
-      // Watch every statement the pass sends.
+      // Watch every write the pass sends: its statements, rows, start and end.
       const real = await openDatabase({ url: h.memoryUrl });
-      const deletes: number[] = [];
+      const writes: Array<{ start: number; end: number; deleted: number[] }> = [];
       const spy = new Proxy(real, {
         get(target, prop, receiver) {
+          if (prop === 'batch') {
+            return async (stmts: InStatement[], mode: 'write') => {
+              const start = performance.now();
+              const results = await target.batch(stmts, mode);
+              const deleted = stmts.flatMap((st, i) => (typeof st !== 'string' && st.sql.startsWith('DELETE') ? [results[i]!.rowsAffected] : []));
+              writes.push({ start, end: performance.now(), deleted });
+              return results;
+            };
+          }
           if (prop === 'execute') {
             return async (stmt: InStatement) => {
+              const start = performance.now();
               const rs = await target.execute(stmt);
-              if (typeof stmt !== 'string' && stmt.sql.startsWith('DELETE')) deletes.push(rs.rowsAffected);
+              if (typeof stmt !== 'string' && /^\s*(UPDATE|DELETE|INSERT)/.test(stmt.sql)) writes.push({ start, end: performance.now(), deleted: [] });
               return rs;
             };
           }
-          if (prop === 'batch') throw new Error('the purge pass must not use batches');
           return Reflect.get(target, prop, receiver) as unknown;
         },
       }) as Client;
       try {
-        const report = await purgePass(spy, h.memoryUrl, h.clock.now, 7);
-        // 60 notes + 60 changes + 3 log rows.
-        expect(report.deletedRows).toBe(123);
+        const report = await purgePass(spy, h.memoryUrl, h.clock.now, { chunkSize: 7, sessionsPerBatch: 2, closePerStatement: 1, minPauseMs: 3 });
+        // Per session: 30 notes + 30 changes + 3 log rows.
+        expect(report).toMatchObject({ purgedSessions: 2, deletedRows: 126 });
+        const deletes = writes.flatMap((w) => w.deleted);
         expect(Math.max(...deletes)).toBeLessThanOrEqual(7);
-        // notes and note_changes: 60 rows each, so at least 8 full chunks each.
-        expect(deletes.filter((n) => n === 7).length).toBeGreaterThanOrEqual(2 * Math.floor(60 / 7));
-        expect(deletes.reduce((a, b) => a + b, 0)).toBe(123);
+        expect(deletes.reduce((a, b) => a + b, 0)).toBe(126);
+        // 60 notes of the two sessions, 7 a batch: at least 9 delete batches, both sessions in each.
+        expect(writes.filter((w) => w.deleted.length > 0).length).toBeGreaterThanOrEqual(Math.ceil(60 / 7));
+        // Closing one session per statement: two closing writes (and a last one that finds none).
+        // Between one write's end and the next write's start: at least the pause.
+        for (let i = 1; i < writes.length; i++) {
+          const held = writes[i - 1]!.end - writes[i - 1]!.start;
+          expect(writes[i]!.start - writes[i - 1]!.end, `gap after write ${i - 1}`).toBeGreaterThanOrEqual(Math.max(3, held) - 1);
+        }
       } finally {
         real.close();
       }

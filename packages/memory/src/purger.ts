@@ -2,16 +2,17 @@
  * The purge worker's whole surface (SPEC §8). It can only:
  *   1. purge sessions that are past their expiry or forgotten: FIRST mark them `purged` (from that
  *      instant the log trigger refuses any late write, whatever the API's clock says), THEN delete
- *      their content in small chunks so agent writes on other sessions interleave;
+ *      their content in short, paced write batches so agent writes on other sessions interleave;
  *   2. mark `empty` the sessions stuck in `opening` for more than 10 minutes.
  * Nothing here inserts a session or moves one back to open, and the schema's triggers would
  * refuse it anyway.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Client } from '@libsql/client';
-import { deleteChunkStatement, sessionContentTables } from './content.ts';
+import { LibsqlError } from '@libsql/client';
+import type { Client, InStatement } from '@libsql/client';
+import { sessionContentTables } from './content.ts';
 import { num, str } from './context.ts';
-import { checkpointWal, openDatabase } from './db.ts';
+import { BUSY_TIMEOUT_MS, isEmbeddedUrl, openDatabase } from './db.ts';
 import { MemoryError, toMemoryError } from './errors.ts';
 import { MEMORY_MIGRATIONS, MEMORY_NAMESPACE } from './memory-schema.ts';
 import { applyMigrations } from './migrations.ts';
@@ -51,6 +52,10 @@ export async function openPurger(options: PurgerOptions): Promise<Purger> {
   try {
     await applyMigrations(client, MEMORY_NAMESPACE, MEMORY_MIGRATIONS, now);
     await checkCredential(client, options.purgeKey, now);
+    // The pass waits for the write lock itself, polling every millisecond (see whenUnlocked):
+    // SQLite's own busy handler backs off to 100 ms sleeps and, against an agent committing
+    // back to back, kept missing the gaps (a 1,000-session purge took 47 s that way).
+    if (isEmbeddedUrl(options.url)) await client.execute('PRAGMA busy_timeout = 0');
   } catch (error) {
     client.close();
     throw toMemoryError(error, 'opening the purge worker');
@@ -90,51 +95,165 @@ async function checkCredential(client: Client, purgeKey: string, now: () => Date
   }
 }
 
-/** One purge pass over a client (exported for tests; the worker's surface is `openPurger`). */
-export async function purgePass(client: Client, url: string, now: () => Date, chunkSize: number): Promise<PurgeReport> {
+/** How a pass paces itself (tests shorten the pause; production keeps the defaults). */
+export interface PurgePacing {
+  /** At most this many rows of EACH content table per write batch. */
+  chunkSize: number;
+  /** Purged sessions whose content one write batch deletes (together, up to chunkSize rows per table). */
+  sessionsPerBatch?: number;
+  /** Sessions closed per statement. */
+  closePerStatement?: number;
+  /** The pause after each write is at least this, and at least as long as the write took. */
+  minPauseMs?: number;
+}
+
+const DEFAULT_SESSIONS_PER_BATCH = 25;
+const DEFAULT_CLOSE_PER_STATEMENT = 200;
+const DEFAULT_MIN_PAUSE_MS = 5;
+
+/**
+ * One purge pass over a client (exported for tests; the worker's surface is `openPurger`).
+ *
+ * Pacing, so agents writing in the API process never wait long for the write lock: every write
+ * here is one short batch (a slice of sessions closed, or up to `chunkSize` rows per table of a
+ * group of purged sessions deleted, in ONE commit rather than one per table and session), and
+ * after each the pass sleeps at least as long as the write took. A writer in another process
+ * waits in SQLite's busy handler, whose retries are 1, 2, 5, 10, 15, 20… ms apart, so a gap at
+ * least as long as the lock was held lets it in within a retry or two. Each write is followed
+ * by a PASSIVE checkpoint, which never blocks writers, so neither this pass nor an agent's
+ * commit meets a large WAL; the pass ends with one TRUNCATE checkpoint of what is left, so
+ * deleted content does not linger in the -wal file.
+ */
+export async function purgePass(client: Client, url: string, now: () => Date, pacing: PurgePacing | number): Promise<PurgeReport> {
+  const p = typeof pacing === 'number' ? { chunkSize: pacing } : pacing;
+  const chunkSize = p.chunkSize;
+  const sessionsPerBatch = p.sessionsPerBatch ?? DEFAULT_SESSIONS_PER_BATCH;
+  const closePerStatement = p.closePerStatement ?? DEFAULT_CLOSE_PER_STATEMENT;
+  const minPauseMs = p.minPauseMs ?? DEFAULT_MIN_PAUSE_MS;
   if (!Number.isInteger(chunkSize) || chunkSize < 1 || chunkSize > 100_000) {
     throw new MemoryError('invalid_input', 'chunkSize is a whole number from 1 to 100,000');
   }
+  const embeddedFile = isEmbeddedUrl(url) && !url.includes(':memory:');
+  const paced = async <T>(write: () => Promise<T>): Promise<T> => {
+    const { value, heldMs } = await whenUnlocked(write);
+    if (embeddedFile) await client.execute('PRAGMA wal_checkpoint(PASSIVE)').catch(() => {});
+    await sleep(Math.max(minPauseMs, heldMs));
+    return value;
+  };
   try {
     const at = now().toISOString();
 
-    // (1a) Close first, in one statement: from here on the log trigger refuses writes.
-    const marked = await client.execute({
-      sql: `UPDATE sessions SET state = 'purged', purged_at = ?, note_count = 0, content_cleared = 0
-             WHERE (state = 'open' AND expires_at <= ?) OR state = 'forgotten'
-             RETURNING id`,
-      args: [at, at],
-    });
-    const purgedSessions = marked.rows.length;
-
-    // (1b) Then delete content, chunk by chunk. This also finishes sessions a crashed pass left.
-    let deletedRows = 0;
-    const pending = await client.execute(`SELECT id FROM sessions WHERE state = 'purged' AND content_cleared = 0`);
-    if (pending.rows.length > 0) {
-      const tables = await sessionContentTables(client);
-      for (const row of pending.rows) {
-        const sessionId = str(row.id);
-        for (const table of tables) {
-          for (;;) {
-            const rs = await client.execute(deleteChunkStatement(table, sessionId, chunkSize));
-            deletedRows += rs.rowsAffected;
-            if (rs.rowsAffected < chunkSize) break;
-          }
-        }
-        await client.execute({ sql: `UPDATE sessions SET content_cleared = 1 WHERE id = ? AND state = 'purged'`, args: [sessionId] });
-      }
+    // (1) Close first: from a session's close on, the log trigger refuses any late write to it.
+    // In slices, so no single statement holds the write lock for thousands of sessions.
+    let purgedSessions = 0;
+    for (;;) {
+      const marked = await paced(() =>
+        client.execute({
+          sql: `UPDATE sessions SET state = 'purged', purged_at = ?, note_count = 0, content_cleared = 0
+                 WHERE id IN (SELECT id FROM sessions WHERE state = 'open' AND expires_at <= ? LIMIT ?)
+                    OR id IN (SELECT id FROM sessions WHERE state = 'forgotten' LIMIT ?)
+                 RETURNING id`,
+          args: [at, at, closePerStatement, closePerStatement],
+        }),
+      );
+      purgedSessions += marked.rows.length;
+      if (marked.rows.length === 0) break;
     }
 
-    // (2) Sessions that never finished opening.
-    const stuckBefore = new Date(now().getTime() - STUCK_OPENING_MS).toISOString();
-    const emptied = await client.execute({
-      sql: `UPDATE sessions SET state = 'empty' WHERE state = 'opening' AND started_at < ? RETURNING id`,
-      args: [stuckBefore],
-    });
+    // (2) Then delete their content, a group of sessions per write batch. This also finishes
+    // sessions a crashed pass left half deleted.
+    let deletedRows = 0;
+    let tables: string[] | null = null;
+    for (;;) {
+      const pending = await client.execute({
+        sql: `SELECT id FROM sessions WHERE state = 'purged' AND content_cleared = 0 LIMIT ?`,
+        args: [sessionsPerBatch],
+      });
+      if (pending.rows.length === 0) break;
+      tables ??= await sessionContentTables(client);
+      const ids = JSON.stringify(pending.rows.map((r) => str(r.id)));
+      const results = await paced(() => client.batch(deleteGroupStatements(tables!, ids, chunkSize), 'write'));
+      for (const rs of results.slice(0, tables.length)) deletedRows += rs.rowsAffected;
+    }
 
-    if (deletedRows > 0 || purgedSessions > 0) await checkpointWal(client, url);
+    // (3) Sessions that never finished opening.
+    const stuckBefore = new Date(now().getTime() - STUCK_OPENING_MS).toISOString();
+    const emptied = await paced(() =>
+      client.execute({
+        sql: `UPDATE sessions SET state = 'empty' WHERE state = 'opening' AND started_at < ? RETURNING id`,
+        args: [stuckBefore],
+      }),
+    );
+
+    if ((deletedRows > 0 || purgedSessions > 0) && embeddedFile) await truncateWal(client);
     return { purgedSessions, deletedRows, emptiedSessions: num(emptied.rows.length) };
   } catch (error) {
     throw toMemoryError(error, 'purge');
   }
+}
+
+/**
+ * One write batch over a group of purged sessions (`ids`, a JSON list): up to `chunkSize` rows of
+ * each content table, then `content_cleared = 1` for those of the group with nothing left.
+ */
+function deleteGroupStatements(tables: string[], ids: string, chunkSize: number): InStatement[] {
+  const inGroup = 'session_id IN (SELECT value FROM json_each(?))';
+  return [
+    ...tables.map((table) => ({
+      sql: `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE ${inGroup} LIMIT ?)`,
+      args: [ids, chunkSize],
+    })),
+    {
+      sql: `UPDATE sessions SET content_cleared = 1
+             WHERE state = 'purged' AND content_cleared = 0 AND id IN (SELECT value FROM json_each(?))
+               ${tables.map((t) => `AND NOT EXISTS (SELECT 1 FROM ${t} WHERE session_id = sessions.id)`).join('\n               ')}`,
+      args: [ids],
+    },
+  ];
+}
+
+/** SQLITE_BUSY: another connection holds the write lock (or, for a checkpoint, a reader is in the way). */
+function isBusy(error: unknown): boolean {
+  return error instanceof LibsqlError && (error.code === 'SQLITE_BUSY' || String(error.extendedCode ?? '').startsWith('SQLITE_BUSY'));
+}
+
+/**
+ * Runs one write as soon as the lock is free: retried every millisecond while another connection
+ * holds it, for up to BUSY_TIMEOUT_MS. Returns how long the write itself took (lock held).
+ */
+async function whenUnlocked<T>(write: () => Promise<T>): Promise<{ value: T; heldMs: number }> {
+  const giveUpAt = performance.now() + BUSY_TIMEOUT_MS;
+  for (;;) {
+    const t0 = performance.now();
+    try {
+      const value = await write();
+      return { value, heldMs: performance.now() - t0 };
+    } catch (error) {
+      if (!isBusy(error) || performance.now() > giveUpAt) throw error;
+    }
+    await sleep(1);
+  }
+}
+
+/**
+ * Moves the WAL into the main file and truncates it, so deleted content does not linger in the
+ * -wal file. TRUNCATE waits for the writer and for readers of older snapshots; retried like a
+ * write, then left to the next pass (the data is deleted already, only old frames remain).
+ */
+async function truncateWal(client: Client): Promise<void> {
+  const giveUpAt = performance.now() + BUSY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      const rs = await client.execute('PRAGMA wal_checkpoint(TRUNCATE)');
+      if (num(rs.rows[0]?.[0]) === 0) return;
+    } catch (error) {
+      if (!isBusy(error)) return;
+    }
+    if (performance.now() > giveUpAt) return;
+    await sleep(1);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
