@@ -92,7 +92,9 @@ export interface Api {
 
 export async function startApi(dataDir: string, env: Record<string, string> = {}): Promise<Api> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  // BENCH_API_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the API under load.
+  const nodeArgs = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts'], {
     cwd: apiDir,
     env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, DEMO: '1', ...env },
     // The structured log line per call is part of the API's own cost; it goes to /dev/null here.

@@ -5,7 +5,11 @@ import type { MemoryStore, MemoryStoreOptions, Purger } from '@sponge/memory';
 export const TOKEN_SECRET = 'bench-token-secret-0123456789abcdef0123';
 export const PURGE_KEY = 'bench-purge-key-0123456789abcdef';
 
-export function openStore(path: string, now?: () => Date, synchronous: 'FULL' | 'NORMAL' = 'FULL'): Promise<MemoryStore> {
+export function openStore(
+  path: string,
+  now?: () => Date,
+  synchronous: 'FULL' | 'NORMAL' = 'FULL',
+): Promise<MemoryStore> {
   return createMemoryStore({
     url: `file:${path}`,
     tokenSecret: TOKEN_SECRET,

@@ -224,6 +224,41 @@ describe('with the default TTL', () => {
     expect(q.version).toBe(1);
     expect((await s.client(ada).runs.list.query({ documentId: REEF_DOCUMENT_ID })).length).toBe(runsBefore);
   });
+
+  it('reads a body with or without a Content-Length the same way, and refuses an oversized one either way', async () => {
+    const run = await s.client(ada).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'chat' });
+    const token = run.runToken;
+    await s.client(token).agent.remember.mutate({ basedOn: 0, requestId: 'a', changes: [{ op: 'add', name: 'lead:a', text: 'a' }] });
+    // The same call streamed without a Content-Length (chunked): tRPC's own reader, same answer.
+    const chunked = await fetch(`${s.url}/trpc/agent.remember`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: new ReadableStream({
+        start(c) {
+          c.enqueue(new TextEncoder().encode('{"basedOn": 1, "requestId": "chunked", '));
+          c.enqueue(new TextEncoder().encode('"changes": [{"op": "add", "name": "lead:chunked", "text": "é"}]}'));
+          c.close();
+        },
+      }),
+      duplex: 'half',
+    } as RequestInit);
+    expect(chunked.status).toBe(200);
+    expect(((await chunked.json()) as Json).result.data).toMatchObject({ version: 2 });
+    // …and too large while streamed: 413 as well.
+    const hugeChunked = await fetch(`${s.url}/trpc/agent.remember`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: new ReadableStream({
+        start(c) {
+          for (let i = 0; i < 5; i++) c.enqueue(new Uint8Array(1024 * 1024).fill(32));
+          c.close();
+        },
+      }),
+      duplex: 'half',
+    } as RequestInit).catch(() => null);
+    // The server may cut the upload off before the client finishes; if it answered, it said 413.
+    if (hugeChunked) expect(hugeChunked.status).toBe(413);
+  });
 });
 
 describe('the note quota', () => {

@@ -4,9 +4,12 @@
  */
 import type { Client } from '@libsql/client';
 import type { ReviewedViews } from './reviewed-view.ts';
+import type { WriteQueue } from './write-queue.ts';
 
 export interface StoreContext {
   client: Client;
+  /** remember's writes go through here (group commit on an embedded file). */
+  writes: WriteQueue;
   /** The URL the client was opened with (embedded files get WAL checkpoints). */
   url: string;
   now: () => Date;

@@ -30,7 +30,12 @@ const SETUP: InStatement[] = [
 ];
 
 /** What a caller can observe of a result set (rows as plain objects and as index access). */
-function observe(rs: { columns: string[]; rows: ArrayLike<unknown>[]; rowsAffected: number; lastInsertRowid: bigint | undefined }) {
+function observe(rs: {
+  columns: string[];
+  rows: ArrayLike<unknown>[];
+  rowsAffected: number;
+  lastInsertRowid: bigint | undefined;
+}) {
   return {
     columns: rs.columns,
     rows: rs.rows.map((r) => ({ ...r, byIndex: Array.from({ length: r.length }, (_, i) => r[i]) })),
@@ -45,7 +50,13 @@ async function outcome(p: Promise<unknown>): Promise<unknown> {
     return Array.isArray(v) ? { ok: v.map((x) => observe(x)) } : { ok: observe(v as never) };
   } catch (e) {
     const err = e as LibsqlError & { index?: number };
-    return { error: err.constructor.name, code: err.code, extendedCode: err.extendedCode, index: err.index, message: err.message };
+    return {
+      error: err.constructor.name,
+      code: err.code,
+      extendedCode: err.extendedCode,
+      index: err.index,
+      message: err.message,
+    };
   }
 }
 
@@ -54,15 +65,30 @@ describe('LocalClient', () => {
     const { local, stock } = pair();
     const script: Array<(c: Client) => Promise<unknown>> = [
       (c) => c.batch(SETUP, 'write'),
-      (c) => c.execute({ sql: 'INSERT INTO t (s, f, b, n) VALUES (?, ?, ?, ?)', args: ['a', 1.5, new Uint8Array([1, 2, 3]), 7] }),
-      (c) => c.execute({ sql: 'INSERT INTO t (s, f, b, n) VALUES (:s, @f, $b, :n)', args: { s: 'é🙂', f: -0.25, b: null, n: 9007199254740991n } }),
+      (c) =>
+        c.execute({
+          sql: 'INSERT INTO t (s, f, b, n) VALUES (?, ?, ?, ?)',
+          args: ['a', 1.5, new Uint8Array([1, 2, 3]), 7],
+        }),
+      (c) =>
+        c.execute({
+          sql: 'INSERT INTO t (s, f, b, n) VALUES (:s, @f, $b, :n)',
+          args: { s: 'é🙂', f: -0.25, b: null, n: 9007199254740991n },
+        }),
       (c) => c.execute('SELECT id, s, f, b, n, s AS s FROM t ORDER BY id'),
       (c) => c.execute({ sql: 'SELECT n FROM t WHERE n > ?', args: [true] }),
       (c) => c.execute('SELECT 9223372036854775807 AS big'),
       (c) => c.execute({ sql: 'INSERT INTO t (s) VALUES (?)', args: ['forbidden'] }),
       (c) => c.execute({ sql: 'INSERT INTO t (n) VALUES (?)', args: [7] }),
       (c) => c.execute('SELEC nonsense'),
-      (c) => c.batch([{ sql: 'INSERT INTO t (s) VALUES (?)', args: ['kept?'] }, { sql: 'INSERT INTO t (n) VALUES (7)', args: [] }], 'write'),
+      (c) =>
+        c.batch(
+          [
+            { sql: 'INSERT INTO t (s) VALUES (?)', args: ['kept?'] },
+            { sql: 'INSERT INTO t (n) VALUES (7)', args: [] },
+          ],
+          'write',
+        ),
       (c) => c.execute('SELECT count(*) AS c FROM t'),
       (c) => c.batch(['SELECT 1 AS one', ['SELECT ? AS two', [2]]], 'read'),
       (c) => c.execute({ sql: 'SELECT ?', args: [Number.NaN] }),
@@ -93,7 +119,8 @@ describe('LocalClient', () => {
     const { local } = pair();
     await local.batch(SETUP, 'write');
     const before = local.preparedStatements;
-    for (let i = 0; i < 50; i++) await local.execute({ sql: 'INSERT INTO t (s, n) VALUES (?, ?)', args: [`x${i}`, i] });
+    for (let i = 0; i < 50; i++)
+      await local.execute({ sql: 'INSERT INTO t (s, n) VALUES (?, ?)', args: [`x${i}`, i] });
     expect(local.preparedStatements).toBe(before + 1);
     for (let i = 0; i < STATEMENT_CACHE_SIZE + 20; i++) await local.execute(`SELECT ${i} AS v`);
     expect(local.preparedStatements).toBe(STATEMENT_CACHE_SIZE);
@@ -123,6 +150,8 @@ describe('openDatabase synchronous', () => {
       expect((await full.execute('PRAGMA synchronous')).rows[0]![0]).toBe(2);
       expect((await normal.execute('PRAGMA synchronous')).rows[0]![0]).toBe(1);
     }
-    await expect(openDatabase({ url: `file:${join(dir, 'x.db')}`, synchronous: 'OFF' as never })).rejects.toThrow(/FULL or NORMAL/);
+    await expect(
+      openDatabase({ url: `file:${join(dir, 'x.db')}`, synchronous: 'OFF' as never }),
+    ).rejects.toThrow(/FULL or NORMAL/);
   });
 });

@@ -47,6 +47,8 @@ interface LibsqlDatabaseConstructor {
 /** Distinct SQL texts kept prepared. The store issues a few dozen; dynamic IN-lists rotate through. */
 export const STATEMENT_CACHE_SIZE = 256;
 
+export type GroupOutcome = { ok: true; results: ResultSet[] } | { ok: false; error: unknown };
+
 interface Cached {
   stmt: LibsqlStatement;
   /** false: the statement returns no rows (raw() threw). Columns are re-read on every run (a schema change can alter them). */
@@ -61,7 +63,11 @@ export class LocalClient implements Client {
 
   constructor(url: string, options: { timeoutMs?: number } = {}) {
     const config = expandConfig({ url }, true);
-    if (config.scheme !== 'file') throw new LibsqlError(`LocalClient opens file: URLs only, not ${config.scheme}:`, 'URL_SCHEME_NOT_SUPPORTED');
+    if (config.scheme !== 'file')
+      throw new LibsqlError(
+        `LocalClient opens file: URLs only, not ${config.scheme}:`,
+        'URL_SCHEME_NOT_SUPPORTED',
+      );
     const path = isInMemoryConfig(config) ? `${config.scheme}:${config.path}` : config.path;
     try {
       this.#db = new Database(path, options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {});
@@ -76,28 +82,81 @@ export class LocalClient implements Client {
     return this.#run(stmt);
   }
 
-  async batch(stmts: Array<InStatement | [string, InArgs?]>, mode: TransactionMode = 'deferred'): Promise<ResultSet[]> {
+  async batch(
+    stmts: Array<InStatement | [string, InArgs?]>,
+    mode: TransactionMode = 'deferred',
+  ): Promise<ResultSet[]> {
     this.#checkOpen();
     this.#run(transactionModeToBegin(mode));
     try {
-      const results: ResultSet[] = [];
-      for (let i = 0; i < stmts.length; i++) {
-        if (!this.#db.inTransaction) throw new LibsqlBatchError('The transaction has been rolled back', i, 'TRANSACTION_CLOSED');
-        const s = stmts[i]!;
-        try {
-          results.push(this.#run(Array.isArray(s) ? { sql: s[0], args: s[1] ?? [] } : s));
-        } catch (e) {
-          if (e instanceof LibsqlError && !(e instanceof LibsqlBatchError)) {
-            throw new LibsqlBatchError(e.message, i, e.code, e.extendedCode, e.rawCode, e.cause instanceof Error ? e.cause : undefined);
-          }
-          throw e;
-        }
-      }
+      const results = this.#runAll(stmts);
       this.#run('COMMIT');
       return results;
     } finally {
       this.#rollbackIfOpen();
     }
+  }
+
+  /**
+   * Group commit: several independent write batches in ONE transaction, so one commit (one WAL
+   * sync) serves them all. Each batch still applies all-or-nothing on its own: it runs inside a
+   * SAVEPOINT that is rolled back if any of its statements fails, and later batches see exactly
+   * what the earlier ones in the group left, as if each had committed alone, in order.
+   *
+   * Returns one outcome per batch. Throws (nothing committed) when the group as a whole fails:
+   * the lock could not be taken, an error ended the whole transaction, or the commit failed;
+   * the caller then runs the batches one by one.
+   */
+  async batchGroup(batches: InStatement[][]): Promise<GroupOutcome[]> {
+    this.#checkOpen();
+    this.#run('BEGIN IMMEDIATE');
+    try {
+      const outcomes: GroupOutcome[] = [];
+      for (const stmts of batches) {
+        this.#run('SAVEPOINT sponge_call');
+        try {
+          const results = this.#runAll(stmts);
+          this.#run('RELEASE sponge_call');
+          outcomes.push({ ok: true, results });
+        } catch (error) {
+          // An I/O or busy error can end the transaction itself: then nothing of the group stands.
+          if (!this.#db.inTransaction) throw error;
+          this.#run('ROLLBACK TO sponge_call');
+          this.#run('RELEASE sponge_call');
+          outcomes.push({ ok: false, error });
+        }
+      }
+      this.#run('COMMIT');
+      return outcomes;
+    } finally {
+      this.#rollbackIfOpen();
+    }
+  }
+
+  /** The statements of one batch, in an open transaction; a failure says which statement. */
+  #runAll(stmts: Array<InStatement | [string, InArgs?]>): ResultSet[] {
+    const results: ResultSet[] = [];
+    for (let i = 0; i < stmts.length; i++) {
+      if (!this.#db.inTransaction)
+        throw new LibsqlBatchError('The transaction has been rolled back', i, 'TRANSACTION_CLOSED');
+      const s = stmts[i]!;
+      try {
+        results.push(this.#run(Array.isArray(s) ? { sql: s[0], args: s[1] ?? [] } : s));
+      } catch (e) {
+        if (e instanceof LibsqlError && !(e instanceof LibsqlBatchError)) {
+          throw new LibsqlBatchError(
+            e.message,
+            i,
+            e.code,
+            e.extendedCode,
+            e.rawCode,
+            e.cause instanceof Error ? e.cause : undefined,
+          );
+        }
+        throw e;
+      }
+    }
+    return results;
   }
 
   async migrate(stmts: InStatement[]): Promise<ResultSet[]> {
@@ -111,7 +170,10 @@ export class LocalClient implements Client {
   }
 
   async transaction(): Promise<never> {
-    throw new LibsqlError('interactive transactions are not used by this store; use batch()', 'TRANSACTION_NOT_SUPPORTED');
+    throw new LibsqlError(
+      'interactive transactions are not used by this store; use batch()',
+      'TRANSACTION_NOT_SUPPORTED',
+    );
   }
 
   async executeMultiple(sql: string): Promise<void> {
@@ -126,7 +188,10 @@ export class LocalClient implements Client {
   }
 
   async sync(): Promise<never> {
-    throw new LibsqlError('sync() is for embedded replicas; this is a plain local file', 'SYNC_NOT_SUPPORTED');
+    throw new LibsqlError(
+      'sync() is for embedded replicas; this is a plain local file',
+      'SYNC_NOT_SUPPORTED',
+    );
   }
 
   reconnect(): void {
@@ -173,7 +238,8 @@ export class LocalClient implements Client {
   }
 
   #run(stmt: InStatement): ResultSet {
-    const { sql, args } = typeof stmt === 'string' ? { sql: stmt, args: [] as InArgs } : { sql: stmt.sql, args: stmt.args ?? [] };
+    const { sql, args } =
+      typeof stmt === 'string' ? { sql: stmt, args: [] as InArgs } : { sql: stmt.sql, args: stmt.args ?? [] };
     try {
       const bound = bindArgs(args);
       const { stmt: prepared, returnsData } = this.#prepare(sql);
@@ -181,7 +247,13 @@ export class LocalClient implements Client {
         const cols = prepared.columns();
         const columns = cols.map((c) => c.name);
         const rows = prepared.all(bound).map((r) => rowFromSql(r, columns));
-        return new ResultSetImpl(columns, cols.map((c) => c.type ?? ''), rows, 0, undefined);
+        return new ResultSetImpl(
+          columns,
+          cols.map((c) => c.type ?? ''),
+          rows,
+          0,
+          undefined,
+        );
       }
       const info = prepared.run(bound);
       return new ResultSetImpl([], [], [], info.changes, BigInt(info.lastInsertRowid));
@@ -219,11 +291,15 @@ const MAX_I64 = 9223372036854775807n;
 
 function valueToSql(value: InValue | undefined): unknown {
   if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw new RangeError('Only finite numbers (not Infinity or NaN) can be passed as arguments');
+    if (!Number.isFinite(value))
+      throw new RangeError('Only finite numbers (not Infinity or NaN) can be passed as arguments');
     return value;
   }
   if (typeof value === 'bigint') {
-    if (value < MIN_I64 || value > MAX_I64) throw new RangeError('bigint is too large to be represented as a 64-bit integer and passed as argument');
+    if (value < MIN_I64 || value > MAX_I64)
+      throw new RangeError(
+        'bigint is too large to be represented as a 64-bit integer and passed as argument',
+      );
     return value;
   }
   if (typeof value === 'boolean') return value ? 1 : 0;
@@ -240,7 +316,8 @@ function rowFromSql(sqlRow: unknown[], columns: string[]): Row {
     const value = valueFromSql(sqlRow[i]);
     Object.defineProperty(row, i, { value });
     const column = columns[i]!;
-    if (!Object.hasOwn(row, column)) Object.defineProperty(row, column, { value, enumerable: true, configurable: true, writable: true });
+    if (!Object.hasOwn(row, column))
+      Object.defineProperty(row, column, { value, enumerable: true, configurable: true, writable: true });
   }
   return row;
 }
@@ -254,23 +331,50 @@ function valueFromSql(value: unknown): unknown {
   }
   if (value instanceof Buffer) {
     // As the stock client: the blob's own ArrayBuffer (copied only if the driver handed out a view into a larger one).
-    return value.byteOffset === 0 && value.byteLength === value.buffer.byteLength ? value.buffer : value.buffer.slice(value.byteOffset, value.byteOffset + value.byteLength);
+    return value.byteOffset === 0 && value.byteLength === value.buffer.byteLength
+      ? value.buffer
+      : value.buffer.slice(value.byteOffset, value.byteOffset + value.byteLength);
   }
   return value;
 }
 
 const SQLITE_CODES: Record<number, string> = {
-  1: 'SQLITE_ERROR', 2: 'SQLITE_INTERNAL', 3: 'SQLITE_PERM', 4: 'SQLITE_ABORT', 5: 'SQLITE_BUSY',
-  6: 'SQLITE_LOCKED', 7: 'SQLITE_NOMEM', 8: 'SQLITE_READONLY', 9: 'SQLITE_INTERRUPT', 10: 'SQLITE_IOERR',
-  11: 'SQLITE_CORRUPT', 12: 'SQLITE_NOTFOUND', 13: 'SQLITE_FULL', 14: 'SQLITE_CANTOPEN', 15: 'SQLITE_PROTOCOL',
-  16: 'SQLITE_EMPTY', 17: 'SQLITE_SCHEMA', 18: 'SQLITE_TOOBIG', 19: 'SQLITE_CONSTRAINT', 20: 'SQLITE_MISMATCH',
-  21: 'SQLITE_MISUSE', 22: 'SQLITE_NOLFS', 23: 'SQLITE_AUTH', 24: 'SQLITE_FORMAT', 25: 'SQLITE_RANGE',
-  26: 'SQLITE_NOTADB', 27: 'SQLITE_NOTICE', 28: 'SQLITE_WARNING',
+  1: 'SQLITE_ERROR',
+  2: 'SQLITE_INTERNAL',
+  3: 'SQLITE_PERM',
+  4: 'SQLITE_ABORT',
+  5: 'SQLITE_BUSY',
+  6: 'SQLITE_LOCKED',
+  7: 'SQLITE_NOMEM',
+  8: 'SQLITE_READONLY',
+  9: 'SQLITE_INTERRUPT',
+  10: 'SQLITE_IOERR',
+  11: 'SQLITE_CORRUPT',
+  12: 'SQLITE_NOTFOUND',
+  13: 'SQLITE_FULL',
+  14: 'SQLITE_CANTOPEN',
+  15: 'SQLITE_PROTOCOL',
+  16: 'SQLITE_EMPTY',
+  17: 'SQLITE_SCHEMA',
+  18: 'SQLITE_TOOBIG',
+  19: 'SQLITE_CONSTRAINT',
+  20: 'SQLITE_MISMATCH',
+  21: 'SQLITE_MISUSE',
+  22: 'SQLITE_NOLFS',
+  23: 'SQLITE_AUTH',
+  24: 'SQLITE_FORMAT',
+  25: 'SQLITE_RANGE',
+  26: 'SQLITE_NOTADB',
+  27: 'SQLITE_NOTICE',
+  28: 'SQLITE_WARNING',
 };
 
 function mapSqliteError(e: unknown): unknown {
   if (e instanceof Database.SqliteError) {
-    const base = e.rawCode === undefined ? 'SQLITE_UNKNOWN' : (SQLITE_CODES[e.rawCode & 0xff] ?? `SQLITE_UNKNOWN_${e.rawCode & 0xff}`);
+    const base =
+      e.rawCode === undefined
+        ? 'SQLITE_UNKNOWN'
+        : (SQLITE_CODES[e.rawCode & 0xff] ?? `SQLITE_UNKNOWN_${e.rawCode & 0xff}`);
     return new LibsqlError(e.message, base, e.code, e.rawCode, e);
   }
   return e;

@@ -40,7 +40,10 @@ const DEFAULT_CHUNK = 500;
  */
 export async function openPurger(options: PurgerOptions): Promise<Purger> {
   if (typeof options.purgeKey !== 'string' || options.purgeKey.length < PURGE_KEY_MIN_CHARS) {
-    throw new MemoryError('unauthenticated', `the purge key must be at least ${PURGE_KEY_MIN_CHARS} characters`);
+    throw new MemoryError(
+      'unauthenticated',
+      `the purge key must be at least ${PURGE_KEY_MIN_CHARS} characters`,
+    );
   }
   const now = options.now ?? (() => new Date());
   let client: Client;
@@ -91,7 +94,10 @@ async function checkCredential(client: Client, purgeKey: string, now: () => Date
   const rs = await client.execute('SELECT key_hash FROM purge_credential WHERE id = 1');
   const stored = Buffer.from(str(rs.rows[0]?.key_hash), 'hex');
   if (stored.length !== hash.length || !timingSafeEqual(stored, hash)) {
-    throw new MemoryError('unauthenticated', 'the purge key does not match the credential registered for this memory database');
+    throw new MemoryError(
+      'unauthenticated',
+      'the purge key does not match the credential registered for this memory database',
+    );
   }
 }
 
@@ -124,7 +130,12 @@ const DEFAULT_MIN_PAUSE_MS = 5;
  * commit meets a large WAL; the pass ends with one TRUNCATE checkpoint of what is left, so
  * deleted content does not linger in the -wal file.
  */
-export async function purgePass(client: Client, url: string, now: () => Date, pacing: PurgePacing | number): Promise<PurgeReport> {
+export async function purgePass(
+  client: Client,
+  url: string,
+  now: () => Date,
+  pacing: PurgePacing | number,
+): Promise<PurgeReport> {
   const p = typeof pacing === 'number' ? { chunkSize: pacing } : pacing;
   const chunkSize = p.chunkSize;
   const sessionsPerBatch = p.sessionsPerBatch ?? DEFAULT_SESSIONS_PER_BATCH;
@@ -172,7 +183,9 @@ export async function purgePass(client: Client, url: string, now: () => Date, pa
       if (pending.rows.length === 0) break;
       tables ??= await sessionContentTables(client);
       const ids = JSON.stringify(pending.rows.map((r) => str(r.id)));
-      const results = await paced(() => client.batch(deleteGroupStatements(tables!, ids, chunkSize), 'write'));
+      const results = await paced(() =>
+        client.batch(deleteGroupStatements(tables!, ids, chunkSize), 'write'),
+      );
       for (const rs of results.slice(0, tables.length)) deletedRows += rs.rowsAffected;
     }
 
@@ -214,7 +227,10 @@ function deleteGroupStatements(tables: string[], ids: string, chunkSize: number)
 
 /** SQLITE_BUSY: another connection holds the write lock (or, for a checkpoint, a reader is in the way). */
 function isBusy(error: unknown): boolean {
-  return error instanceof LibsqlError && (error.code === 'SQLITE_BUSY' || String(error.extendedCode ?? '').startsWith('SQLITE_BUSY'));
+  return (
+    error instanceof LibsqlError &&
+    (error.code === 'SQLITE_BUSY' || String(error.extendedCode ?? '').startsWith('SQLITE_BUSY'))
+  );
 }
 
 /**

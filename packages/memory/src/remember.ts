@@ -80,7 +80,7 @@ export async function remember(ctx: StoreContext, agent: AgentContext, input: un
   }
 
   try {
-    await ctx.client.batch(statements, 'write');
+    await ctx.writes.submit(statements);
     return { version, applied, replayed: false };
   } catch (error) {
     const outcome = await settleRefusal(ctx, sessionId, valid.requestId, requestHash, changes, error);

@@ -13,6 +13,7 @@ import { remember } from './remember.ts';
 import { ReviewedViews } from './reviewed-view.ts';
 import { forget, getSession, getSessions, listSessions, openSession } from './sessions.ts';
 import { log, verify } from './verify.ts';
+import { createWriteQueue } from './write-queue.ts';
 import { createRecallIndex } from './recall/recall-index.ts';
 import type { RecallIndex } from './recall/recall-index.ts';
 import type { RecallNote } from './recall/render.ts';
@@ -81,6 +82,7 @@ export async function createMemoryStore(options: MemoryStoreOptions): Promise<Me
 
   const ctx: StoreContext = {
     client,
+    writes: createWriteQueue(client),
     url: options.url,
     now,
     sessionTtlMs,
