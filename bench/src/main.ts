@@ -377,16 +377,20 @@ async function recallSearch(): Promise<void> {
   raw.close();
 }
 
-async function agentsConcurrently(): Promise<void> {
-  const dataDir = join(work, 'agents');
+/**
+ * `thread`: the API's DB_THREAD. 'worker' (its default) runs each embedded database's SQLite
+ * calls on a thread of its own; 'main' runs them on the event loop, as before that existed.
+ */
+async function agentsConcurrently(thread: 'worker' | 'main'): Promise<void> {
+  const dataDir = join(work, `agents-${thread}`);
   mkdirSync(dataDir);
-  const api = await startApi(dataDir, { RECALL_MODE: 'off' });
+  const api = await startApi(dataDir, { RECALL_MODE: 'off', DB_THREAD: thread });
   const seconds = QUICK ? 4 : 10;
   try {
     const owner = await loginOwner(api.port);
     const agents = await Promise.all(Array.from({ length: 50 }, () => acceptRun(api.port, owner)));
     const versions = agents.map(() => 0);
-    log('50 agents writing to 50 sessions through one API process');
+    log(`50 agents writing to 50 sessions through one API process (DB_THREAD=${thread})`);
     const writes = await throughput(
       async (w, i) => {
         const a = await trpc(
@@ -405,20 +409,23 @@ async function agentsConcurrently(): Promise<void> {
       },
       50,
       seconds * 1000,
+      2_000,
     );
     const health = await throughput(
       async () => (await trpc(api.port, 'query', 'health')).ok,
       50,
       (QUICK ? 3 : 5) * 1000,
+      1_000,
     );
     const raws: Partial<Record<Sync, number>> = {};
     for (const sync of ['FULL', 'NORMAL'] as const) {
-      const raw = await openRaw(join(work, `raw-commits-${sync}.db`), sync);
+      const raw = await openRaw(join(work, `raw-commits-${thread}-${sync}.db`), sync);
       let i = 0;
       const r = await throughput(
         async () => (await rawBatch(raw, 's', i++, 1, NOTE_TEXT), true),
         1,
         (QUICK ? 2 : 5) * 1000,
+        500,
       );
       raws[sync] = r.perSecond;
       raw.close();
@@ -426,13 +433,13 @@ async function agentsConcurrently(): Promise<void> {
     const floor = Math.min(raws.FULL!, health.perSecond);
     const ratio = writes.perSecond / floor;
     rows.push({
-      figure: '50 agents → 50 sessions, one API process (applied changes/s)',
+      figure: `50 agents → 50 sessions, one API process (applied changes/s), DB_THREAD=${thread}${thread === 'worker' ? ' (default)' : ''}`,
       sync: 'FULL',
       project: `${writes.perSecond.toFixed(0)}/s (latency ${lat(writes.latencies)}, ${writes.errors} refused)`,
       baseline: `min(raw 1-writer commits ${raws.FULL!.toFixed(0)}/s, 50 callers of health ${health.perSecond.toFixed(0)}/s) = ${floor.toFixed(0)}/s; raw at NORMAL ${raws.NORMAL!.toFixed(0)}/s`,
       ratio: round(ratio),
       target: '≥ 0.7×',
-      met: ratio >= 0.7,
+      met: thread === 'worker' ? ratio >= 0.7 : null,
       raw: { writes, health, rawCommitsPerSecond: raws },
     });
   } finally {
@@ -684,7 +691,10 @@ try {
   if (want('remember64')) await rememberInProcess(64);
   if (want('query')) await queryAndRead();
   if (want('recall')) await recallSearch();
-  if (want('agents')) await agentsConcurrently();
+  if (want('agents')) {
+    await agentsConcurrently('worker');
+    await agentsConcurrently('main');
+  }
   if (want('purge')) await purgeWhileWriting();
   if (want('verify')) await verifyLongLog();
   if (want('memory')) await memoryWithOpenSessions();

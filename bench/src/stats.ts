@@ -74,23 +74,27 @@ export async function throughput(
   op: (worker: number, i: number) => Promise<boolean>,
   workers: number,
   ms: number,
+  warmupMs = 0,
 ): Promise<{ ops: number; perSecond: number; latencies: Sample; errors: number }> {
-  const end = performance.now() + ms;
+  // The first `warmupMs` run the same load unmeasured (JIT, caches), then the window opens.
+  const start = performance.now() + warmupMs;
+  const end = start + ms;
   let ops = 0;
   let errors = 0;
   const latencies: number[] = [];
-  const t0 = performance.now();
+  const counters = Array.from({ length: workers }, () => 0);
   await Promise.all(
     Array.from({ length: workers }, async (_, w) => {
-      for (let i = 0; performance.now() < end; i++) {
+      while (performance.now() < end) {
         const s = performance.now();
-        const ok = await op(w, i);
+        const ok = await op(w, counters[w]!++);
+        if (s < start) continue;
         latencies.push(performance.now() - s);
         if (ok) ops++;
         else errors++;
       }
     }),
   );
-  const elapsed = performance.now() - t0;
+  const elapsed = performance.now() - start;
   return { ops, perSecond: (ops / elapsed) * 1000, latencies: summarize(latencies), errors };
 }

@@ -26,6 +26,7 @@ describe('loadConfig', () => {
       purgeIntervalSeconds: 60,
       recallMode: 'shadow',
       acceptRunsUntil: null,
+      dbThread: 'worker',
       memoryDb: { url: 'file:/srv/data/memory.db' },
       appDb: { url: 'file:/srv/data/sponge.db' },
       webDist: DEFAULT_WEB_DIST,
@@ -52,6 +53,7 @@ describe('loadConfig', () => {
         APP_DATABASE_URL: 'libsql://app.example',
         APP_DATABASE_AUTH_TOKEN: 'a',
         WEB_DIST: 'web',
+        DB_THREAD: 'main',
       },
       '/srv',
     );
@@ -67,6 +69,7 @@ describe('loadConfig', () => {
       memoryDb: { url: 'libsql://memory.example', authToken: 'm' },
       appDb: { url: 'libsql://app.example', authToken: 'a' },
       webDist: '/srv/web',
+      dbThread: 'main',
     });
   });
 
@@ -87,6 +90,7 @@ describe('loadConfig', () => {
       ACCEPT_RUNS_UNTIL: 'next tuesday',
       EMBEDDINGS_URL: 'ftp://x',
       MEMORY_DATABASE_URL: 'postgres://x',
+      DB_THREAD: 'fork',
     });
     expect(p).toEqual([
       'PORT: expected an integer 0..65535, got "abc"',
@@ -97,6 +101,7 @@ describe('loadConfig', () => {
       'RECALL_MODE: expected shadow, live or off',
       'EMBEDDINGS_URL: expected an http(s) URL of an OpenAI-compatible endpoint',
       'ACCEPT_RUNS_UNTIL: expected an ISO date or date-time, got "next tuesday"',
+      'DB_THREAD: expected worker or main',
       'MEMORY_DATABASE_URL: expected a file:, libsql:, http(s): or ws(s): URL',
     ]);
     try {

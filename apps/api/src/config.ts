@@ -83,6 +83,7 @@ const envSchema = z.object({
     }
     return new Date(t);
   }),
+  DB_THREAD: optionalString.pipe(z.enum(['worker', 'main'], 'expected worker or main').default('worker')),
   MEMORY_DATABASE_URL: dbUrl,
   MEMORY_DATABASE_AUTH_TOKEN: optionalString,
   APP_DATABASE_URL: dbUrl,
@@ -109,6 +110,8 @@ export interface Config {
   embeddings: { url: string | undefined; apiKey: string | undefined; model: string | undefined; dimensions: string | undefined };
   acceptRunsUntil: Date | null;
   memoryDb: { url: string; authToken: string | undefined };
+  /** Where the embedded databases' SQLite calls run: a thread each (default) or the event loop. */
+  dbThread: 'worker' | 'main';
   appDb: { url: string; authToken: string | undefined };
   webDist: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -154,6 +157,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     embeddings: { url: e.EMBEDDINGS_URL, apiKey: e.EMBEDDINGS_API_KEY, model: e.EMBEDDINGS_MODEL, dimensions: e.EMBEDDINGS_DIMENSIONS },
     acceptRunsUntil: e.ACCEPT_RUNS_UNTIL,
     memoryDb: { url: e.MEMORY_DATABASE_URL ?? fileUrl(join(dataDir, 'memory.db')), authToken: e.MEMORY_DATABASE_AUTH_TOKEN },
+    dbThread: e.DB_THREAD,
     appDb: { url: e.APP_DATABASE_URL ?? fileUrl(join(dataDir, 'sponge.db')), authToken: e.APP_DATABASE_AUTH_TOKEN },
     webDist: e.WEB_DIST !== undefined ? resolve(cwd, e.WEB_DIST) : DEFAULT_WEB_DIST,
     logLevel: e.LOG_LEVEL,

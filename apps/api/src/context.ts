@@ -17,6 +17,7 @@ import { userByApiKey, userByToken } from './data/users.ts';
 import type { User } from './data/users.ts';
 import { runByTokenHash } from './data/runs.ts';
 import type { Run } from './data/runs.ts';
+import type { DocumentOwnership } from './data/documents.ts';
 import type { AppDeps } from './deps.ts';
 
 export const SESSION_COOKIE = 'sponge_session';
@@ -24,7 +25,8 @@ export const SESSION_COOKIE = 'sponge_session';
 export type Caller =
   | { kind: 'user'; user: User; tokenHash: string }
   | { kind: 'apiKey'; user: User; keyId: string }
-  | { kind: 'agent'; run: Run }
+  /** `document`: the run's document as read with the run, in the same statement (null if gone). */
+  | { kind: 'agent'; run: Run; document: DocumentOwnership | null }
   | { kind: 'none'; credential: 'absent' | 'invalid' };
 
 export interface Context {
@@ -80,8 +82,8 @@ export async function resolveCaller(deps: AppDeps, credential: Credential | 'mal
       ? { kind: 'apiKey', user: { id: found.id, name: found.name }, keyId: found.keyId }
       : { kind: 'none', credential: 'invalid' };
   }
-  const run = await runByTokenHash(deps.app, hash);
-  return run ? { kind: 'agent', run } : { kind: 'none', credential: 'invalid' };
+  const found = await runByTokenHash(deps.app, hash);
+  return found ? { kind: 'agent', run: found.run, document: found.document } : { kind: 'none', credential: 'invalid' };
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import { createClient } from '@libsql/client';
 import type { Client, Config } from '@libsql/client';
+import { WorkerClient } from './db-thread/worker-client.ts';
 import { LocalClient } from './local-client.ts';
 
 /** How long a writer waits for another process's write lock before giving up. */
@@ -22,6 +23,12 @@ export interface OpenDatabaseOptions {
    * corrupt the file. Only for embedded files; a server owns its own storage settings.
    */
   synchronous?: Synchronous | undefined;
+  /**
+   * Where an embedded file's SQLite calls run: 'main' (the default) or 'worker', a database
+   * thread of its own (db-thread/), so commits never block the caller's event loop. Servers
+   * under concurrent load use 'worker'; single-purpose processes and tests keep 'main'.
+   */
+  thread?: 'main' | 'worker' | undefined;
 }
 
 /** true for databases this process opens as a local file (or in memory), false for a server. */
@@ -71,7 +78,10 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Client
   }
   const synchronous = options.synchronous ?? 'FULL';
   if (synchronous !== 'FULL' && synchronous !== 'NORMAL') throw new RangeError(`synchronous must be FULL or NORMAL, not ${String(synchronous)}`);
-  const client = new LocalClient(options.url, { timeoutMs: BUSY_TIMEOUT_MS });
+  const client =
+    options.thread === 'worker'
+      ? await WorkerClient.open(options.url, { timeoutMs: BUSY_TIMEOUT_MS })
+      : new LocalClient(options.url, { timeoutMs: BUSY_TIMEOUT_MS });
   try {
     for (const pragma of EMBEDDED_PRAGMAS) {
       await client.execute(pragma.startsWith('PRAGMA synchronous') ? `PRAGMA synchronous = ${synchronous}` : pragma);

@@ -5,6 +5,7 @@ import { createClient, LibsqlBatchError, LibsqlError } from '@libsql/client';
 import type { Client, InStatement } from '@libsql/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from './db.ts';
+import { WorkerClient } from './db-thread/worker-client.ts';
 import { LocalClient, STATEMENT_CACHE_SIZE } from './local-client.ts';
 
 let dir: string;
@@ -23,6 +24,11 @@ function pair(): { local: LocalClient; stock: Client } {
   open.push(local, stock);
   return { local, stock };
 }
+
+const CLIENTS: Array<[string, (path: string) => Promise<Client>]> = [
+  ['LocalClient', async (path) => new LocalClient(`file:${path}`)],
+  ['WorkerClient (database thread)', (path) => WorkerClient.open(`file:${path}`)],
+];
 
 const SETUP: InStatement[] = [
   'CREATE TABLE t (id INTEGER PRIMARY KEY, s TEXT, f REAL, b BLOB, n INTEGER UNIQUE)',
@@ -60,9 +66,11 @@ async function outcome(p: Promise<unknown>): Promise<unknown> {
   }
 }
 
-describe('LocalClient', () => {
+describe.each(CLIENTS)('%s', (_, openClient) => {
   it('answers every statement exactly as the stock @libsql/client local driver does', async () => {
-    const { local, stock } = pair();
+    const local = await openClient(join(dir, 'local.db'));
+    const stock = createClient({ url: `file:${join(dir, 'stock.db')}`, concurrency: 1 });
+    open.push(local, stock);
     const script: Array<(c: Client) => Promise<unknown>> = [
       (c) => c.batch(SETUP, 'write'),
       (c) =>
@@ -98,6 +106,38 @@ describe('LocalClient', () => {
     }
   });
 
+  it('commits a group of batches once, each all-or-nothing', async () => {
+    const client = (await openClient(join(dir, 'group.db'))) as LocalClient | WorkerClient;
+    open.push(client);
+    await client.batch(SETUP, 'write');
+    const outcomes = await client.batchGroup([
+      [{ sql: 'INSERT INTO t (s, n) VALUES (?, ?)', args: ['a', 1] }],
+      [
+        { sql: 'INSERT INTO t (s, n) VALUES (?, ?)', args: ['b', 2] },
+        { sql: 'INSERT INTO t (s, n) VALUES (?, ?)', args: ['forbidden', 3] },
+      ],
+      [{ sql: 'INSERT INTO t (s, n) VALUES (?, ?)', args: ['c', 1] }],
+      [{ sql: 'INSERT INTO t (s, n) VALUES (?, ?)', args: ['d', 4] }],
+    ]);
+    expect(outcomes.map((o) => o.ok)).toEqual([true, false, false, true]);
+    const failed = outcomes[1] as { ok: false; error: LibsqlBatchError };
+    expect(failed.error).toBeInstanceOf(LibsqlBatchError);
+    expect(failed.error).toMatchObject({ statementIndex: 1, code: 'SQLITE_CONSTRAINT' });
+    expect(failed.error.message).toMatch(/sponge:integrity:no/);
+    expect((await client.execute('SELECT s FROM t ORDER BY n')).rows.map((r) => r.s)).toEqual(['a', 'd']);
+  });
+
+  it('refuses calls once closed', async () => {
+    const client = await openClient(join(dir, 'closed.db'));
+    await client.execute('SELECT 1');
+    client.close();
+    expect(client.closed).toBe(true);
+    await expect(client.execute('SELECT 1')).rejects.toMatchObject({ code: 'CLIENT_CLOSED' });
+    await expect(client.batch(['SELECT 1'], 'read')).rejects.toMatchObject({ code: 'CLIENT_CLOSED' });
+  });
+});
+
+describe('LocalClient', () => {
   it('rolls a failed batch back entirely and stays usable', async () => {
     const { local } = pair();
     await local.batch(SETUP, 'write');
@@ -130,12 +170,9 @@ describe('LocalClient', () => {
     expect(rs.columns).toContain('extra');
   });
 
-  it('refuses what it does not offer, and everything once closed', async () => {
+  it('refuses interactive transactions (the store never uses them)', async () => {
     const { local } = pair();
     await expect(local.transaction()).rejects.toBeInstanceOf(LibsqlError);
-    local.close();
-    expect(local.closed).toBe(true);
-    await expect(local.execute('SELECT 1')).rejects.toMatchObject({ code: 'CLIENT_CLOSED' });
   });
 });
 

@@ -310,14 +310,23 @@ function valueToSql(value: InValue | undefined): unknown {
 }
 
 function rowFromSql(sqlRow: unknown[], columns: string[]): Row {
+  return shapeRow(sqlRow.map(valueFromSql), columns);
+}
+
+/**
+ * A row as @libsql/client gives it: values by index (not enumerable), by column name (the first
+ * column of a name wins), and a non-enumerable `length`.
+ */
+export function shapeRow(values: unknown[], columns: string[]): Row {
   const row = {} as Row;
-  Object.defineProperty(row, 'length', { value: sqlRow.length });
-  for (let i = 0; i < sqlRow.length; ++i) {
-    const value = valueFromSql(sqlRow[i]);
+  Object.defineProperty(row, 'length', { value: values.length });
+  for (let i = 0; i < values.length; ++i) {
+    const value = values[i];
     Object.defineProperty(row, i, { value });
     const column = columns[i]!;
-    if (!Object.hasOwn(row, column))
+    if (!Object.hasOwn(row, column)) {
       Object.defineProperty(row, column, { value, enumerable: true, configurable: true, writable: true });
+    }
   }
   return row;
 }

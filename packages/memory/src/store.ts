@@ -69,7 +69,7 @@ export async function createMemoryStore(options: MemoryStoreOptions): Promise<Me
   const now = options.now ?? (() => new Date());
   let client;
   try {
-    client = await openDatabase({ url: options.url, authToken: options.authToken, synchronous: options.synchronous });
+    client = await openDatabase({ url: options.url, authToken: options.authToken, synchronous: options.synchronous, thread: options.thread });
   } catch (error) {
     throw toMemoryError(error, 'opening the memory database');
   }

@@ -268,6 +268,8 @@ export interface StoreOptions {
    * power loss; NORMAL may lose the last commits on power loss (never on a process crash).
    */
   synchronous?: 'FULL' | 'NORMAL';
+  /** 'worker': the embedded file's SQLite calls run on a thread of their own (see openDatabase). */
+  thread?: 'main' | 'worker';
 }
 
 export interface MemoryStoreOptions extends StoreOptions {

@@ -95,38 +95,66 @@ describe('write queue (group commit)', () => {
   });
 });
 
-describe('remember under group commit', () => {
+describe.each(['main', 'worker'] as const)('remember under group commit (thread: %s)', (thread) => {
   it('many sessions in one tick: each call applied or refused on its own, exactly as if alone', () =>
-    withHarness(async (h) => {
-      const sessions = await Promise.all(Array.from({ length: 30 }, () => h.session()));
-      await h.store.remember(sessions[0]!.ctx, { basedOn: 0, requestId: 'seed', changes: adds('seed', 1) });
-      const calls = [
-        ...sessions
-          .slice(1)
-          .map(({ ctx }, i) =>
-            h.store.remember(ctx, { basedOn: 0, requestId: `r${i}`, changes: adds(`n${i}`, 3) }),
-          ),
-        // Two racing calls on one session with the same basedOn, in the same commit: one wins.
-        h.store.remember(sessions[0]!.ctx, { basedOn: 1, requestId: 'race-a', changes: adds('a', 1) }),
-        h.store.remember(sessions[0]!.ctx, { basedOn: 1, requestId: 'race-b', changes: adds('b', 1) }),
-        // An add of a name that exists: refused, nothing of it written.
-        h.store.remember(sessions[1]!.ctx, {
-          basedOn: 1,
-          requestId: 'dup',
-          changes: [...adds('fresh', 1), ...adds('n0', 1)],
-        }),
-      ];
-      const outcomes = await Promise.allSettled(calls);
-      const reasons = await Promise.all(calls.map((c) => reasonOf(c).catch(() => 'ok')));
-      expect(outcomes.slice(0, 29).every((o) => o.status === 'fulfilled')).toBe(true);
-      expect(reasons.slice(29, 31).sort()).toEqual(['ok', 'stale_version']);
-      // The dup call was based on version 1, which the r0 call of the same tick had just made.
-      expect(reasons[31]).toBe('name_exists');
-      expect((await h.store.notes(sessions[1]!.info.id)).map((n) => n.name)).not.toContain('lead:fresh-0');
-      for (const s of sessions) {
-        const report = await h.store.verify(s.info.id);
-        expect(report.ok, s.info.id).toBe(true);
-      }
-      expect((await h.store.getSession(sessions[0]!.info.id))?.version).toBe(2);
-    }));
+    withHarness(
+      async (h) => {
+        const sessions = await Promise.all(Array.from({ length: 30 }, () => h.session()));
+        await h.store.remember(sessions[0]!.ctx, { basedOn: 0, requestId: 'seed', changes: adds('seed', 1) });
+        const calls = [
+          ...sessions
+            .slice(1)
+            .map(({ ctx }, i) =>
+              h.store.remember(ctx, { basedOn: 0, requestId: `r${i}`, changes: adds(`n${i}`, 3) }),
+            ),
+          // Two racing calls on one session with the same basedOn, in the same commit: one wins.
+          h.store.remember(sessions[0]!.ctx, { basedOn: 1, requestId: 'race-a', changes: adds('a', 1) }),
+          h.store.remember(sessions[0]!.ctx, { basedOn: 1, requestId: 'race-b', changes: adds('b', 1) }),
+          // An add of a name that exists: refused, nothing of it written.
+          h.store.remember(sessions[1]!.ctx, {
+            basedOn: 1,
+            requestId: 'dup',
+            changes: [...adds('fresh', 1), ...adds('n0', 1)],
+          }),
+        ];
+        const outcomes = await Promise.allSettled(calls);
+        const reasons = await Promise.all(calls.map((c) => reasonOf(c).catch(() => 'ok')));
+        expect(outcomes.slice(0, 29).every((o) => o.status === 'fulfilled')).toBe(true);
+        expect(reasons.slice(29, 31).sort()).toEqual(['ok', 'stale_version']);
+        // The dup call was based on version 1, which the r0 call of the same tick had just made.
+        expect(reasons[31]).toBe('name_exists');
+        expect((await h.store.notes(sessions[1]!.info.id)).map((n) => n.name)).not.toContain('lead:fresh-0');
+        for (const s of sessions) {
+          const report = await h.store.verify(s.info.id);
+          expect(report.ok, s.info.id).toBe(true);
+        }
+        expect((await h.store.getSession(sessions[0]!.info.id))?.version).toBe(2);
+      },
+      { thread },
+    ));
+
+  it('16 calls racing on one basedOn: exactly one applies, and a retry of it replays', () =>
+    withHarness(
+      async (h) => {
+        const { ctx } = await h.session();
+        const calls = Array.from({ length: 16 }, (_, i) =>
+          h.store.remember(ctx, { basedOn: 0, requestId: `race-${i}`, changes: adds(`race${i}`, 2) }),
+        );
+        const reasons = await Promise.all(calls.map((c) => reasonOf(c).catch(() => 'ok')));
+        expect(reasons.filter((r) => r === 'ok')).toHaveLength(1);
+        expect(reasons.filter((r) => r === 'stale_version')).toHaveLength(15);
+        const winner = reasons.indexOf('ok');
+        const again = await h.store.remember(ctx, {
+          basedOn: 0,
+          requestId: `race-${winner}`,
+          changes: adds(`race${winner}`, 2),
+        });
+        expect(again).toMatchObject({ version: 1, replayed: true });
+        expect((await h.store.notes(ctx.sessionId)).map((n) => n.name).sort()).toEqual([
+          `lead:race${winner}-0`,
+          `lead:race${winner}-1`,
+        ]);
+      },
+      { thread },
+    ));
 });

@@ -12,7 +12,14 @@
  * its batches already cost one round trip each.
  */
 import type { Client, InStatement, ResultSet } from '@libsql/client';
-import { LocalClient } from './local-client.ts';
+import type { GroupOutcome } from './local-client.ts';
+
+/** An embedded client that can commit several batches at once (LocalClient, WorkerClient). */
+interface GroupCommitClient extends Client {
+  batchGroup(batches: InStatement[][]): Promise<GroupOutcome[]>;
+}
+const canGroup = (client: Client): client is GroupCommitClient =>
+  typeof (client as Partial<GroupCommitClient>).batchGroup === 'function';
 
 /** At most this many calls share one commit (bounds how long one commit holds the lock). */
 export const MAX_CALLS_PER_COMMIT = 64;
@@ -32,7 +39,7 @@ interface Pending {
 
 export function createWriteQueue(client: Client, maxCalls = MAX_CALLS_PER_COMMIT): WriteQueue {
   const stats = { commits: 0, calls: 0, largestGroup: 0 };
-  if (!(client instanceof LocalClient)) {
+  if (!canGroup(client)) {
     return {
       stats,
       async submit(statements) {
@@ -45,30 +52,41 @@ export function createWriteQueue(client: Client, maxCalls = MAX_CALLS_PER_COMMIT
     };
   }
 
-  let queue: Pending[] = [];
+  const queue: Pending[] = [];
   let scheduled = false;
+  // One group at a time: while a commit is on its way (on a database thread), the next calls
+  // gather, so the group size follows the load by itself.
+  let flushing = false;
   const schedule = () => {
-    if (scheduled) return;
+    if (scheduled || flushing) return;
     scheduled = true;
     setImmediate(() => void flush());
   };
 
   async function flush(): Promise<void> {
     scheduled = false;
-    const group = queue.slice(0, maxCalls);
-    queue = queue.slice(maxCalls);
-    if (queue.length > 0) schedule();
+    flushing = true;
+    try {
+      await commit(queue.splice(0, maxCalls));
+    } finally {
+      flushing = false;
+      if (queue.length > 0) schedule();
+    }
+  }
+
+  async function commit(group: Pending[]): Promise<void> {
+    const grouping = client as GroupCommitClient;
     stats.commits++;
     stats.calls += group.length;
     stats.largestGroup = Math.max(stats.largestGroup, group.length);
     if (group.length === 1) {
       const only = group[0]!;
-      await (client as LocalClient).batch(only.statements, 'write').then(only.resolve, only.reject);
+      await grouping.batch(only.statements, 'write').then(only.resolve, only.reject);
       return;
     }
     let outcomes;
     try {
-      outcomes = await (client as LocalClient).batchGroup(group.map((p) => p.statements));
+      outcomes = await grouping.batchGroup(group.map((p) => p.statements));
     } catch {
       // The group failed as a whole (lock, I/O, commit): nothing of it was applied. Each call
       // alone, in arrival order, gets its own outcome.

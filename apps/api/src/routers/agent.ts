@@ -16,16 +16,15 @@ import {
   recallInputSchema,
   rememberInputSchema,
 } from '@sponge/memory';
-import { getDocumentOwnership } from '../data/documents.ts';
 import { insertMessage, insertRecallEvent } from '../data/runs.ts';
 import { ApiError, forbidden, notFound } from '../errors.ts';
 import { agentProcedure } from '../trpc.ts';
 import { toolDescriptors } from '../tools.ts';
 
-/** A live run whose document exists and is still its owner's. */
+/** A live run whose document exists and is still its owner's (read with the run, on this call). */
 const runProcedure = agentProcedure.use(async ({ ctx, next }) => {
   const { run } = ctx;
-  const doc = await getDocumentOwnership(ctx.deps.app, run.documentId);
+  const doc = ctx.caller.document;
   if (!doc || doc.removedAt !== null) throw notFound("This run's document");
   if (doc.ownerId !== run.ownerId) throw forbidden("This run's document no longer belongs to the run's owner.");
   if (run.status !== 'live') throw forbidden('This run has finished; its token no longer opens the tools.');

@@ -1,0 +1,165 @@
+/**
+ * An embedded database on its own thread.
+ *
+ * The local libSQL driver is synchronous: in the main thread, every statement and every commit's
+ * WAL sync (synchronous=FULL) blocks the event loop, so under 50 concurrent agents the API spent
+ * a fifth of its time waiting on SQLite instead of serving HTTP (bench/, README "Benchmarks").
+ * This client sends each call to a worker thread that owns the one connection (a LocalClient,
+ * statements cached) and answers in order. Results and errors come back in exactly the shapes the
+ * in-thread client gives (wire.ts), and `batchGroup` keeps group commit working across the hop.
+ *
+ * Opt in through `openDatabase({ thread: 'worker' })`; the API does so for its memory database.
+ */
+import { Worker } from 'node:worker_threads';
+import { LibsqlError } from '@libsql/client';
+import type { Client, InArgs, InStatement, ResultSet, TransactionMode } from '@libsql/client';
+import type { GroupOutcome } from '../local-client.ts';
+import { fromWireError, fromWireResult } from './wire.ts';
+import type { Reply, Request, WireOutcome, WireResultSet } from './wire.ts';
+
+type Pending = { resolve: (value: unknown) => void; reject: (error: unknown) => void };
+type Body = Request extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
+
+export class WorkerClient implements Client {
+  closed = false;
+  readonly protocol = 'file';
+  readonly #worker: Worker;
+  readonly #pending = new Map<number, Pending>();
+  #nextId = 1;
+  #stopped: Error | null = null;
+
+  private constructor(worker: Worker) {
+    this.#worker = worker;
+    worker.on('message', (reply: Reply) => {
+      const p = this.#pending.get(reply.id);
+      if (!p) return;
+      this.#pending.delete(reply.id);
+      // Only keep the process alive while a call is waiting for its answer.
+      if (this.#pending.size === 0) this.#worker.unref();
+      if (reply.ok) p.resolve(reply.value);
+      else p.reject(fromWireError(reply.error));
+    });
+    const stop = (error: Error) => {
+      this.#stopped ??= error;
+      for (const p of this.#pending.values()) p.reject(this.#stopped);
+      this.#pending.clear();
+    };
+    worker.on('error', (error) =>
+      stop(new LibsqlError(`the database thread failed: ${error.message}`, 'CLIENT_CLOSED')),
+    );
+    worker.on('exit', () => stop(new LibsqlError('The client is closed', 'CLIENT_CLOSED')));
+  }
+
+  /** Starts the thread and opens the database there; rejects with the open error. */
+  static open(url: string, options: { timeoutMs?: number } = {}): Promise<WorkerClient> {
+    const worker = new Worker(new URL('./entry.mjs', import.meta.url), {
+      workerData: { url, timeoutMs: options.timeoutMs ?? 0 },
+    });
+    return new Promise((resolve, reject) => {
+      const onReady = (reply: Reply) => {
+        if (reply.id !== 0) return;
+        worker.off('message', onReady);
+        worker.off('error', onError);
+        if (reply.ok) {
+          const client = new WorkerClient(worker);
+          worker.unref();
+          resolve(client);
+        } else {
+          void worker.terminate();
+          reject(fromWireError(reply.error));
+        }
+      };
+      const onError = (error: Error) => {
+        worker.off('message', onReady);
+        reject(new LibsqlError(`the database thread did not start: ${error.message}`, 'CLIENT_CLOSED'));
+      };
+      worker.on('message', onReady);
+      worker.once('error', onError);
+    });
+  }
+
+  #call<T>(body: Body): Promise<T> {
+    if (this.closed || this.#stopped)
+      return Promise.reject(new LibsqlError('The client is closed', 'CLIENT_CLOSED'));
+    const id = this.#nextId++;
+    return new Promise<T>((resolve, reject) => {
+      if (this.#pending.size === 0) this.#worker.ref();
+      this.#pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      try {
+        this.#worker.postMessage({ ...body, id });
+      } catch (error) {
+        // Arguments that cannot be cloned (a function, a symbol): the caller's mistake, said as such.
+        this.#pending.delete(id);
+        if (this.#pending.size === 0) this.#worker.unref();
+        reject(
+          new TypeError(`a statement argument cannot be sent to the database: ${(error as Error).message}`),
+        );
+      }
+    });
+  }
+
+  async execute(stmtOrSql: InStatement | string, args?: InArgs): Promise<ResultSet> {
+    const stmt = typeof stmtOrSql === 'string' ? { sql: stmtOrSql, args: args ?? [] } : stmtOrSql;
+    return fromWireResult(await this.#call<WireResultSet>({ op: 'execute', stmt }));
+  }
+
+  async batch(
+    stmts: Array<InStatement | [string, InArgs?]>,
+    mode: TransactionMode = 'deferred',
+  ): Promise<ResultSet[]> {
+    const normal = stmts.map((s) => (Array.isArray(s) ? { sql: s[0], args: s[1] ?? [] } : s));
+    return (await this.#call<WireResultSet[]>({ op: 'batch', stmts: normal, mode })).map(fromWireResult);
+  }
+
+  /** See LocalClient.batchGroup: one transaction and one commit for several all-or-nothing batches. */
+  async batchGroup(batches: InStatement[][]): Promise<GroupOutcome[]> {
+    const outcomes = await this.#call<WireOutcome[]>({ op: 'batchGroup', batches });
+    return outcomes.map((o) =>
+      o.ok
+        ? { ok: true, results: o.results.map(fromWireResult) }
+        : { ok: false, error: fromWireError(o.error) },
+    );
+  }
+
+  async migrate(stmts: InStatement[]): Promise<ResultSet[]> {
+    await this.execute('PRAGMA foreign_keys=off');
+    try {
+      return await this.batch(stmts, 'deferred');
+    } finally {
+      await this.execute('PRAGMA foreign_keys=on');
+    }
+  }
+
+  async transaction(): Promise<never> {
+    throw new LibsqlError(
+      'interactive transactions are not used by this store; use batch()',
+      'TRANSACTION_NOT_SUPPORTED',
+    );
+  }
+
+  async executeMultiple(sql: string): Promise<void> {
+    await this.#call({ op: 'executeMultiple', sql });
+  }
+
+  async sync(): Promise<never> {
+    throw new LibsqlError(
+      'sync() is for embedded replicas; this is a plain local file',
+      'SYNC_NOT_SUPPORTED',
+    );
+  }
+
+  reconnect(): void {
+    throw new LibsqlError('reconnect() is not supported by the embedded client', 'RECONNECT_NOT_SUPPORTED');
+  }
+
+  /** Closes the connection on its thread (after the calls already sent), then the thread ends. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.#stopped) return;
+    const id = this.#nextId++;
+    this.#pending.set(id, { resolve: () => {}, reject: () => {} });
+    this.#worker.ref();
+    this.#worker.postMessage({ op: 'close', id } satisfies Request);
+  }
+}
