@@ -707,7 +707,7 @@ const buildLines = Object.entries(builds).map(([k, v]) => `- built ${k} in ${v}`
 console.log(`\n${summary}\n\n${table()}\n${buildLines.length ? `\n${buildLines.join('\n')}\n` : ''}`);
 const resultsDir = join(benchDir, 'results');
 mkdirSync(resultsDir, { recursive: true });
-const file = join(resultsDir, `${started.toISOString().replace(/[:.]/g, '-')}.json`);
+const file = join(resultsDir, `${started.toISOString().replace(/[:.]/g, '-')}${QUICK || ONLY ? '-partial' : ''}.json`);
 writeFileSync(
   file,
   `${JSON.stringify({ startedAt: started.toISOString(), finishedAt: new Date().toISOString(), quick: QUICK, cpus: cpus.length, cpuModel: cpus[0]?.model, node: process.version, platform: `${os.platform()} ${os.release()}`, loadAtStart: os.loadavg(), rows, builds }, null, 2)}\n`,
