@@ -147,10 +147,10 @@ async function rememberInProcess(n: 1 | 64): Promise<void> {
   }
 }
 
-async function rememberOverHttp(): Promise<void> {
-  const dataDir = join(work, 'http');
+async function rememberOverHttp(thread: 'main' | 'worker'): Promise<void> {
+  const dataDir = join(work, `http-${thread}`);
   mkdirSync(dataDir);
-  const api = await startApi(dataDir, { RECALL_MODE: 'off' });
+  const api = await startApi(dataDir, { RECALL_MODE: 'off', DB_THREAD: thread });
   try {
     const owner = await loginOwner(api.port);
     let run = await acceptRun(api.port, owner);
@@ -177,16 +177,16 @@ async function rememberOverHttp(): Promise<void> {
     };
     // The no-op mutation: auth.logout without a credential touches no database.
     const noop = async () => must(await trpc(api.port, 'mutation', 'auth.logout', null), 'auth.logout');
-    log('remember 1 note over HTTP vs no-op mutation');
+    log(`remember 1 note over HTTP vs no-op mutation (DB_THREAD=${thread})`);
     const iterations = QUICK ? 300 : 1_500;
     const r = await compare(remember, noop, { rounds: 6, perRound: Math.ceil(iterations / 6), warmup: 50 });
-    const raw = await openRaw(join(work, 'raw-http.db'), 'FULL');
+    const raw = await openRaw(join(work, `raw-http-${thread}.db`), 'FULL');
     const rawOne = summarize(await time((i) => rawBatch(raw, 's', i, 1, NOTE_TEXT), QUICK ? 200 : 600, 20));
     raw.close();
     const floor = r.baseline.p50 + rawOne.p50;
     const ratio = r.subject.p50 / floor;
     rows.push({
-      figure: 'remember 1 note, end to end over HTTP (keep-alive)',
+      figure: `remember 1 note, end to end over HTTP (keep-alive), DB_THREAD=${thread}${thread === 'main' ? ' (default)' : ''}`,
       sync: 'FULL',
       project: lat(r.subject),
       baseline: `floor ${ms(floor)} ms = no-op mutation ${ms(r.baseline.p50)} + raw 1-row batch ${ms(rawOne.p50)} (p99 ${ms(r.baseline.p99)} + ${ms(rawOne.p99)})`,
@@ -378,8 +378,8 @@ async function recallSearch(): Promise<void> {
 }
 
 /**
- * `thread`: the API's DB_THREAD. 'worker' (its default) runs each embedded database's SQLite
- * calls on a thread of its own; 'main' runs them on the event loop, as before that existed.
+ * `thread`: the API's DB_THREAD. 'main' (its default) runs SQLite on the event loop; 'worker'
+ * runs each embedded database's SQLite calls on a thread of its own.
  */
 async function agentsConcurrently(thread: 'worker' | 'main'): Promise<void> {
   const dataDir = join(work, `agents-${thread}`);
@@ -433,13 +433,13 @@ async function agentsConcurrently(thread: 'worker' | 'main'): Promise<void> {
     const floor = Math.min(raws.FULL!, health.perSecond);
     const ratio = writes.perSecond / floor;
     rows.push({
-      figure: `50 agents → 50 sessions, one API process (applied changes/s), DB_THREAD=${thread}${thread === 'worker' ? ' (default)' : ''}`,
+      figure: `50 agents → 50 sessions, one API process (applied changes/s), DB_THREAD=${thread}${thread === 'main' ? ' (default)' : ''}`,
       sync: 'FULL',
       project: `${writes.perSecond.toFixed(0)}/s (latency ${lat(writes.latencies)}, ${writes.errors} refused)`,
       baseline: `min(raw 1-writer commits ${raws.FULL!.toFixed(0)}/s, 50 callers of health ${health.perSecond.toFixed(0)}/s) = ${floor.toFixed(0)}/s; raw at NORMAL ${raws.NORMAL!.toFixed(0)}/s`,
       ratio: round(ratio),
       target: '≥ 0.7×',
-      met: thread === 'worker' ? ratio >= 0.7 : null,
+      met: ratio >= 0.7,
       raw: { writes, health, rawCommitsPerSecond: raws },
     });
   } finally {
@@ -687,13 +687,16 @@ log(
 );
 try {
   if (want('remember1')) await rememberInProcess(1);
-  if (want('http')) await rememberOverHttp();
+  if (want('http')) {
+    await rememberOverHttp('main');
+    await rememberOverHttp('worker');
+  }
   if (want('remember64')) await rememberInProcess(64);
   if (want('query')) await queryAndRead();
   if (want('recall')) await recallSearch();
   if (want('agents')) {
-    await agentsConcurrently('worker');
     await agentsConcurrently('main');
+    await agentsConcurrently('worker');
   }
   if (want('purge')) await purgeWhileWriting();
   if (want('verify')) await verifyLongLog();
@@ -707,7 +710,10 @@ const buildLines = Object.entries(builds).map(([k, v]) => `- built ${k} in ${v}`
 console.log(`\n${summary}\n\n${table()}\n${buildLines.length ? `\n${buildLines.join('\n')}\n` : ''}`);
 const resultsDir = join(benchDir, 'results');
 mkdirSync(resultsDir, { recursive: true });
-const file = join(resultsDir, `${started.toISOString().replace(/[:.]/g, '-')}${QUICK || ONLY ? '-partial' : ''}.json`);
+const file = join(
+  resultsDir,
+  `${started.toISOString().replace(/[:.]/g, '-')}${QUICK || ONLY ? '-partial' : ''}.json`,
+);
 writeFileSync(
   file,
   `${JSON.stringify({ startedAt: started.toISOString(), finishedAt: new Date().toISOString(), quick: QUICK, cpus: cpus.length, cpuModel: cpus[0]?.model, node: process.version, platform: `${os.platform()} ${os.release()}`, loadAtStart: os.loadavg(), rows, builds }, null, 2)}\n`,

@@ -26,7 +26,7 @@ describe('loadConfig', () => {
       purgeIntervalSeconds: 60,
       recallMode: 'shadow',
       acceptRunsUntil: null,
-      dbThread: 'worker',
+      dbThread: 'main',
       memoryDb: { url: 'file:/srv/data/memory.db' },
       appDb: { url: 'file:/srv/data/sponge.db' },
       webDist: DEFAULT_WEB_DIST,
@@ -53,7 +53,7 @@ describe('loadConfig', () => {
         APP_DATABASE_URL: 'libsql://app.example',
         APP_DATABASE_AUTH_TOKEN: 'a',
         WEB_DIST: 'web',
-        DB_THREAD: 'main',
+        DB_THREAD: 'worker',
       },
       '/srv',
     );
@@ -69,7 +69,7 @@ describe('loadConfig', () => {
       memoryDb: { url: 'libsql://memory.example', authToken: 'm' },
       appDb: { url: 'libsql://app.example', authToken: 'a' },
       webDist: '/srv/web',
-      dbThread: 'main',
+      dbThread: 'worker',
     });
   });
 
@@ -101,7 +101,7 @@ describe('loadConfig', () => {
       'RECALL_MODE: expected shadow, live or off',
       'EMBEDDINGS_URL: expected an http(s) URL of an OpenAI-compatible endpoint',
       'ACCEPT_RUNS_UNTIL: expected an ISO date or date-time, got "next tuesday"',
-      'DB_THREAD: expected worker or main',
+      'DB_THREAD: expected main or worker',
       'MEMORY_DATABASE_URL: expected a file:, libsql:, http(s): or ws(s): URL',
     ]);
     try {

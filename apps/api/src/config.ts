@@ -83,7 +83,7 @@ const envSchema = z.object({
     }
     return new Date(t);
   }),
-  DB_THREAD: optionalString.pipe(z.enum(['worker', 'main'], 'expected worker or main').default('worker')),
+  DB_THREAD: optionalString.pipe(z.enum(['main', 'worker'], 'expected main or worker').default('main')),
   MEMORY_DATABASE_URL: dbUrl,
   MEMORY_DATABASE_AUTH_TOKEN: optionalString,
   APP_DATABASE_URL: dbUrl,
@@ -110,7 +110,7 @@ export interface Config {
   embeddings: { url: string | undefined; apiKey: string | undefined; model: string | undefined; dimensions: string | undefined };
   acceptRunsUntil: Date | null;
   memoryDb: { url: string; authToken: string | undefined };
-  /** Where the embedded databases' SQLite calls run: a thread each (default) or the event loop. */
+  /** Where the embedded databases' SQLite calls run: the event loop (default) or a thread each. */
   dbThread: 'worker' | 'main';
   appDb: { url: string; authToken: string | undefined };
   webDist: string;

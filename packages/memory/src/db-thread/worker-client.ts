@@ -8,7 +8,9 @@
  * statements cached) and answers in order. Results and errors come back in exactly the shapes the
  * in-thread client gives (wire.ts), and `batchGroup` keeps group commit working across the hop.
  *
- * Opt in through `openDatabase({ thread: 'worker' })`; the API does so for its memory database.
+ * Opt in through `openDatabase({ thread: 'worker' })`; the API does with DB_THREAD=worker. The hop
+ * costs latency (each call wakes another thread, ~0.8 ms per agent call over HTTP on the bench
+ * machine), so it pays only under many concurrent calls; the default stays on the event loop.
  */
 import { Worker } from 'node:worker_threads';
 import { LibsqlError } from '@libsql/client';
