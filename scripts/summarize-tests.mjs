@@ -8,13 +8,12 @@ import { join } from 'node:path';
 const failedSteps = new Set(process.argv.slice(2));
 const suites = [];
 
-for (const group of ['packages', 'apps']) {
-  for (const dir of existsSync(group) ? readdirSync(group) : []) {
-    const file = join(group, dir, 'test-results', 'vitest.json');
-    if (!existsSync(file)) continue;
-    const r = JSON.parse(readFileSync(file, 'utf8'));
-    suites.push({ name: `${group}/${dir}`, step: 'unit and integration tests', passed: r.numPassedTests, failed: r.numFailedTests });
-  }
+const workspaces = ['packages', 'apps'].flatMap((group) => (existsSync(group) ? readdirSync(group).map((dir) => join(group, dir)) : []));
+for (const workspace of [...workspaces, 'bench']) {
+  const file = join(workspace, 'test-results', 'vitest.json');
+  if (!existsSync(file)) continue;
+  const r = JSON.parse(readFileSync(file, 'utf8'));
+  suites.push({ name: workspace, step: 'unit and integration tests', passed: r.numPassedTests, failed: r.numFailedTests });
 }
 
 if (existsSync('test-results/smoke.txt')) {

@@ -8,7 +8,7 @@ source scripts/bootstrap.sh
 set +e
 
 # Reports from an earlier run must never be counted again.
-rm -rf test-results packages/*/test-results apps/*/test-results e2e/test-results && mkdir -p test-results
+rm -rf test-results packages/*/test-results apps/*/test-results bench/test-results e2e/test-results && mkdir -p test-results
 steps_failed=()
 step() {
   local name=$1; shift
