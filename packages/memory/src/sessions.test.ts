@@ -31,15 +31,18 @@ describe('sessions', () => {
       expect((await h.store.getSession(ctx.sessionId))?.state).toBe('open');
       h.clock.advance(1);
       expect((await h.store.getSession(ctx.sessionId))?.state).toBe('expired');
-      for (const call of [
-        h.store.remember(ctx, { basedOn: 1, requestId: 'b', changes: adds('y', 1) }),
-        h.store.query(ctx, { question: 'current_notes' }),
-        h.store.read(ctx, { name: 'lead:x-0' }),
-        h.store.explain(ctx, { token: answer.explainToken, row: 0 }),
-        h.store.preload(ctx),
-      ]) {
-        expect(await reasonOf(call)).toBe('session_closed');
-      }
+      // reasonOf handles each refusal as the call is made (remember answers a turn later, after
+      // its group commit, and the others must not sit rejected and unhandled meanwhile).
+      const reasons = await Promise.all(
+        [
+          h.store.remember(ctx, { basedOn: 1, requestId: 'b', changes: adds('y', 1) }),
+          h.store.query(ctx, { question: 'current_notes' }),
+          h.store.read(ctx, { name: 'lead:x-0' }),
+          h.store.explain(ctx, { token: answer.explainToken, row: 0 }),
+          h.store.preload(ctx),
+        ].map(reasonOf),
+      );
+      expect(reasons).toEqual(Array(5).fill('session_closed'));
       // Owner views still work on an expired session until it is purged.
       expect(await h.store.notes(ctx.sessionId)).toHaveLength(1);
     }));
