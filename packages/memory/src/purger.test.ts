@@ -135,6 +135,28 @@ describe('purge worker', () => {
       }
     }));
 
+  it('waits for a write lock another connection holds, polling instead of blocking (busy_timeout 0)', () =>
+    withHarness(async (h) => {
+      const { ctx } = await h.session();
+      await h.store.remember(ctx, { basedOn: 0, requestId: '1', changes: adds('x', 5) });
+      h.clock.advance(DAY);
+      const purger = await h.openPurger();
+      // Another connection takes the write lock and keeps it for 300 ms.
+      const holder = createClient({ url: h.memoryUrl });
+      const tx = await holder.transaction('write');
+      await tx.execute('UPDATE purge_credential SET id = id WHERE 0');
+      const t0 = performance.now();
+      const pass = purger.purgeOnce();
+      // The event loop is free while the pass waits: this timer runs and releases the lock.
+      await new Promise((r) => setTimeout(r, 300));
+      await tx.rollback();
+      const report = await pass;
+      expect(performance.now() - t0).toBeGreaterThanOrEqual(290);
+      expect(report).toMatchObject({ purgedSessions: 1, deletedRows: 5 + 5 + 1 });
+      expect((await h.store.getSession(ctx.sessionId))?.state).toBe('purged');
+      holder.close();
+    }));
+
   it('finishes a session left half-purged by a crash on the next pass', () =>
     withHarness(async (h) => {
       const { ctx } = await h.session();
