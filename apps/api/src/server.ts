@@ -8,9 +8,11 @@
 import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import type { TRPCError } from '@trpc/server';
 import { createHTTPServer } from '@trpc/server/adapters/standalone';
 import type { Config } from './config.ts';
 import { createHttpContextFactory } from './context.ts';
+import { createDirectCall } from './direct-call.ts';
 import { openApp } from './app.ts';
 import type { OpenedApp } from './app.ts';
 import { appRouter } from './router.ts';
@@ -29,7 +31,8 @@ export const MAX_BATCH_SIZE = 10;
  */
 function bufferBody(req: IncomingMessage, next: () => void): void {
   const declared = Number(req.headers['content-length']);
-  if (req.method !== 'POST' || !Number.isInteger(declared) || declared < 0 || declared > MAX_BODY_BYTES) return next();
+  if (req.method !== 'POST' || !Number.isInteger(declared) || declared < 0 || declared > MAX_BODY_BYTES)
+    return next();
   const chunks: Buffer[] = [];
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.once('end', () => {
@@ -49,31 +52,58 @@ export interface RunningServer {
 
 export async function startServer(
   config: Config,
-  overrides: { now?: () => Date; log?: Logger; host?: string } = {},
+  overrides: {
+    now?: () => Date;
+    log?: Logger;
+    host?: string;
+    /** false: every call through the tRPC adapter (tests compare). */ directCalls?: boolean;
+  } = {},
 ): Promise<RunningServer> {
   const app = await openApp(config, overrides);
+  const createContext = createHttpContextFactory(app);
+  const onError = ({
+    error,
+    path,
+    type,
+    ctx,
+  }: {
+    error: TRPCError;
+    path: string | undefined;
+    type: string;
+    ctx: unknown;
+  }) => {
+    // Errors inside procedures are logged by the procedure middleware; this catches the
+    // rest (unknown path, batch too large, body too large, unparseable input).
+    if (type === 'unknown' || ctx === undefined) {
+      app.log.info({ procedure: path ?? null, type, caller: null, outcome: error.code }, 'call refused');
+    }
+  };
+  // One procedure, JSON: answered directly, with the adapter's bytes (direct-call.ts).
+  const directCall = createDirectCall({ router: appRouter, createContext, onError });
   const server = createHTTPServer({
     router: appRouter,
     basePath: '/trpc/',
     maxBatchSize: MAX_BATCH_SIZE,
     maxBodySize: MAX_BODY_BYTES,
-    createContext: createHttpContextFactory(app),
+    createContext,
     middleware: (req, res, next) => {
       const path = (req.url ?? '/').split('?')[0] ?? '/';
-      if (path.startsWith('/trpc/')) return bufferBody(req, next);
+      if (path.startsWith('/trpc/')) {
+        return bufferBody(req, () => {
+          if (
+            overrides.directCalls === false ||
+            !directCall(req, res, (req.url ?? '').slice('/trpc/'.length))
+          )
+            next();
+        });
+      }
       serveStatic(config.webDist, req, res).catch((err: unknown) => {
         app.log.error({ err, path }, 'static file failed');
         if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain' });
         res.end('Internal error');
       });
     },
-    onError({ error, path, type, ctx }) {
-      // Errors inside procedures are logged by the procedure middleware; this catches the
-      // rest (unknown path, batch too large, body too large, unparseable input).
-      if (type === 'unknown' || ctx === undefined) {
-        app.log.info({ procedure: path ?? null, type, caller: null, outcome: error.code }, 'call refused');
-      }
-    },
+    onError,
   });
   // Slow clients must not hold sockets forever; keep-alive stays short for the balancer case.
   server.requestTimeout = 60_000;

@@ -33,13 +33,24 @@ export interface RawResult {
   /** `result.data` on success. */
   data: Json;
   /** `error` on failure. */
-  error: { message: string; data: { code: string; httpStatus: number; reason?: string; currentVersion?: number; issues?: unknown } } | undefined;
+  error:
+    | {
+        message: string;
+        data: {
+          code: string;
+          httpStatus: number;
+          reason?: string;
+          currentVersion?: number;
+          issues?: unknown;
+        };
+      }
+    | undefined;
   text: string;
 }
 
 export async function startTestServer(
   env: Record<string, string> = {},
-  overrides: { now?: () => Date; dir?: string } = {},
+  overrides: { now?: () => Date; dir?: string; directCalls?: boolean } = {},
 ): Promise<TestServer> {
   const dir = overrides.dir ?? mkdtempSync(join(tmpdir(), 'sponge-api-test-'));
   const config = loadConfig({
@@ -55,15 +66,20 @@ export async function startTestServer(
     host: '127.0.0.1',
     log: createLogger(config.logLevel),
     ...(overrides.now ? { now: overrides.now } : {}),
+    ...(overrides.directCalls !== undefined ? { directCalls: overrides.directCalls } : {}),
   });
   const trpcUrl = `${server.url}/trpc`;
 
   const call: TestServer['call'] = async (kind, path, input, token) => {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (token !== undefined) headers.authorization = token.startsWith('RAW ') ? token.slice(4) : `Bearer ${token}`;
+    if (token !== undefined)
+      headers.authorization = token.startsWith('RAW ') ? token.slice(4) : `Bearer ${token}`;
     const res =
       kind === 'query'
-        ? await fetch(`${trpcUrl}/${path}${input === undefined ? '' : `?input=${encodeURIComponent(JSON.stringify(input))}`}`, { headers })
+        ? await fetch(
+            `${trpcUrl}/${path}${input === undefined ? '' : `?input=${encodeURIComponent(JSON.stringify(input))}`}`,
+            { headers },
+          )
         : await fetch(`${trpcUrl}/${path}`, { method: 'POST', headers, body: JSON.stringify(input ?? null) });
     const text = await res.text();
     let body: Json = {};
@@ -72,7 +88,13 @@ export async function startTestServer(
     } catch {
       // not JSON: leave body empty, the test looks at status/text
     }
-    return { status: res.status, ok: res.ok && body.result !== undefined, data: body.result?.data, error: body.error, text };
+    return {
+      status: res.status,
+      ok: res.ok && body.result !== undefined,
+      data: body.result?.data,
+      error: body.error,
+      text,
+    };
   };
 
   return {
@@ -81,7 +103,11 @@ export async function startTestServer(
     client(token, opts = {}) {
       const headers = () => (token ? { authorization: `Bearer ${token}` } : {});
       return createTRPCClient<AppRouter>({
-        links: [opts.batch ? httpBatchLink({ url: trpcUrl, headers, maxItems: 10 }) : httpLink({ url: trpcUrl, headers })],
+        links: [
+          opts.batch
+            ? httpBatchLink({ url: trpcUrl, headers, maxItems: 10 })
+            : httpLink({ url: trpcUrl, headers }),
+        ],
       });
     },
     call,
@@ -98,7 +124,9 @@ export async function startTestServer(
 }
 
 /** The `data` of a TRPCClientError (code, httpStatus, reason, currentVersion…), or throws. */
-export async function errorOf(p: Promise<unknown>): Promise<{ code: string; httpStatus: number; reason?: string; currentVersion?: number; message: string }> {
+export async function errorOf(
+  p: Promise<unknown>,
+): Promise<{ code: string; httpStatus: number; reason?: string; currentVersion?: number; message: string }> {
   try {
     await p;
   } catch (e) {
