@@ -150,7 +150,7 @@ async function rememberInProcess(n: 1 | 64): Promise<void> {
 async function rememberOverHttp(thread: 'main' | 'worker'): Promise<void> {
   const dataDir = join(work, `http-${thread}`);
   mkdirSync(dataDir);
-  const api = await startApi(dataDir, { RECALL_MODE: 'off', DB_THREAD: thread });
+  const api = await startApi(dataDir, { RECALL_MODE: 'off', MEMORY_DB_THREAD: thread });
   try {
     const owner = await loginOwner(api.port);
     let run = await acceptRun(api.port, owner);
@@ -177,7 +177,7 @@ async function rememberOverHttp(thread: 'main' | 'worker'): Promise<void> {
     };
     // The no-op mutation: auth.logout without a credential touches no database.
     const noop = async () => must(await trpc(api.port, 'mutation', 'auth.logout', null), 'auth.logout');
-    log(`remember 1 note over HTTP vs no-op mutation (DB_THREAD=${thread})`);
+    log(`remember 1 note over HTTP vs no-op mutation (MEMORY_DB_THREAD=${thread})`);
     const iterations = QUICK ? 300 : 1_500;
     const r = await compare(remember, noop, { rounds: 6, perRound: Math.ceil(iterations / 6), warmup: 50 });
     const raw = await openRaw(join(work, `raw-http-${thread}.db`), 'FULL');
@@ -186,7 +186,7 @@ async function rememberOverHttp(thread: 'main' | 'worker'): Promise<void> {
     const floor = r.baseline.p50 + rawOne.p50;
     const ratio = r.subject.p50 / floor;
     rows.push({
-      figure: `remember 1 note, end to end over HTTP (keep-alive), DB_THREAD=${thread}${thread === 'main' ? ' (default)' : ''}`,
+      figure: `remember 1 note, end to end over HTTP (keep-alive), MEMORY_DB_THREAD=${thread}${thread === 'worker' ? ' (default)' : ''}`,
       sync: 'FULL',
       project: lat(r.subject),
       baseline: `floor ${ms(floor)} ms = no-op mutation ${ms(r.baseline.p50)} + raw 1-row batch ${ms(rawOne.p50)} (p99 ${ms(r.baseline.p99)} + ${ms(rawOne.p99)})`,
@@ -378,19 +378,19 @@ async function recallSearch(): Promise<void> {
 }
 
 /**
- * `thread`: the API's DB_THREAD. 'main' (its default) runs SQLite on the event loop; 'worker'
- * runs each embedded database's SQLite calls on a thread of its own.
+ * `thread`: the API's MEMORY_DB_THREAD. 'worker' (its default) runs the memory database's SQLite
+ * calls on a thread of its own; 'main' runs them on the event loop.
  */
 async function agentsConcurrently(thread: 'worker' | 'main'): Promise<void> {
   const dataDir = join(work, `agents-${thread}`);
   mkdirSync(dataDir);
-  const api = await startApi(dataDir, { RECALL_MODE: 'off', DB_THREAD: thread });
+  const api = await startApi(dataDir, { RECALL_MODE: 'off', MEMORY_DB_THREAD: thread });
   const seconds = QUICK ? 4 : 10;
   try {
     const owner = await loginOwner(api.port);
     const agents = await Promise.all(Array.from({ length: 50 }, () => acceptRun(api.port, owner)));
     const versions = agents.map(() => 0);
-    log(`50 agents writing to 50 sessions through one API process (DB_THREAD=${thread})`);
+    log(`50 agents writing to 50 sessions through one API process (MEMORY_DB_THREAD=${thread})`);
     const writes = await throughput(
       async (w, i) => {
         const a = await trpc(
@@ -433,7 +433,7 @@ async function agentsConcurrently(thread: 'worker' | 'main'): Promise<void> {
     const floor = Math.min(raws.FULL!, health.perSecond);
     const ratio = writes.perSecond / floor;
     rows.push({
-      figure: `50 agents → 50 sessions, one API process (applied changes/s), DB_THREAD=${thread}${thread === 'main' ? ' (default)' : ''}`,
+      figure: `50 agents → 50 sessions, one API process (applied changes/s), MEMORY_DB_THREAD=${thread}${thread === 'worker' ? ' (default)' : ''}`,
       sync: 'FULL',
       project: `${writes.perSecond.toFixed(0)}/s (latency ${lat(writes.latencies)}, ${writes.errors} refused)`,
       baseline: `min(raw 1-writer commits ${raws.FULL!.toFixed(0)}/s, 50 callers of health ${health.perSecond.toFixed(0)}/s) = ${floor.toFixed(0)}/s; raw at NORMAL ${raws.NORMAL!.toFixed(0)}/s`,

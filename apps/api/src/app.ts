@@ -38,7 +38,7 @@ export async function openApp(config: Config, overrides: { now?: () => Date; log
   });
   const closers: Array<() => void> = [];
   try {
-    const app = await openAppDatabase({ ...config.appDb, thread: config.dbThread });
+    const app = await openAppDatabase(config.appDb);
     closers.push(() => app.close());
     await migrate(app, 'app', APP_MIGRATIONS);
     await prepareDocumentIndex(app, embeddings);
@@ -48,7 +48,7 @@ export async function openApp(config: Config, overrides: { now?: () => Date; log
       url: config.memoryDb.url,
       ...(config.memoryDb.authToken !== undefined ? { authToken: config.memoryDb.authToken } : {}),
       tokenSecret,
-      thread: config.dbThread,
+      thread: config.memoryDbThread,
       sessionTtlSeconds: config.sessionTtlSeconds,
       explainTtlSeconds: config.explainTokenTtlSeconds,
       reviewed,

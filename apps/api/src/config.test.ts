@@ -26,7 +26,7 @@ describe('loadConfig', () => {
       purgeIntervalSeconds: 60,
       recallMode: 'shadow',
       acceptRunsUntil: null,
-      dbThread: 'main',
+      memoryDbThread: 'worker',
       memoryDb: { url: 'file:/srv/data/memory.db' },
       appDb: { url: 'file:/srv/data/sponge.db' },
       webDist: DEFAULT_WEB_DIST,
@@ -53,7 +53,7 @@ describe('loadConfig', () => {
         APP_DATABASE_URL: 'libsql://app.example',
         APP_DATABASE_AUTH_TOKEN: 'a',
         WEB_DIST: 'web',
-        DB_THREAD: 'worker',
+        MEMORY_DB_THREAD: 'main',
       },
       '/srv',
     );
@@ -69,7 +69,7 @@ describe('loadConfig', () => {
       memoryDb: { url: 'libsql://memory.example', authToken: 'm' },
       appDb: { url: 'libsql://app.example', authToken: 'a' },
       webDist: '/srv/web',
-      dbThread: 'worker',
+      memoryDbThread: 'main',
     });
   });
 
@@ -90,7 +90,7 @@ describe('loadConfig', () => {
       ACCEPT_RUNS_UNTIL: 'next tuesday',
       EMBEDDINGS_URL: 'ftp://x',
       MEMORY_DATABASE_URL: 'postgres://x',
-      DB_THREAD: 'fork',
+      MEMORY_DB_THREAD: 'fork',
     });
     expect(p).toEqual([
       'PORT: expected an integer 0..65535, got "abc"',
@@ -101,13 +101,15 @@ describe('loadConfig', () => {
       'RECALL_MODE: expected shadow, live or off',
       'EMBEDDINGS_URL: expected an http(s) URL of an OpenAI-compatible endpoint',
       'ACCEPT_RUNS_UNTIL: expected an ISO date or date-time, got "next tuesday"',
-      'DB_THREAD: expected main or worker',
+      'MEMORY_DB_THREAD: expected worker or main',
       'MEMORY_DATABASE_URL: expected a file:, libsql:, http(s): or ws(s): URL',
     ]);
     try {
       loadConfig({ PORT: '-1' });
     } catch (e) {
-      expect((e as Error).message).toBe('Invalid configuration:\n  - PORT: expected an integer 0..65535, got "-1"');
+      expect((e as Error).message).toBe(
+        'Invalid configuration:\n  - PORT: expected an integer 0..65535, got "-1"',
+      );
     }
   });
 
@@ -129,7 +131,9 @@ describe('loadConfig', () => {
       expect(readFileSync(join(dir, 'purge.key'), 'utf8').trim()).toBe(key);
       expect(statSync(join(dir, 'purge.key')).mode & 0o777).toBe(0o600);
       expect(key).not.toBe(secret);
-      expect(resolveTokenSecret(loadConfig({ DATA_DIR: dir, TOKEN_SECRET: 'y'.repeat(40) }))).toBe('y'.repeat(40));
+      expect(resolveTokenSecret(loadConfig({ DATA_DIR: dir, TOKEN_SECRET: 'y'.repeat(40) }))).toBe(
+        'y'.repeat(40),
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -33,7 +33,10 @@ const intIn = (name: string, min: number, max: number, fallback: number) =>
     if (v === undefined) return fallback;
     const n = /^-?\d+$/.test(v) ? Number(v) : Number.NaN;
     if (!Number.isSafeInteger(n) || n < min || n > max) {
-      ctx.addIssue({ code: 'custom', message: `expected an integer ${min}..${max}, got ${JSON.stringify(v)}` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `expected an integer ${min}..${max}, got ${JSON.stringify(v)}`,
+      });
       return z.NEVER;
     }
     return n;
@@ -60,17 +63,28 @@ const envSchema = z.object({
   DEMO: bool(undefined),
   SESSION_TTL_SECONDS: intIn('SESSION_TTL_SECONDS', 1, 365 * 86_400, 86_400),
   EXPLAIN_TOKEN_TTL_SECONDS: intIn('EXPLAIN_TOKEN_TTL_SECONDS', 1, 600, 600),
-  TOKEN_SECRET: optionalString.refine((v) => v === undefined || v.length >= 32, 'must be at least 32 characters'),
+  TOKEN_SECRET: optionalString.refine(
+    (v) => v === undefined || v.length >= 32,
+    'must be at least 32 characters',
+  ),
   PURGE_INTERVAL_SECONDS: intIn('PURGE_INTERVAL_SECONDS', 1, 86_400, 60),
-  PURGE_KEY: optionalString.refine((v) => v === undefined || v.length >= 16, 'must be at least 16 characters'),
-  RECALL_MODE: optionalString.pipe(z.enum(['shadow', 'live', 'off'], 'expected shadow, live or off').default('shadow')),
+  PURGE_KEY: optionalString.refine(
+    (v) => v === undefined || v.length >= 16,
+    'must be at least 16 characters',
+  ),
+  RECALL_MODE: optionalString.pipe(
+    z.enum(['shadow', 'live', 'off'], 'expected shadow, live or off').default('shadow'),
+  ),
   EMBEDDINGS_URL: optionalString.refine(
     (v) => v === undefined || /^https?:\/\/[^\s]+$/.test(v),
     'expected an http(s) URL of an OpenAI-compatible endpoint',
   ),
   EMBEDDINGS_API_KEY: optionalString,
   EMBEDDINGS_MODEL: optionalString,
-  EMBEDDINGS_DIMENSIONS: optionalString.refine((v) => v === undefined || /^\d+$/.test(v), 'expected a whole number'),
+  EMBEDDINGS_DIMENSIONS: optionalString.refine(
+    (v) => v === undefined || /^\d+$/.test(v),
+    'expected a whole number',
+  ),
   ACCEPT_RUNS_UNTIL: optionalString.transform((v, ctx) => {
     if (v === undefined) return null;
     // Date-only values mean "through the end of that day" would be surprising either way; we
@@ -78,19 +92,26 @@ const envSchema = z.object({
     const ok = /^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v);
     const t = ok ? Date.parse(v) : Number.NaN;
     if (Number.isNaN(t)) {
-      ctx.addIssue({ code: 'custom', message: `expected an ISO date or date-time, got ${JSON.stringify(v)}` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `expected an ISO date or date-time, got ${JSON.stringify(v)}`,
+      });
       return z.NEVER;
     }
     return new Date(t);
   }),
-  DB_THREAD: optionalString.pipe(z.enum(['main', 'worker'], 'expected main or worker').default('main')),
+  MEMORY_DB_THREAD: optionalString.pipe(
+    z.enum(['worker', 'main'], 'expected worker or main').default('worker'),
+  ),
   MEMORY_DATABASE_URL: dbUrl,
   MEMORY_DATABASE_AUTH_TOKEN: optionalString,
   APP_DATABASE_URL: dbUrl,
   APP_DATABASE_AUTH_TOKEN: optionalString,
   WEB_DIST: optionalString,
   LOG_LEVEL: optionalString.pipe(
-    z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'expected a pino level or silent').default('info'),
+    z
+      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'expected a pino level or silent')
+      .default('info'),
   ),
 });
 
@@ -107,11 +128,19 @@ export interface Config {
   purgeKey: string | undefined;
   recallMode: 'shadow' | 'live' | 'off';
   /** Passed to @sponge/memory's createEmbeddingAdapterFromEnv (local feature hashing unless url is set). */
-  embeddings: { url: string | undefined; apiKey: string | undefined; model: string | undefined; dimensions: string | undefined };
+  embeddings: {
+    url: string | undefined;
+    apiKey: string | undefined;
+    model: string | undefined;
+    dimensions: string | undefined;
+  };
   acceptRunsUntil: Date | null;
   memoryDb: { url: string; authToken: string | undefined };
-  /** Where the embedded databases' SQLite calls run: the event loop (default) or a thread each. */
-  dbThread: 'worker' | 'main';
+  /**
+   * Where an embedded memory database's SQLite calls run: a thread of its own (default: its
+   * commits never block HTTP) or the event loop (a little less latency per lone call).
+   */
+  memoryDbThread: 'worker' | 'main';
   appDb: { url: string; authToken: string | undefined };
   webDist: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -122,7 +151,10 @@ const here = dirname(fileURLToPath(import.meta.url));
 export const DEFAULT_WEB_DIST = resolve(here, '../../web/dist');
 
 /** Parses and validates the environment. Pure apart from resolving paths against `cwd`. */
-export function loadConfig(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): Config {
+export function loadConfig(
+  env: Record<string, string | undefined> = process.env,
+  cwd = process.cwd(),
+): Config {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => {
@@ -137,9 +169,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (e.RECALL_MODE === 'live' && e.EMBEDDINGS_URL !== undefined && e.EMBEDDINGS_MODEL === undefined) {
     problems.push('EMBEDDINGS_MODEL: required when EMBEDDINGS_URL is set');
   }
-  if (e.MEMORY_DATABASE_URL !== undefined && e.APP_DATABASE_URL !== undefined && e.MEMORY_DATABASE_URL === e.APP_DATABASE_URL) {
+  if (
+    e.MEMORY_DATABASE_URL !== undefined &&
+    e.APP_DATABASE_URL !== undefined &&
+    e.MEMORY_DATABASE_URL === e.APP_DATABASE_URL
+  ) {
     // Working notes live in a database that holds agent memory and nothing else (SPEC §1).
-    problems.push('MEMORY_DATABASE_URL: must differ from APP_DATABASE_URL (agent memory lives in its own database)');
+    problems.push(
+      'MEMORY_DATABASE_URL: must differ from APP_DATABASE_URL (agent memory lives in its own database)',
+    );
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -154,11 +192,22 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     purgeIntervalSeconds: e.PURGE_INTERVAL_SECONDS,
     purgeKey: e.PURGE_KEY,
     recallMode: e.RECALL_MODE,
-    embeddings: { url: e.EMBEDDINGS_URL, apiKey: e.EMBEDDINGS_API_KEY, model: e.EMBEDDINGS_MODEL, dimensions: e.EMBEDDINGS_DIMENSIONS },
+    embeddings: {
+      url: e.EMBEDDINGS_URL,
+      apiKey: e.EMBEDDINGS_API_KEY,
+      model: e.EMBEDDINGS_MODEL,
+      dimensions: e.EMBEDDINGS_DIMENSIONS,
+    },
     acceptRunsUntil: e.ACCEPT_RUNS_UNTIL,
-    memoryDb: { url: e.MEMORY_DATABASE_URL ?? fileUrl(join(dataDir, 'memory.db')), authToken: e.MEMORY_DATABASE_AUTH_TOKEN },
-    dbThread: e.DB_THREAD,
-    appDb: { url: e.APP_DATABASE_URL ?? fileUrl(join(dataDir, 'sponge.db')), authToken: e.APP_DATABASE_AUTH_TOKEN },
+    memoryDb: {
+      url: e.MEMORY_DATABASE_URL ?? fileUrl(join(dataDir, 'memory.db')),
+      authToken: e.MEMORY_DATABASE_AUTH_TOKEN,
+    },
+    memoryDbThread: e.MEMORY_DB_THREAD,
+    appDb: {
+      url: e.APP_DATABASE_URL ?? fileUrl(join(dataDir, 'sponge.db')),
+      authToken: e.APP_DATABASE_AUTH_TOKEN,
+    },
     webDist: e.WEB_DIST !== undefined ? resolve(cwd, e.WEB_DIST) : DEFAULT_WEB_DIST,
     logLevel: e.LOG_LEVEL,
   };

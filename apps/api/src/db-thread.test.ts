@@ -1,7 +1,7 @@
 /**
- * DB_THREAD=worker: both embedded databases on threads of their own. The same server, the same
+ * MEMORY_DB_THREAD=worker (the default): the memory database on a thread of its own. The same
  * answers: an agent's whole tool loop, racing calls, owner actions and errors, compared with a
- * server on the event loop (DB_THREAD=main) doing the same steps.
+ * server whose memory database runs on the event loop (MEMORY_DB_THREAD=main) doing the same steps.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REEF_DOCUMENT_ID } from './demo/library.ts';
@@ -10,8 +10,8 @@ import type { TestServer } from './testing/harness.ts';
 
 const servers: Record<'main' | 'worker', TestServer | undefined> = { main: undefined, worker: undefined };
 beforeAll(async () => {
-  servers.main = await startTestServer({ DB_THREAD: 'main' });
-  servers.worker = await startTestServer({ DB_THREAD: 'worker' });
+  servers.main = await startTestServer({ MEMORY_DB_THREAD: 'main' });
+  servers.worker = await startTestServer({ MEMORY_DB_THREAD: 'worker' });
 });
 afterAll(async () => {
   await servers.main?.close();
@@ -117,8 +117,8 @@ async function script(s: TestServer): Promise<unknown[]> {
   return seen;
 }
 
-describe('DB_THREAD=worker', () => {
-  it('answers an agent run and its owner exactly as DB_THREAD=main does', async () => {
+describe('MEMORY_DB_THREAD=worker', () => {
+  it('answers an agent run and its owner exactly as MEMORY_DB_THREAD=main does', async () => {
     const main = await script(servers.main!);
     const worker = await script(servers.worker!);
     expect(worker).toEqual(main);

@@ -24,7 +24,7 @@ export function openPurgeWorker(options: PurgerOptions): Promise<Purger> {
 }
 
 /** A libSQL client with the store's connection settings (WAL, busy timeout, foreign keys). */
-export function openAppDatabase(options: { url: string; authToken?: string | undefined; thread?: 'worker' | 'main' }): Promise<Client> {
+export function openAppDatabase(options: { url: string; authToken?: string | undefined }): Promise<Client> {
   return openDatabase(options);
 }
 

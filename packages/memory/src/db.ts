@@ -25,8 +25,8 @@ export interface OpenDatabaseOptions {
   synchronous?: Synchronous | undefined;
   /**
    * Where an embedded file's SQLite calls run: 'main' (the default) or 'worker', a database
-   * thread of its own (db-thread/), so commits never block the caller's event loop. Servers
-   * under concurrent load use 'worker'; single-purpose processes and tests keep 'main'.
+   * thread of its own (db-thread/), so commits never block the caller's event loop. The API's
+   * memory database uses 'worker'; single-purpose processes and tests keep 'main'.
    */
   thread?: 'main' | 'worker' | undefined;
 }

@@ -8,9 +8,11 @@
  * statements cached) and answers in order. Results and errors come back in exactly the shapes the
  * in-thread client gives (wire.ts), and `batchGroup` keeps group commit working across the hop.
  *
- * Opt in through `openDatabase({ thread: 'worker' })`; the API does with DB_THREAD=worker. The hop
- * costs latency (each call wakes another thread, ~0.8 ms per agent call over HTTP on the bench
- * machine), so it pays only under many concurrent calls; the default stays on the event loop.
+ * Opt in through `openDatabase({ thread: 'worker' })`; the API does for its memory database
+ * (MEMORY_DB_THREAD=worker, its default). The hop costs latency when the process is otherwise
+ * idle (it wakes another thread: ~0.5 ms more per lone remember over HTTP on the bench machine)
+ * and buys throughput under many concurrent agents (the event loop keeps serving HTTP while a
+ * commit syncs), which is what a server of many agents needs.
  */
 import { Worker } from 'node:worker_threads';
 import { LibsqlError } from '@libsql/client';
