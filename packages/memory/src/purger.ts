@@ -176,12 +176,15 @@ export async function purgePass(
     let deletedRows = 0;
     let tables: string[] | null = null;
     for (;;) {
-      const pending = await client.execute({
-        sql: `SELECT id FROM sessions WHERE state = 'purged' AND content_cleared = 0 LIMIT ?`,
-        args: [sessionsPerBatch],
-      });
+      // A read can meet SQLITE_BUSY too (WAL recovery), and this connection has no busy handler.
+      const { value: pending } = await whenUnlocked(() =>
+        client.execute({
+          sql: `SELECT id FROM sessions WHERE state = 'purged' AND content_cleared = 0 LIMIT ?`,
+          args: [sessionsPerBatch],
+        }),
+      );
       if (pending.rows.length === 0) break;
-      tables ??= await sessionContentTables(client);
+      tables ??= (await whenUnlocked(() => sessionContentTables(client))).value;
       const ids = JSON.stringify(pending.rows.map((r) => str(r.id)));
       const results = await paced(() =>
         client.batch(deleteGroupStatements(tables!, ids, chunkSize), 'write'),
