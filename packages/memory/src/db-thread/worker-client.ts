@@ -9,9 +9,9 @@
  * in-thread client gives (wire.ts), and `batchGroup` keeps group commit working across the hop.
  *
  * Opt in through `openDatabase({ thread: 'worker' })`; the API does for its memory database
- * (MEMORY_DB_THREAD=worker, its default). The hop costs latency when the process is otherwise
- * idle (it wakes another thread: ~0.5 ms more per lone remember over HTTP on the bench machine)
- * and buys throughput under many concurrent agents (the event loop keeps serving HTTP while a
+ * (MEMORY_DB_THREAD=worker, its default). The hop costs a little latency per call (0.06–0.07 ms
+ * for a `SELECT 1` on the bench machine; a lone remember over HTTP measured ~0.4 ms slower) and
+ * buys throughput under many concurrent agents (the event loop keeps serving HTTP while a
  * commit syncs), which is what a server of many agents needs.
  */
 import { Worker } from 'node:worker_threads';
