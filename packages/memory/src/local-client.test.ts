@@ -127,6 +127,20 @@ describe.each(CLIENTS)('%s', (_, openClient) => {
     expect((await client.execute('SELECT s FROM t ORDER BY n')).rows.map((r) => r.s)).toEqual(['a', 'd']);
   });
 
+  it('migrates with foreign keys off, then on again; refuses what it does not offer', async () => {
+    const client = await openClient(join(dir, 'migrate.db'));
+    open.push(client);
+    await client.execute('PRAGMA foreign_keys = ON');
+    await client.migrate([
+      'CREATE TABLE p (id INTEGER PRIMARY KEY)',
+      'CREATE TABLE c (p INTEGER REFERENCES p (id))',
+    ]);
+    expect((await client.execute('PRAGMA foreign_keys')).rows[0]![0]).toBe(1);
+    await expect(client.transaction()).rejects.toMatchObject({ code: 'TRANSACTION_NOT_SUPPORTED' });
+    await expect(client.sync()).rejects.toMatchObject({ code: 'SYNC_NOT_SUPPORTED' });
+    expect(() => client.reconnect()).toThrow(/not supported/);
+  });
+
   it('refuses calls once closed', async () => {
     const client = await openClient(join(dir, 'closed.db'));
     await client.execute('SELECT 1');

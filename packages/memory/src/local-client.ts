@@ -47,6 +47,32 @@ interface LibsqlDatabaseConstructor {
 /** Distinct SQL texts kept prepared. The store issues a few dozen; dynamic IN-lists rotate through. */
 export const STATEMENT_CACHE_SIZE = 256;
 
+/** What neither embedded client (this one, WorkerClient) offers, refused in the same words. */
+export const notOffered = {
+  transaction: () =>
+    new LibsqlError(
+      'interactive transactions are not used by this store; use batch()',
+      'TRANSACTION_NOT_SUPPORTED',
+    ),
+  sync: () =>
+    new LibsqlError('sync() is for embedded replicas; this is a plain local file', 'SYNC_NOT_SUPPORTED'),
+  reconnect: () =>
+    new LibsqlError('reconnect() is not supported by the embedded client', 'RECONNECT_NOT_SUPPORTED'),
+};
+
+/** `migrate` as @libsql/client's local driver does it: one batch with foreign keys off. */
+export async function migrateWithForeignKeysOff(
+  client: Pick<Client, 'execute' | 'batch'>,
+  stmts: InStatement[],
+): Promise<ResultSet[]> {
+  await client.execute('PRAGMA foreign_keys=off');
+  try {
+    return await client.batch(stmts, 'deferred');
+  } finally {
+    await client.execute('PRAGMA foreign_keys=on');
+  }
+}
+
 export type GroupOutcome = { ok: true; results: ResultSet[] } | { ok: false; error: unknown };
 
 interface Cached {
@@ -159,21 +185,12 @@ export class LocalClient implements Client {
     return results;
   }
 
-  async migrate(stmts: InStatement[]): Promise<ResultSet[]> {
-    this.#checkOpen();
-    this.#run('PRAGMA foreign_keys=off');
-    try {
-      return await this.batch(stmts, 'deferred');
-    } finally {
-      this.#run('PRAGMA foreign_keys=on');
-    }
+  migrate(stmts: InStatement[]): Promise<ResultSet[]> {
+    return migrateWithForeignKeysOff(this, stmts);
   }
 
   async transaction(): Promise<never> {
-    throw new LibsqlError(
-      'interactive transactions are not used by this store; use batch()',
-      'TRANSACTION_NOT_SUPPORTED',
-    );
+    throw notOffered.transaction();
   }
 
   async executeMultiple(sql: string): Promise<void> {
@@ -188,14 +205,11 @@ export class LocalClient implements Client {
   }
 
   async sync(): Promise<never> {
-    throw new LibsqlError(
-      'sync() is for embedded replicas; this is a plain local file',
-      'SYNC_NOT_SUPPORTED',
-    );
+    throw notOffered.sync();
   }
 
   reconnect(): void {
-    throw new LibsqlError('reconnect() is not supported by the embedded client', 'RECONNECT_NOT_SUPPORTED');
+    throw notOffered.reconnect();
   }
 
   close(): void {

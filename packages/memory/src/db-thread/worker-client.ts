@@ -17,6 +17,7 @@
 import { Worker } from 'node:worker_threads';
 import { LibsqlError } from '@libsql/client';
 import type { Client, InArgs, InStatement, ResultSet, TransactionMode } from '@libsql/client';
+import { migrateWithForeignKeysOff, notOffered } from '../local-client.ts';
 import type { GroupOutcome } from '../local-client.ts';
 import { fromWireError, fromWireResult } from './wire.ts';
 import type { Reply, Request, WireOutcome, WireResultSet } from './wire.ts';
@@ -125,20 +126,12 @@ export class WorkerClient implements Client {
     );
   }
 
-  async migrate(stmts: InStatement[]): Promise<ResultSet[]> {
-    await this.execute('PRAGMA foreign_keys=off');
-    try {
-      return await this.batch(stmts, 'deferred');
-    } finally {
-      await this.execute('PRAGMA foreign_keys=on');
-    }
+  migrate(stmts: InStatement[]): Promise<ResultSet[]> {
+    return migrateWithForeignKeysOff(this, stmts);
   }
 
   async transaction(): Promise<never> {
-    throw new LibsqlError(
-      'interactive transactions are not used by this store; use batch()',
-      'TRANSACTION_NOT_SUPPORTED',
-    );
+    throw notOffered.transaction();
   }
 
   async executeMultiple(sql: string): Promise<void> {
@@ -146,14 +139,11 @@ export class WorkerClient implements Client {
   }
 
   async sync(): Promise<never> {
-    throw new LibsqlError(
-      'sync() is for embedded replicas; this is a plain local file',
-      'SYNC_NOT_SUPPORTED',
-    );
+    throw notOffered.sync();
   }
 
   reconnect(): void {
-    throw new LibsqlError('reconnect() is not supported by the embedded client', 'RECONNECT_NOT_SUPPORTED');
+    throw notOffered.reconnect();
   }
 
   /** Closes the connection on its thread (after the calls already sent), then the thread ends. */
