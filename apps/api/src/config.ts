@@ -137,8 +137,9 @@ export interface Config {
   acceptRunsUntil: Date | null;
   memoryDb: { url: string; authToken: string | undefined };
   /**
-   * Where an embedded memory database's SQLite calls run: a thread of its own (default: its
-   * commits never block HTTP) or the event loop (a little less latency per lone call).
+   * Where an embedded memory database's SQLite calls run: a thread of its own (default: under
+   * load its commits never block HTTP; a call that finds it idle runs on the event loop) or all on
+   * the event loop.
    */
   memoryDbThread: 'worker' | 'main';
   appDb: { url: string; authToken: string | undefined };

@@ -4,6 +4,7 @@
  */
 import { createClient } from '@libsql/client';
 import type { Client, Config } from '@libsql/client';
+import { ShortcutClient } from './db-thread/shortcut-client.ts';
 import { WorkerClient } from './db-thread/worker-client.ts';
 import { LocalClient } from './local-client.ts';
 
@@ -24,9 +25,11 @@ export interface OpenDatabaseOptions {
    */
   synchronous?: Synchronous | undefined;
   /**
-   * Where an embedded file's SQLite calls run: 'main' (the default) or 'worker', a database
-   * thread of its own (db-thread/), so commits never block the caller's event loop. The API's
-   * memory database uses 'worker'; single-purpose processes and tests keep 'main'.
+   * Where an embedded file's SQLite calls run: 'main' (the default), or 'worker', a database
+   * thread of its own (db-thread/), so commits under load never block the caller's event loop,
+   * paired with a second connection on the event loop for calls that find the thread idle
+   * (ShortcutClient). The API's memory database uses 'worker'; single-purpose processes and
+   * tests keep 'main'.
    */
   thread?: 'main' | 'worker' | undefined;
 }
@@ -78,14 +81,25 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Client
   }
   const synchronous = options.synchronous ?? 'FULL';
   if (synchronous !== 'FULL' && synchronous !== 'NORMAL') throw new RangeError(`synchronous must be FULL or NORMAL, not ${String(synchronous)}`);
-  const client =
-    options.thread === 'worker'
-      ? await WorkerClient.open(options.url, { timeoutMs: BUSY_TIMEOUT_MS })
-      : new LocalClient(options.url, { timeoutMs: BUSY_TIMEOUT_MS });
+  const pragmas = EMBEDDED_PRAGMAS.map((p) =>
+    p.startsWith('PRAGMA synchronous') ? `PRAGMA synchronous = ${synchronous}` : p,
+  );
+  if (options.thread !== 'worker') return withPragmas(new LocalClient(options.url, { timeoutMs: BUSY_TIMEOUT_MS }), pragmas);
+  const thread = await withPragmas(await WorkerClient.open(options.url, { timeoutMs: BUSY_TIMEOUT_MS }), pragmas);
+  // An in-memory database exists once per connection: it cannot have a second one.
+  if (options.url.includes(':memory:')) return thread;
   try {
-    for (const pragma of EMBEDDED_PRAGMAS) {
-      await client.execute(pragma.startsWith('PRAGMA synchronous') ? `PRAGMA synchronous = ${synchronous}` : pragma);
-    }
+    const near = await withPragmas(new LocalClient(options.url, { timeoutMs: BUSY_TIMEOUT_MS }), pragmas);
+    return new ShortcutClient(thread, near);
+  } catch (error) {
+    thread.close();
+    throw error;
+  }
+}
+
+async function withPragmas<C extends Client>(client: C, pragmas: readonly string[]): Promise<C> {
+  try {
+    for (const pragma of pragmas) await client.execute(pragma);
   } catch (error) {
     client.close();
     throw error;

@@ -5,6 +5,7 @@ import { createClient, LibsqlBatchError, LibsqlError } from '@libsql/client';
 import type { Client, InStatement } from '@libsql/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from './db.ts';
+import { ShortcutClient } from './db-thread/shortcut-client.ts';
 import { WorkerClient } from './db-thread/worker-client.ts';
 import { LocalClient, STATEMENT_CACHE_SIZE } from './local-client.ts';
 
@@ -28,6 +29,10 @@ function pair(): { local: LocalClient; stock: Client } {
 const CLIENTS: Array<[string, (path: string) => Promise<Client>]> = [
   ['LocalClient', async (path) => new LocalClient(`file:${path}`)],
   ['WorkerClient (database thread)', (path) => WorkerClient.open(`file:${path}`)],
+  [
+    'ShortcutClient (database thread, idle calls on the event loop)',
+    async (path) => new ShortcutClient(await WorkerClient.open(`file:${path}`), new LocalClient(`file:${path}`)),
+  ],
 ];
 
 const SETUP: InStatement[] = [
@@ -107,7 +112,7 @@ describe.each(CLIENTS)('%s', (_, openClient) => {
   });
 
   it('commits a group of batches once, each all-or-nothing', async () => {
-    const client = (await openClient(join(dir, 'group.db'))) as LocalClient | WorkerClient;
+    const client = (await openClient(join(dir, 'group.db'))) as LocalClient | WorkerClient | ShortcutClient;
     open.push(client);
     await client.batch(SETUP, 'write');
     const outcomes = await client.batchGroup([
@@ -204,5 +209,61 @@ describe('openDatabase synchronous', () => {
     await expect(
       openDatabase({ url: `file:${join(dir, 'x.db')}`, synchronous: 'OFF' as never }),
     ).rejects.toThrow(/FULL or NORMAL/);
+  });
+});
+
+describe('ShortcutClient', () => {
+  async function openShortcut(name: string): Promise<ShortcutClient> {
+    const client = await openDatabase({ url: `file:${join(dir, name)}`, thread: 'worker' });
+    open.push(client);
+    expect(client).toBeInstanceOf(ShortcutClient);
+    return client as ShortcutClient;
+  }
+
+  it('runs a call that finds the thread idle on the event loop, and overlapping calls on the thread', async () => {
+    const client = await openShortcut('shortcut.db');
+    await client.batch(SETUP, 'write');
+    for (let i = 0; i < 5; i++) await client.execute({ sql: 'INSERT INTO t (s, n) VALUES (?, ?)', args: [`a${i}`, i] });
+    expect(client.stats).toEqual({ near: 6, thread: 0 });
+
+    // A group goes to the thread; what arrives while it is there follows it, in order.
+    const group = client.batchGroup([[{ sql: 'INSERT INTO t (s, n) VALUES (?, ?)', args: ['g', 100] }]]);
+    const seen = client.execute('SELECT count(*) AS c FROM t');
+    const late = client.batch([{ sql: 'INSERT INTO t (s, n) VALUES (?, ?)', args: ['late', 101] }], 'write');
+    expect(client.stats).toEqual({ near: 6, thread: 3 });
+    expect((await group)[0]!.ok).toBe(true);
+    expect((await seen).rows[0]!.c).toBe(6);
+    await late;
+
+    // Each connection sees what the other committed.
+    expect((await client.execute('SELECT count(*) AS c FROM t')).rows[0]!.c).toBe(7);
+    expect(client.stats.near).toBe(7);
+    const refused = client.batch([{ sql: 'INSERT INTO t (s, n) VALUES (?, ?)', args: ['dup', 101] }], 'write');
+    await expect(refused).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT' });
+  });
+
+  it('gives both connections the same settings (openDatabase)', async () => {
+    const client = await openShortcut('settings.db');
+    const settings = async () =>
+      Promise.all(
+        ['synchronous', 'busy_timeout', 'foreign_keys', 'secure_delete', 'cache_size', 'journal_mode'].map(
+          async (p) => (await client.execute(`PRAGMA ${p}`)).rows[0]![0],
+        ),
+      );
+    const expected = [2, 10_000, 1, 1, -65536, 'wal'];
+    expect(await settings()).toEqual(expected);
+    expect(client.stats.thread).toBe(0);
+    // While a group is on the thread, the same questions are answered by the thread's connection.
+    const group = client.batchGroup([['SELECT 1']]);
+    const onThread = settings();
+    expect(client.stats.thread).toBe(7);
+    await group;
+    expect(await onThread).toEqual(expected);
+  });
+
+  it('is not used for an in-memory database (a second connection would be another database)', async () => {
+    const client = await openDatabase({ url: ':memory:', thread: 'worker' });
+    open.push(client);
+    expect(client).toBeInstanceOf(WorkerClient);
   });
 });

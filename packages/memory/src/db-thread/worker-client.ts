@@ -9,10 +9,11 @@
  * in-thread client gives (wire.ts), and `batchGroup` keeps group commit working across the hop.
  *
  * Opt in through `openDatabase({ thread: 'worker' })`; the API does for its memory database
- * (MEMORY_DB_THREAD=worker, its default). The hop costs a little latency per call (0.06–0.07 ms
- * for a `SELECT 1` on the bench machine; a lone remember over HTTP measured ~0.4 ms slower) and
- * buys throughput under many concurrent agents (the event loop keeps serving HTTP while a
- * commit syncs), which is what a server of many agents needs.
+ * (MEMORY_DB_THREAD=worker, its default). The hop buys throughput under many concurrent agents
+ * (the event loop keeps serving HTTP while a commit syncs) but costs two thread wake-ups per
+ * call (0.06–0.07 ms for a hot `SELECT 1`; 0.2–0.27 ms for a lone remember behind an HTTP server,
+ * where both threads sleep between calls), so openDatabase pairs it with a second connection for
+ * calls that find the thread idle (ShortcutClient).
  */
 import { Worker } from 'node:worker_threads';
 import { LibsqlError } from '@libsql/client';
@@ -81,6 +82,11 @@ export class WorkerClient implements Client {
       worker.on('message', onReady);
       worker.once('error', onError);
     });
+  }
+
+  /** true when every call sent to the thread has been answered (ShortcutClient's test). */
+  get idle(): boolean {
+    return this.#pending.size === 0;
   }
 
   #call<T>(body: Body): Promise<T> {
