@@ -182,19 +182,33 @@ async function rememberOverHttp(thread: 'main' | 'worker'): Promise<void> {
     const r = await compare(remember, noop, { rounds: 6, perRound: Math.ceil(iterations / 6), warmup: 50 });
     const raw = await openRaw(join(work, `raw-http-${thread}.db`), 'FULL');
     const rawOne = summarize(await time((i) => rawBatch(raw, 's', i, 1, NOTE_TEXT), QUICK ? 200 : 600, 20));
+    // The same raw batch, each timed right after a no-op round trip: a commit as the HTTP loop
+    // meets the machine (both threads asleep for the round trip). Reported beside the floor; the
+    // verdict stays on the floor as the target defines it (a back-to-back batch).
+    const afterTrip: number[] = [];
+    for (let i = 0; i < (QUICK ? 200 : 600) + 20; i++) {
+      await noop();
+      const t0 = performance.now();
+      await rawBatch(raw, 's', 1_000_000 + i, 1, NOTE_TEXT);
+      if (i >= 20) afterTrip.push(performance.now() - t0);
+    }
+    const rawAfterTrip = summarize(afterTrip);
     raw.close();
     const floor = r.baseline.p50 + rawOne.p50;
     const ratio = r.subject.p50 / floor;
+    const tripFloor = r.baseline.p50 + rawAfterTrip.p50;
     rows.push({
       figure: `remember 1 note, end to end over HTTP (keep-alive), MEMORY_DB_THREAD=${thread}${thread === 'worker' ? ' (default)' : ''}`,
       sync: 'FULL',
       project: lat(r.subject),
-      baseline: `floor ${ms(floor)} ms = no-op mutation ${ms(r.baseline.p50)} + raw 1-row batch ${ms(rawOne.p50)} (p99 ${ms(r.baseline.p99)} + ${ms(rawOne.p99)})`,
+      baseline:
+        `floor ${ms(floor)} ms = no-op mutation ${ms(r.baseline.p50)} + raw 1-row batch ${ms(rawOne.p50)} (p99 ${ms(r.baseline.p99)} + ${ms(rawOne.p99)}); ` +
+        `raw batch right after a round trip ${ms(rawAfterTrip.p50)} → ${round(r.subject.p50 / tripFloor)}× of that floor`,
       ratio: round(ratio),
       target: 'p50 ≤ 1.5× floor',
       met: ratio <= 1.5,
       note: 'no-op mutation = auth.logout without a credential',
-      raw: { subject: r.subject, noop: r.baseline, rawOneRow: rawOne },
+      raw: { subject: r.subject, noop: r.baseline, rawOneRow: rawOne, rawOneRowAfterRoundTrip: rawAfterTrip },
     });
   } finally {
     await api.stop();
