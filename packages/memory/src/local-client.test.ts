@@ -189,6 +189,22 @@ describe('LocalClient', () => {
     expect(rs.columns).toContain('extra');
   });
 
+  it('keeps the column list of a statement that names its columns, handing out copies', async () => {
+    const { local, stock } = pair();
+    for (const c of [local, stock]) {
+      await c.batch(SETUP, 'write');
+      await c.execute({ sql: 'INSERT INTO t (s, f, n) VALUES (?, ?, ?)', args: ['one', 1.5, 1] });
+    }
+    const sql = 'SELECT s AS label, f, n + 1 AS next FROM t';
+    const first = await local.execute(sql);
+    first.columns.push('changed by the caller');
+    first.columnTypes.pop();
+    const again = await local.execute(sql);
+    expect(observe(again)).toEqual(observe(await stock.execute(sql)));
+    expect(again.columnTypes).toEqual((await stock.execute(sql)).columnTypes);
+    expect(again.rows[0]!.label).toBe('one');
+  });
+
   it('refuses interactive transactions (the store never uses them)', async () => {
     const { local } = pair();
     await expect(local.transaction()).rejects.toBeInstanceOf(LibsqlError);

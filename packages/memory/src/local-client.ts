@@ -77,8 +77,16 @@ export type GroupOutcome = { ok: true; results: ResultSet[] } | { ok: false; err
 
 interface Cached {
   stmt: LibsqlStatement;
-  /** false: the statement returns no rows (raw() threw). Columns are re-read on every run (a schema change can alter them). */
+  /** false: the statement returns no rows (raw() threw). */
   returnsData: boolean;
+  /**
+   * The result's column names and declared types, kept when the SQL names its columns itself
+   * (no `*`): then a schema change cannot alter the names (a declared type could change only if
+   * a column were dropped and added again, which no migration here does), and reading them from
+   * the driver was a quarter of a cold point query (0.03 ms of the API's run lookup). With a `*`
+   * they are re-read on every run, since a column added later belongs in the answer.
+   */
+  columns?: { names: string[]; types: string[] };
 }
 
 export class LocalClient implements Client {
@@ -256,18 +264,14 @@ export class LocalClient implements Client {
       typeof stmt === 'string' ? { sql: stmt, args: [] as InArgs } : { sql: stmt.sql, args: stmt.args ?? [] };
     try {
       const bound = bindArgs(args);
-      const { stmt: prepared, returnsData } = this.#prepare(sql);
+      const cached = this.#prepare(sql);
+      const { stmt: prepared, returnsData } = cached;
       if (returnsData) {
-        const cols = prepared.columns();
-        const columns = cols.map((c) => c.name);
-        const rows = prepared.all(bound).map((r) => rowFromSql(r, columns));
-        return new ResultSetImpl(
-          columns,
-          cols.map((c) => c.type ?? ''),
-          rows,
-          0,
-          undefined,
-        );
+        const columns = cached.columns ?? columnsOf(prepared);
+        if (!cached.columns && !sql.includes('*')) cached.columns = columns;
+        const rows = prepared.all(bound).map((r) => rowFromSql(r, columns.names));
+        // Copies: a caller may change its result set, never the cache.
+        return new ResultSetImpl([...columns.names], [...columns.types], rows, 0, undefined);
       }
       const info = prepared.run(bound);
       return new ResultSetImpl([], [], [], info.changes, BigInt(info.lastInsertRowid));
@@ -288,6 +292,11 @@ export class LocalClient implements Client {
   #checkOpen(): void {
     if (this.closed) throw new LibsqlError('The client is closed', 'CLIENT_CLOSED');
   }
+}
+
+function columnsOf(stmt: LibsqlStatement): { names: string[]; types: string[] } {
+  const cols = stmt.columns();
+  return { names: cols.map((c) => c.name), types: cols.map((c) => c.type ?? '') };
 }
 
 function bindArgs(args: InArgs): unknown {
