@@ -19,21 +19,21 @@ import {
 import { insertMessage, insertRecallEvent } from '../data/runs.ts';
 import { ApiError, forbidden, notFound } from '../errors.ts';
 import { agentProcedure } from '../trpc.ts';
+import type { AgentCaller } from '../trpc.ts';
 import { toolDescriptors } from '../tools.ts';
 
 /** A live run whose document exists and is still its owner's (read with the run, on this call). */
-const runProcedure = agentProcedure.use(async ({ ctx, next }) => {
-  const { run } = ctx;
-  const doc = ctx.caller.document;
+function liveRun({ run, document: doc }: AgentCaller): Record<never, never> {
   if (!doc || doc.removedAt !== null) throw notFound("This run's document");
   if (doc.ownerId !== run.ownerId) throw forbidden("This run's document no longer belongs to the run's owner.");
   if (run.status !== 'live') throw forbidden('This run has finished; its token no longer opens the tools.');
-  return next({ ctx: { ...ctx, run } });
-});
+  return {};
+}
 
-/** …and whose working memory is on. */
-const memoryProcedure = runProcedure.use(({ ctx, next }) => {
-  const sessionId = ctx.run.sessionId;
+/** …and whose working memory is on: the store's view of the caller, from the run, never the input. */
+function memoryOf(caller: AgentCaller): { agent: AgentContext } {
+  liveRun(caller);
+  const sessionId = caller.run.sessionId;
   if (sessionId === null) {
     throw new ApiError({
       code: 'PRECONDITION_FAILED',
@@ -41,9 +41,11 @@ const memoryProcedure = runProcedure.use(({ ctx, next }) => {
       message: 'Working memory is off for this run (a staged run on a document whose setting leaves it off).',
     });
   }
-  const agent: AgentContext = { sessionId, author: `agent:${ctx.run.id}` };
-  return next({ ctx: { ...ctx, agent } });
-});
+  return { agent: { sessionId, author: `agent:${caller.run.id}` } };
+}
+
+const runProcedure = agentProcedure(liveRun);
+const memoryProcedure = agentProcedure(memoryOf);
 
 function sessionClosed(state: string): ApiError {
   return new ApiError({
