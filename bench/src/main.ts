@@ -17,7 +17,7 @@ import type { Change, MemoryStore } from '@sponge/memory';
 import { acceptRun, loginOwner, must, rssOf, startApi, trpc } from './http.ts';
 import { openRaw, rawBatch } from './raw.ts';
 import type { Sync } from './raw.ts';
-import { compare, summarize, throughput, time } from './stats.ts';
+import { compare, interleave, summarize, throughput, time } from './stats.ts';
 import type { Sample } from './stats.ts';
 import { NOTE_TEXT, openStore, openStoreWithRecall } from './store.ts';
 
@@ -226,6 +226,10 @@ async function queryAndRead(): Promise<void> {
   await ddl.execute('DROP TRIGGER IF EXISTS sessions_note_quota');
   ddl.close();
   const raw = await openRaw(join(work, 'raw-query.db'), 'FULL');
+  // Every session is built first, then timed in the same rounds (interleave): each size meets the
+  // same database file and the same machine state, so the scaling ratios compare session sizes,
+  // not a small young file at 1k with a large one at 100k, nor minutes of drift.
+  const built: Array<{ size: number; ctx: { sessionId: string; author: string } }> = [];
   for (const size of sizes) {
     const s = await store.openSession({
       ownerId: 'u',
@@ -253,47 +257,60 @@ async function queryAndRead(): Promise<void> {
     log(`built ${size} notes in ${(buildMs / 1000).toFixed(1)} s`);
     for (let first = 0; first < size; first += 2_000)
       await rawBatch(raw, `s${size}`, first, Math.min(2_000, size - first), NOTE_TEXT);
+    built.push({ size, ctx });
+  }
 
-    const pick = (i: number) => `q${(i * 7919) % size}`;
-    const q = await compare(
+  const rounds = { rounds: 5, perRound: QUICK ? 40 : 100, warmup: 20 };
+  // Per size: [project, raw], raw first in each round as in compare().
+  const order = built.flatMap((_, k) => [2 * k + 1, 2 * k]);
+  const q = await interleave(
+    built.flatMap(({ size, ctx }) => [
       () => store.query(ctx, { question: 'current_notes' }),
       () =>
         raw.execute({
           sql: 'SELECT name, digest FROM notes WHERE session_id = ? ORDER BY version DESC LIMIT 24',
           args: [`s${size}`],
         }),
-      { rounds: 5, perRound: QUICK ? 40 : 100, warmup: 20 },
-    );
-    const r = await compare(
-      (i) => store.read(ctx, { name: `lead:${pick(i)}` }),
-      (i) =>
+    ]),
+    rounds,
+    order,
+  );
+  const pick = (size: number, i: number) => (i * 7919) % size;
+  const r = await interleave(
+    built.flatMap(({ size, ctx }) => [
+      (i: number) => store.read(ctx, { name: `lead:q${pick(size, i)}` }),
+      (i: number) =>
         raw.execute({
           sql: 'SELECT name, text, data, digest, version FROM notes WHERE session_id = ? AND name = ?',
-          args: [`s${size}`, `lead:n${(i * 7919) % size}`],
+          args: [`s${size}`, `lead:n${pick(size, i)}`],
         }),
-      { rounds: 5, perRound: QUICK ? 40 : 100, warmup: 20 },
-    );
+    ]),
+    rounds,
+    order,
+  );
+  built.forEach(({ size }, k) => {
+    const [qs, qb, rs, rb] = [q[2 * k]!, q[2 * k + 1]!, r[2 * k]!, r[2 * k + 1]!];
     rows.push({
       figure: `query current_notes (24 rows), ${size.toLocaleString('en')} notes`,
       sync: 'n/a',
-      project: lat(q.subject),
-      baseline: `raw 24-row select ${lat(q.baseline)}`,
-      ratio: round(q.subject.p50 / q.baseline.p50),
+      project: lat(qs),
+      baseline: `raw 24-row select ${lat(qb)}`,
+      ratio: round(qs.p50 / qb.p50),
       target: size === 100_000 ? 'p50 ≤ 2 ms' : '',
-      met: size === 100_000 ? q.subject.p50 <= 2 : null,
-      raw: { subject: q.subject, baseline: q.baseline },
+      met: size === 100_000 ? qs.p50 <= 2 : null,
+      raw: { subject: qs, baseline: qb },
     });
     rows.push({
       figure: `read 1 note, ${size.toLocaleString('en')} notes`,
       sync: 'n/a',
-      project: lat(r.subject),
-      baseline: `raw point select ${lat(r.baseline)}`,
-      ratio: round(r.subject.p50 / r.baseline.p50),
+      project: lat(rs),
+      baseline: `raw point select ${lat(rb)}`,
+      ratio: round(rs.p50 / rb.p50),
       target: size === 100_000 ? 'p50 ≤ 2 ms' : '',
-      met: size === 100_000 ? r.subject.p50 <= 2 : null,
-      raw: { subject: r.subject, baseline: r.baseline },
+      met: size === 100_000 ? rs.p50 <= 2 : null,
+      raw: { subject: rs, baseline: rb },
     });
-  }
+  });
   // Scaling: time at the largest size over time at 1k (nothing may scan the session).
   for (const what of ['query current_notes', 'read 1 note']) {
     const at = (size: number) =>

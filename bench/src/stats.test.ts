@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compare, percentile, summarize, throughput } from './stats.ts';
+import { compare, interleave, percentile, summarize, throughput } from './stats.ts';
 
 describe('stats', () => {
   it('takes nearest-rank percentiles', () => {
@@ -26,6 +26,14 @@ describe('stats', () => {
     expect(calls).toEqual(['s0', 'b0', 'b1', 'b2', 's1', 's2', 'b3', 'b4', 's3', 's4']);
     expect(r.subject.n).toBe(4);
     expect(r.baseline.n).toBe(4);
+  });
+
+  it('times several ops in the same rounds, in the given order', async () => {
+    const calls: string[] = [];
+    const op = (name: string) => async (i: number) => void calls.push(`${name}${i}`);
+    const r = await interleave([op('a'), op('b'), op('c')], { rounds: 2, perRound: 1, warmup: 1 }, [2, 0, 1]);
+    expect(calls).toEqual(['b0', 'a0', 'c0', 'c1', 'a1', 'b1', 'c2', 'a2', 'b2']);
+    expect(r.map((x) => x.n)).toEqual([2, 2, 2]);
   });
 
   it('counts throughput of concurrent workers', async () => {

@@ -1,7 +1,7 @@
 /**
- * The timing loop: warm up, then run subject and baseline in alternating rounds so drift (page
- * cache, CPU frequency, a neighbour's burst) hits both alike. Durations are wall-clock ms from
- * `performance.now()` around each awaited call.
+ * The timing loop: warm up, then run subject and baseline (or several ops) in alternating rounds
+ * so drift (page cache, CPU frequency, a neighbour's burst) hits them alike. Durations are
+ * wall-clock ms from `performance.now()` around each awaited call.
  */
 
 export interface Sample {
@@ -52,21 +52,33 @@ export async function compare(
   baseline: Op,
   opts: { rounds: number; perRound: number; warmup: number },
 ): Promise<{ subject: Sample; baseline: Sample }> {
-  const s: number[] = [];
-  const b: number[] = [];
-  let si = 0;
-  let bi = 0;
-  await time(subject, 0, opts.warmup, si);
-  si += opts.warmup;
-  await time(baseline, 0, opts.warmup, bi);
-  bi += opts.warmup;
-  for (let r = 0; r < opts.rounds; r++) {
-    b.push(...(await time(baseline, opts.perRound, 0, bi)));
-    bi += opts.perRound;
-    s.push(...(await time(subject, opts.perRound, 0, si)));
-    si += opts.perRound;
+  const [s, b] = await interleave([subject, baseline], opts, [1, 0]);
+  return { subject: s!, baseline: b! };
+}
+
+/**
+ * Several ops timed in the same rounds: each warms up in turn, then every round runs a block of
+ * `perRound` calls of each, in `order` (indexes into `ops`; all of them, in the given order, by
+ * default). A figure that divides two of them compares them under the same machine state.
+ */
+export async function interleave(
+  ops: Op[],
+  opts: { rounds: number; perRound: number; warmup: number },
+  order: number[] = ops.map((_, k) => k),
+): Promise<Sample[]> {
+  const out: number[][] = ops.map(() => []);
+  const next = ops.map(() => 0);
+  for (const k of [...order].reverse()) {
+    await time(ops[k]!, 0, opts.warmup, next[k]);
+    next[k]! += opts.warmup;
   }
-  return { subject: summarize(s), baseline: summarize(b) };
+  for (let r = 0; r < opts.rounds; r++) {
+    for (const k of order) {
+      out[k]!.push(...(await time(ops[k]!, opts.perRound, 0, next[k])));
+      next[k]! += opts.perRound;
+    }
+  }
+  return out.map(summarize);
 }
 
 /** Calls per second of `workers` concurrent loops of `op` for `ms` milliseconds. */
