@@ -16,9 +16,13 @@ for (const workspace of [...workspaces, 'bench']) {
   suites.push({ name: workspace, step: 'unit and integration tests', passed: r.numPassedTests, failed: r.numFailedTests });
 }
 
-if (existsSync('test-results/smoke.txt')) {
-  const m = readFileSync('test-results/smoke.txt', 'utf8').match(/(\d+) passed, (\d+) failed\s*$/);
-  if (m) suites.push({ name: 'contract smoke', step: 'contract smoke', passed: Number(m[1]), failed: Number(m[2]) });
+for (const [file, name] of [
+  ['test-results/smoke.txt', 'contract smoke'],
+  ['test-results/smoke-sqld.txt', 'contract smoke on libSQL servers'],
+]) {
+  if (!existsSync(file)) continue;
+  const m = readFileSync(file, 'utf8').match(/(\d+) passed, (\d+) failed\s*$/);
+  if (m) suites.push({ name, step: name, passed: Number(m[1]), failed: Number(m[2]) });
 }
 
 const e2e = 'e2e/test-results/results.json';

@@ -24,7 +24,10 @@ step "lint" pnpm turbo run lint --output-logs=errors-only
 # One workspace at a time: the concurrency and crash tests measure real contention on 2 cores.
 step "unit and integration tests" pnpm turbo run test --concurrency=1 --continue --output-logs=full
 if [ -f ../shared/contract/smoke.mjs ]; then
-  step "contract smoke" bash -c 'node ../shared/contract/smoke.mjs | tee test-results/smoke.txt'
+  step "contract smoke" bash -c 'set -o pipefail; node ../shared/contract/smoke.mjs | tee test-results/smoke.txt'
+  # The same contract with both databases on libSQL servers (sqld), as a deployment with
+  # MEMORY_DATABASE_URL and APP_DATABASE_URL runs it.
+  step "contract smoke on libSQL servers" bash -c 'set -o pipefail; pnpm --filter @sponge/memory exec tsx src/testing/sqld.ts node "$PWD/../shared/contract/smoke.mjs" | tee test-results/smoke-sqld.txt'
 fi
 step "end-to-end tests" pnpm turbo run e2e --continue --output-logs=full
 

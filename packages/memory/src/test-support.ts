@@ -45,11 +45,20 @@ export interface Harness {
   session(input?: Partial<OpenSessionInput>, store?: MemoryStore): Promise<{ info: SessionInfo; ctx: AgentContext }>;
 }
 
-export async function withHarness<T>(fn: (h: Harness) => Promise<T>, options: Partial<MemoryStoreOptions> = {}): Promise<T> {
+/**
+ * Runs `fn` against a fresh memory database: a file in a temp folder, or the database at
+ * `memoryUrl` (a libSQL server, see testing/sqld.ts; `memoryPath` is then empty). Reviewed
+ * knowledge stays in a local file either way.
+ */
+export async function withHarness<T>(
+  fn: (h: Harness) => Promise<T>,
+  options: Partial<MemoryStoreOptions> = {},
+  where: { memoryUrl?: string } = {},
+): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), 'sponge-memory-'));
   const closers: Array<() => void> = [];
-  const memoryPath = join(dir, 'memory.db');
-  const memoryUrl = `file:${memoryPath}`;
+  const memoryPath = where.memoryUrl === undefined ? join(dir, 'memory.db') : '';
+  const memoryUrl = where.memoryUrl ?? `file:${memoryPath}`;
   const appUrl = `file:${join(dir, 'sponge.db')}`;
   const clock = movableClock();
   try {

