@@ -12,11 +12,11 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import http from 'node:http';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Change, MemoryStore } from './index.ts';
+import { freePort } from './testing/free-port.ts';
 import {
   databaseFiles,
   fileUrl,
@@ -167,17 +167,6 @@ describe('store: forgotten and purged notes leave no bytes behind', () => {
 
 const apiDir = fileURLToPath(new URL('../../../apps/api/', import.meta.url));
 const httpAgent = new http.Agent({ keepAlive: true });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const a = srv.address();
-      srv.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
-}
 
 interface Answer {
   ok: boolean;

