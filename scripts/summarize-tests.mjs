@@ -10,10 +10,15 @@ const suites = [];
 
 const workspaces = ['packages', 'apps'].flatMap((group) => (existsSync(group) ? readdirSync(group).map((dir) => join(group, dir)) : []));
 for (const workspace of [...workspaces, 'bench']) {
-  const file = join(workspace, 'test-results', 'vitest.json');
-  if (!existsSync(file)) continue;
-  const r = JSON.parse(readFileSync(file, 'utf8'));
-  suites.push({ name: workspace, step: 'unit and integration tests', passed: r.numPassedTests, failed: r.numFailedTests });
+  for (const [report, name, step] of [
+    ['vitest.json', workspace, 'unit and integration tests'],
+    ['vitest-sqld.json', `${workspace} on libSQL servers`, 'API tests on libSQL servers'],
+  ]) {
+    const file = join(workspace, 'test-results', report);
+    if (!existsSync(file)) continue;
+    const r = JSON.parse(readFileSync(file, 'utf8'));
+    suites.push({ name, step, passed: r.numPassedTests, failed: r.numFailedTests });
+  }
 }
 
 for (const [file, name] of [

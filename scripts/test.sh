@@ -23,6 +23,8 @@ step "typecheck" pnpm turbo run typecheck --output-logs=errors-only
 step "lint" pnpm turbo run lint --output-logs=errors-only
 # One workspace at a time: the concurrency and crash tests measure real contention on 2 cores.
 step "unit and integration tests" pnpm turbo run test --concurrency=1 --continue --output-logs=full
+# The API's suite again with both databases on fresh libSQL servers (sqld) instead of files.
+step "API tests on libSQL servers" env TEST_DATABASES=sqld pnpm --filter @sponge/api exec vitest run
 if [ -f ../shared/contract/smoke.mjs ]; then
   step "contract smoke" bash -c 'set -o pipefail; node ../shared/contract/smoke.mjs | tee test-results/smoke.txt'
   # The same contract with both databases on libSQL servers (sqld), as a deployment with

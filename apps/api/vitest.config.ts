@@ -1,15 +1,25 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+// TEST_DATABASES=sqld runs the suites that start their server through src/testing/harness.ts
+// with both databases on libSQL servers; the others start API processes on files of their own
+// (security/, smoke) or open no database (config), so they would only run twice.
+const onServers = process.env.TEST_DATABASES === 'sqld';
 
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts'],
+    exclude: onServers ? [...configDefaults.exclude, 'src/security/**', 'src/smoke.test.ts', 'src/config.test.ts'] : configDefaults.exclude,
     // Each file starts its own servers on temp libSQL files; two cores, so two files at a time.
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // The JSON report feeds the root test summary (scripts/summarize-tests.mjs).
-    reporters: ['default', ['json', { outputFile: 'test-results/vitest.json' }]],
+    // The JSON report feeds the root test summary (scripts/summarize-tests.mjs); the run with
+    // both databases on libSQL servers (TEST_DATABASES=sqld) keeps its own.
+    reporters: [
+      'default',
+      ['json', { outputFile: onServers ? 'test-results/vitest-sqld.json' : 'test-results/vitest.json' }],
+    ],
     env: { LOG_LEVEL: 'silent' },
   },
 });

@@ -22,7 +22,7 @@ let sessionId: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'sponge-direct-'));
   direct = await startTestServer({}, { dir });
-  adapter = await startTestServer({}, { dir, directCalls: false });
+  adapter = await startTestServer({}, { sameDataAs: direct, directCalls: false });
   user = await direct.login('user-ada');
   const run = await direct.client(user).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'chat' });
   runToken = run.runToken;
@@ -37,8 +37,8 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  await direct?.close();
   await adapter?.close();
+  await direct?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 

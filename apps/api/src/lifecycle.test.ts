@@ -17,8 +17,8 @@ import { openPurgeWorker } from './stores.ts';
 
 const PURGE_KEY = 'lifecycle-purge-key-0123456789abcdef';
 
-async function purgeOnce(dir: string) {
-  const purger = await openPurgeWorker({ url: `file:${join(dir, 'memory.db')}`, purgeKey: PURGE_KEY });
+async function purgeOnce(memoryUrl: string) {
+  const purger = await openPurgeWorker({ url: memoryUrl, purgeKey: PURGE_KEY });
   try {
     return await purger.purgeOnce();
   } finally {
@@ -109,7 +109,7 @@ describe('with the default TTL', () => {
     const agent = s.client(run.runToken);
     await agent.agent.remember.mutate({ basedOn: 0, requestId: 'a', changes: [{ op: 'add', name: 'lead:slow-step', text: 'written before the purge' }] });
     await s.client(ada).memory.forget.mutate({ sessionId: run.sessionId! });
-    const report = await purgeOnce(s.dir);
+    const report = await purgeOnce(s.memoryUrl);
     expect(report.purgedSessions).toBeGreaterThanOrEqual(1);
     expect((await s.app.store.getSession(run.sessionId!))?.state).toBe('purged');
     const late = await errorOf(
@@ -153,7 +153,7 @@ describe('with the default TTL', () => {
     const run = await s.client(ada).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'chat' });
     const agent = s.client(run.runToken);
     await agent.agent.remember.mutate({ basedOn: 0, requestId: 'a', changes: [{ op: 'add', name: 'lead:tampered', text: 'original' }] });
-    const raw = createClient({ url: `file:${join(s.dir, 'memory.db')}` });
+    const raw = createClient({ url: s.memoryUrl });
     try {
       await raw.execute({ sql: `UPDATE notes SET text = 'changed behind the store' WHERE session_id = ? AND name = ?`, args: [run.sessionId!, 'lead:tampered'] });
     } finally {
@@ -320,7 +320,7 @@ describe('with a 1-second TTL', () => {
     expect(panel.session?.state).toBe('expired');
     // Expired but not yet purged: the owner still sees what will be deleted.
     expect(panel.workingNotes.map((n) => n.name)).toEqual(['lead:quick']);
-    await purgeOnce(s.dir);
+    await purgeOnce(s.memoryUrl);
     const after = await s.client(ada).memory.panel.query({ documentId: REEF_DOCUMENT_ID, sessionId: run.sessionId! });
     expect(after.session?.state).toBe('purged');
     expect(after.workingNotes).toEqual([]);

@@ -6,7 +6,6 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { createClient } from '@libsql/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalEmbeddingAdapter } from '@sponge/memory';
@@ -32,7 +31,7 @@ const FOREIGN_PRIVATE = {
 };
 
 async function addForeignPrivateDocument(s: TestServer): Promise<void> {
-  const db = createClient({ url: `file:${join(s.dir, 'sponge.db')}` });
+  const db = createClient({ url: s.appUrl });
   try {
     await insertDocument(db, FOREIGN_PRIVATE, new Date());
   } finally {
@@ -105,7 +104,7 @@ describe('recall, shadow by default', () => {
   });
 
   it('a changed document is re-indexed before the next search', async () => {
-    const db = createClient({ url: `file:${join(s.dir, 'sponge.db')}` });
+    const db = createClient({ url: s.appUrl });
     try {
       await db.execute({
         sql: 'UPDATE documents SET text = ?, abstract = ? WHERE id = ?',
@@ -138,7 +137,7 @@ describe('recall, off', () => {
     expect(res.data).toEqual({ mode: 'off', rows: [] });
     // Give a background indexer (if one wrongly ran) time to commit before looking.
     await new Promise((r) => setTimeout(r, 300));
-    const db = createClient({ url: `file:${join(s.dir, 'memory.db')}` });
+    const db = createClient({ url: s.memoryUrl });
     try {
       const tables = await db.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('note_vectors', 'recall_events')");
       for (const t of tables.rows) {

@@ -7,6 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTRPCClient, httpBatchLink, httpLink, TRPCClientError } from '@trpc/client';
+import { startSqld } from '@sponge/memory/testing/sqld';
+import type { Sqld } from '@sponge/memory/testing/sqld';
 import type { AppRouter } from '../router.ts';
 import { loadConfig } from '../config.ts';
 import { startServer } from '../server.ts';
@@ -17,6 +19,10 @@ export const TEST_TOKEN_SECRET = 'api-test-token-secret-0123456789abcdef';
 
 export interface TestServer extends RunningServer {
   dir: string;
+  /** The databases' URLs: files in `dir`, or libSQL servers (TEST_DATABASES=sqld). Tests that go
+   * behind the API's back (a raw client, a purge pass) reach the data through these. */
+  memoryUrl: string;
+  appUrl: string;
   /** A typed client; `batch` switches to httpBatchLink. */
   client(token?: string, opts?: { batch?: boolean }): ReturnType<typeof createTRPCClient<AppRouter>>;
   call(kind: 'query' | 'mutation', path: string, input?: unknown, token?: string): Promise<RawResult>;
@@ -50,10 +56,26 @@ export interface RawResult {
 
 export async function startTestServer(
   env: Record<string, string> = {},
-  overrides: { now?: () => Date; dir?: string; directCalls?: boolean } = {},
+  overrides: {
+    now?: () => Date;
+    dir?: string;
+    directCalls?: boolean;
+    /** Another test server's databases (a second API process on the same data). */
+    sameDataAs?: TestServer;
+  } = {},
 ): Promise<TestServer> {
-  const dir = overrides.dir ?? mkdtempSync(join(tmpdir(), 'sponge-api-test-'));
+  const dir = overrides.dir ?? overrides.sameDataAs?.dir ?? mkdtempSync(join(tmpdir(), 'sponge-api-test-'));
+  // TEST_DATABASES=sqld: both databases on fresh libSQL servers instead of files in `dir`
+  // (npm test runs this suite a second time that way).
+  const servers: Sqld[] =
+    process.env.TEST_DATABASES === 'sqld' && !overrides.sameDataAs ? await Promise.all([startSqld(), startSqld()]) : [];
+  const urls = overrides.sameDataAs
+    ? { MEMORY_DATABASE_URL: overrides.sameDataAs.memoryUrl, APP_DATABASE_URL: overrides.sameDataAs.appUrl }
+    : servers.length
+      ? { MEMORY_DATABASE_URL: servers[0]!.url, APP_DATABASE_URL: servers[1]!.url }
+      : {};
   const config = loadConfig({
+    ...urls,
     PORT: '0',
     DATA_DIR: dir,
     DEMO: '1',
@@ -100,6 +122,8 @@ export async function startTestServer(
   return {
     ...server,
     dir,
+    memoryUrl: config.memoryDb.url,
+    appUrl: config.appDb.url,
     client(token, opts = {}) {
       const headers = () => (token ? { authorization: `Bearer ${token}` } : {});
       return createTRPCClient<AppRouter>({
@@ -118,7 +142,8 @@ export async function startTestServer(
     },
     async close() {
       await server.close();
-      if (!overrides.dir) rmSync(dir, { recursive: true, force: true });
+      await Promise.all(servers.map((s) => s.stop()));
+      if (!overrides.dir && !overrides.sameDataAs) rmSync(dir, { recursive: true, force: true });
     },
   };
 }
