@@ -49,6 +49,7 @@ export async function openApp(config: Config, overrides: { now?: () => Date; log
       ...(config.memoryDb.authToken !== undefined ? { authToken: config.memoryDb.authToken } : {}),
       tokenSecret,
       thread: config.memoryDbThread,
+      synchronous: config.memoryDbSynchronous,
       sessionTtlSeconds: config.sessionTtlSeconds,
       explainTtlSeconds: config.explainTokenTtlSeconds,
       reviewed,

@@ -27,6 +27,7 @@ describe('loadConfig', () => {
       recallMode: 'shadow',
       acceptRunsUntil: null,
       memoryDbThread: 'worker',
+      memoryDbSynchronous: 'FULL',
       memoryDb: { url: 'file:/srv/data/memory.db' },
       appDb: { url: 'file:/srv/data/sponge.db' },
       webDist: DEFAULT_WEB_DIST,
@@ -54,6 +55,7 @@ describe('loadConfig', () => {
         APP_DATABASE_AUTH_TOKEN: 'a',
         WEB_DIST: 'web',
         MEMORY_DB_THREAD: 'main',
+        MEMORY_DB_SYNCHRONOUS: 'NORMAL',
       },
       '/srv',
     );
@@ -70,6 +72,7 @@ describe('loadConfig', () => {
       appDb: { url: 'libsql://app.example', authToken: 'a' },
       webDist: '/srv/web',
       memoryDbThread: 'main',
+      memoryDbSynchronous: 'NORMAL',
     });
   });
 
@@ -91,6 +94,7 @@ describe('loadConfig', () => {
       EMBEDDINGS_URL: 'ftp://x',
       MEMORY_DATABASE_URL: 'postgres://x',
       MEMORY_DB_THREAD: 'fork',
+      MEMORY_DB_SYNCHRONOUS: 'OFF',
     });
     expect(p).toEqual([
       'PORT: expected an integer 0..65535, got "abc"',
@@ -102,6 +106,7 @@ describe('loadConfig', () => {
       'EMBEDDINGS_URL: expected an http(s) URL of an OpenAI-compatible endpoint',
       'ACCEPT_RUNS_UNTIL: expected an ISO date or date-time, got "next tuesday"',
       'MEMORY_DB_THREAD: expected worker or main',
+      'MEMORY_DB_SYNCHRONOUS: expected FULL or NORMAL',
       'MEMORY_DATABASE_URL: expected a file:, libsql:, http(s): or ws(s): URL',
     ]);
     try {

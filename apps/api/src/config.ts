@@ -103,6 +103,9 @@ const envSchema = z.object({
   MEMORY_DB_THREAD: optionalString.pipe(
     z.enum(['worker', 'main'], 'expected worker or main').default('worker'),
   ),
+  MEMORY_DB_SYNCHRONOUS: optionalString.pipe(
+    z.enum(['FULL', 'NORMAL'], 'expected FULL or NORMAL').default('FULL'),
+  ),
   MEMORY_DATABASE_URL: dbUrl,
   MEMORY_DATABASE_AUTH_TOKEN: optionalString,
   APP_DATABASE_URL: dbUrl,
@@ -142,6 +145,9 @@ export interface Config {
    * the event loop.
    */
   memoryDbThread: 'worker' | 'main';
+  /** An embedded memory database's `synchronous`: FULL (an acknowledged change survives a power
+   * loss) unless set to NORMAL (it survives a crash of the process, not of the machine). */
+  memoryDbSynchronous: 'FULL' | 'NORMAL';
   appDb: { url: string; authToken: string | undefined };
   webDist: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -205,6 +211,7 @@ export function loadConfig(
       authToken: e.MEMORY_DATABASE_AUTH_TOKEN,
     },
     memoryDbThread: e.MEMORY_DB_THREAD,
+    memoryDbSynchronous: e.MEMORY_DB_SYNCHRONOUS,
     appDb: {
       url: e.APP_DATABASE_URL ?? fileUrl(join(dataDir, 'sponge.db')),
       authToken: e.APP_DATABASE_AUTH_TOKEN,
