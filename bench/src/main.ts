@@ -465,6 +465,9 @@ async function agentsConcurrently(thread: 'worker' | 'main', sync: Sync = 'FULL'
     );
     const raws: Partial<Record<Sync, number>> = {};
     for (const rawSync of ['FULL', 'NORMAL'] as const) {
+      // The agents' commits left writeback behind; the raw writer starts from a settled disk as
+      // the agents did (each figure starts after settleDisk).
+      settleDisk();
       const raw = await openRaw(join(work, `raw-commits-${thread}-${sync}-${rawSync}.db`), rawSync);
       let i = 0;
       const r = await throughput(
