@@ -317,6 +317,7 @@ describe('a chat run end to end, with every SPEC §9 error of the agent tools', 
       { basedOn: version, requestId: 'v-6', changes: [{ op: 'add', name: 'lead:ok', text: 'x'.repeat(4_001) }] },
       { basedOn: version, requestId: 'v-7', changes: [{ op: 'add', name: 'lead:ok', text: 't', links: [{ rel: 'cites', to: 'lead:x' }] }] },
       { basedOn: -1, requestId: 'v-8', changes: [{ op: 'add', name: 'lead:ok', text: 't' }] },
+      { basedOn: version, requestId: 'v-10', changes: [{ op: 'add', name: 'lead:ok', text: 't', data: JSON.parse('{"k": {"__proto__": 1}}') }] },
       'not an object',
     ];
     for (const input of cases) {
@@ -333,6 +334,8 @@ describe('a chat run end to end, with every SPEC §9 error of the agent tools', 
       token,
     );
     expect([big.status, big.error?.data.reason]).toEqual([400, 'invalid_input']);
+    const proto = await s.call('mutation', 'agent.remember', cases[9], token);
+    expect(proto.error?.data.issues).toEqual([{ path: 'changes.0.data.k.__proto__', message: 'the key "__proto__" is not allowed in data' }]);
     const many = await s.call('mutation', 'agent.remember', cases[1], token);
     expect(many.error?.message).toMatch(/64/);
     expect((await agent().agent.load.query()).session.version).toBe(version);

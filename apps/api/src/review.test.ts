@@ -303,6 +303,9 @@ describe('review.decide: refusals change nothing', () => {
     );
     expect(r.error?.message).toMatch(/fields\.statement/);
     expect(r.error?.message).toMatch(/fields\.study/);
+    // A field the record parser would silently drop is refused instead.
+    const proto = await refused(proposal({ fields: JSON.parse('{"statement": "s", "__proto__": {"statement": "t"}}') }));
+    expect(proto.error?.data.issues).toEqual([{ path: 'fields.__proto__', message: 'the field name "__proto__" is not allowed' }]);
   });
 
   it('the kind must belong to a profile installed on the document, and the name must be of that kind', async () => {

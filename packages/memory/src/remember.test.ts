@@ -121,6 +121,8 @@ describe('remember', () => {
         { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'lead:a', text: 'x', links: Array.from({ length: 17 }, () => ({ rel: 'supports', to: 'lead:s-0' })) }] },
         { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'lead:a', text: 'x', links: [{ rel: 'cites', to: 'lead:s-0' }] }] },
         { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'lead:a', text: 'x', data: 'y'.repeat(16 * 1024) }] },
+        // A parser would turn the key into the object's prototype and drop it from the data.
+        { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'lead:a', text: 'x', data: JSON.parse('{"k": [{"__proto__": {"x": 1}}]}') }] },
         { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'lead:a', text: 'x' }, { op: 'remove', name: 'lead:a' }] },
         // The driver cannot read U+0000 back, so it is refused rather than stored and then failing its digest.
         { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'lead:a', text: 'a\u0000b' }] },
@@ -138,6 +140,8 @@ describe('remember', () => {
       expect(unknown.message).toMatch(/author/);
       const big = await failure(h.store.remember(ctx, { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'lead:a', text: 'x', data: 'y'.repeat(16 * 1024) }] }));
       expect(big.message).toMatch(/changes\[0\]\.data .*16 KiB/);
+      const proto = await failure(h.store.remember(ctx, { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'lead:a', text: 'x', data: JSON.parse('{"__proto__": false}') }] }));
+      expect(proto.message).toMatch(/__proto__/);
       expect(await footprint(h, ctx.sessionId)).toEqual(before);
     }));
 

@@ -39,8 +39,43 @@ const jsonValue: z.ZodType<JsonValue> = z.lazy(() =>
   z.union([z.null(), z.boolean(), z.number().finite(), z.string(), z.array(jsonValue), z.record(z.string(), jsonValue)]),
 );
 
-/** Any JSON value whose canonical JSON is at most 16 KiB (checked by the store after canonicalising). */
-export const dataSchema = jsonValue;
+/**
+ * Where `value` has an own `__proto__` key (JSON.parse makes one from `{"__proto__": …}`), or
+ * null. Walked with a stack of its own: data may nest as deep as the body allows.
+ */
+function protoKeyPath(value: unknown): Array<string | number> | null {
+  type Node = { value: unknown; parent: Node | null; key: string | number };
+  const stack: Node[] = [{ value, parent: null, key: '' }];
+  const pathOf = (node: Node, last: string): Array<string | number> => {
+    const path: Array<string | number> = [last];
+    for (let n: Node | null = node; n?.parent; n = n.parent) path.unshift(n.key);
+    return path;
+  };
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    const v = node.value;
+    if (Array.isArray(v)) v.forEach((item, i) => stack.push({ value: item, parent: node, key: i }));
+    else if (v !== null && typeof v === 'object') {
+      if (Object.hasOwn(v, '__proto__')) return pathOf(node, '__proto__');
+      for (const [key, item] of Object.entries(v)) stack.push({ value: item, parent: node, key });
+    }
+  }
+  return null;
+}
+
+/**
+ * Any JSON value whose canonical JSON is at most 16 KiB (checked by the store after canonicalising).
+ * A `__proto__` key is refused, not dropped: zod's record parser assigns keys, so it would set the
+ * parsed object's prototype instead, and the stored data and its digest would silently differ
+ * from what the caller sent.
+ */
+export const dataSchema = z
+  .unknown()
+  .superRefine((value, ctx) => {
+    const path = protoKeyPath(value);
+    if (path) ctx.addIssue({ code: 'custom', message: 'the key "__proto__" is not allowed in data', path });
+  })
+  .pipe(jsonValue);
 
 const contentFields = {
   name: nameSchema,

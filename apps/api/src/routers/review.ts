@@ -25,6 +25,21 @@ import { shippedPack } from './profiles.ts';
 
 const TEXT_MAX = 4_000;
 
+/**
+ * A `__proto__` field is refused before the record parser sees it: the parser would silently
+ * drop it. (Typed as the record it is, for the clients.)
+ */
+const fieldsSchema = z
+  .unknown()
+  .superRefine((value, ctx) => {
+    if (value !== null && typeof value === 'object' && Object.hasOwn(value, '__proto__'))
+      ctx.addIssue({ code: 'custom', message: 'the field name "__proto__" is not allowed', path: ['__proto__'] });
+  })
+  .pipe(z.record(z.string().max(64, 'a field name is at most 64 characters'), z.unknown())) as unknown as z.ZodType<
+  Record<string, unknown>,
+  Record<string, unknown>
+>;
+
 export const reviewDecideInputSchema = z.strictObject({
   documentId: idSchema,
   /** Where the proposal came from: a session of this document and one of its working notes. */
@@ -33,7 +48,7 @@ export const reviewDecideInputSchema = z.strictObject({
   profile: z.string().regex(KIND_RE, 'a profile name is [a-z][a-z0-9-]{0,31}'),
   kind: z.string().regex(KIND_RE, 'a kind is [a-z][a-z0-9-]{0,31}'),
   /** The kind's fields, validated by the profile's value codecs. */
-  fields: z.record(z.string().max(64, 'a field name is at most 64 characters'), z.unknown()),
+  fields: fieldsSchema,
   /** The reviewed record's name, `kind:slug`, of the chosen kind. */
   name: nameSchema,
   text: z.string().max(TEXT_MAX, `text is at most ${TEXT_MAX.toLocaleString('en')} characters`),
