@@ -51,6 +51,20 @@ describe('remember', () => {
       expect((await h.store.getSession(ctx.sessionId))?.noteCount).toBe(2);
     }));
 
+  it('keeps data exactly as sent, a "__proto__" key included (JSON allows it; a rebuilding parser drops it)', () =>
+    withHarness(async (h) => {
+      const { ctx } = await h.session();
+      const json = '{"__proto__": {"x": 1}, "list": [{"__proto__": false}], "n": 2}';
+      const data = JSON.parse(json) as Record<string, unknown>;
+      const r = await h.store.remember(ctx, { basedOn: 0, requestId: 'p', changes: [{ op: 'add', name: 'lead:p', text: 't', data: data as never }] });
+      expect(r.applied[0]!.digest).toBe(recordDigest({ kind: 'lead', name: 'lead:p', text: 't', data: data as never }));
+      const read = await h.store.read(ctx, { name: 'lead:p' });
+      expect(JSON.stringify(read.data)).toBe(JSON.stringify(data));
+      expect(Object.getPrototypeOf(read.data)).toBe(Object.prototype);
+      expect(read.digest).toBe(r.applied[0]!.digest);
+      expect(await h.store.verify(ctx.sessionId)).toMatchObject({ ok: true, mismatches: [] });
+    }));
+
   it('replace and remove: versions rise by one per call; a removed note has digest null', () =>
     withHarness(async (h) => {
       const { ctx } = await h.session();
@@ -121,8 +135,7 @@ describe('remember', () => {
         { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'lead:a', text: 'x', links: Array.from({ length: 17 }, () => ({ rel: 'supports', to: 'lead:s-0' })) }] },
         { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'lead:a', text: 'x', links: [{ rel: 'cites', to: 'lead:s-0' }] }] },
         { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'lead:a', text: 'x', data: 'y'.repeat(16 * 1024) }] },
-        // A parser would turn the key into the object's prototype and drop it from the data.
-        { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'lead:a', text: 'x', data: JSON.parse('{"k": [{"__proto__": {"x": 1}}]}') }] },
+        { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'lead:a', text: 'x', data: { at: new Date(0) } }] },
         { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'lead:a', text: 'x' }, { op: 'remove', name: 'lead:a' }] },
         // The driver cannot read U+0000 back, so it is refused rather than stored and then failing its digest.
         { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'lead:a', text: 'a\u0000b' }] },
@@ -140,8 +153,8 @@ describe('remember', () => {
       expect(unknown.message).toMatch(/author/);
       const big = await failure(h.store.remember(ctx, { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'lead:a', text: 'x', data: 'y'.repeat(16 * 1024) }] }));
       expect(big.message).toMatch(/changes\[0\]\.data .*16 KiB/);
-      const proto = await failure(h.store.remember(ctx, { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'lead:a', text: 'x', data: JSON.parse('{"__proto__": false}') }] }));
-      expect(proto.message).toMatch(/__proto__/);
+      const date = await failure(h.store.remember(ctx, { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'lead:a', text: 'x', data: { at: new Date(0) } as never }] }));
+      expect(date.message).toMatch(/changes\[0\]\.data\.at: expected a JSON value .*got Date/);
       expect(await footprint(h, ctx.sessionId)).toEqual(before);
     }));
 

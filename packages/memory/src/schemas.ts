@@ -35,47 +35,56 @@ export const nameSchema = z
 
 export const linkSchema = z.strictObject({ rel: z.enum(LINK_RELS), to: nameSchema });
 
-const jsonValue: z.ZodType<JsonValue> = z.lazy(() =>
-  z.union([z.null(), z.boolean(), z.number().finite(), z.string(), z.array(jsonValue), z.record(z.string(), jsonValue)]),
-);
-
 /**
- * Where `value` has an own `__proto__` key (JSON.parse makes one from `{"__proto__": …}`), or
- * null. Walked with a stack of its own: data may nest as deep as the body allows.
+ * The first place in `value` that is not JSON, or null. A JSON.parse result always passes; an
+ * in-process caller may hand in undefined, NaN, a Date or a function. Walked with a stack of its
+ * own: data may nest as deep as the body allows.
  */
-function protoKeyPath(value: unknown): Array<string | number> | null {
+function notJson(value: unknown): { path: Array<string | number>; message: string } | null {
   type Node = { value: unknown; parent: Node | null; key: string | number };
-  const stack: Node[] = [{ value, parent: null, key: '' }];
-  const pathOf = (node: Node, last: string): Array<string | number> => {
-    const path: Array<string | number> = [last];
+  const pathOf = (node: Node): Array<string | number> => {
+    const path: Array<string | number> = [];
     for (let n: Node | null = node; n?.parent; n = n.parent) path.unshift(n.key);
     return path;
   };
+  const stack: Node[] = [{ value, parent: null, key: '' }];
   while (stack.length > 0) {
     const node = stack.pop()!;
     const v = node.value;
-    if (Array.isArray(v)) v.forEach((item, i) => stack.push({ value: item, parent: node, key: i }));
-    else if (v !== null && typeof v === 'object') {
-      if (Object.hasOwn(v, '__proto__')) return pathOf(node, '__proto__');
-      for (const [key, item] of Object.entries(v)) stack.push({ value: item, parent: node, key });
+    if (v === null || typeof v === 'boolean' || typeof v === 'string') continue;
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) return { path: pathOf(node), message: 'expected a finite number' };
+      continue;
     }
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], parent: node, key: i });
+      continue;
+    }
+    const proto = typeof v === 'object' ? Object.getPrototypeOf(v) : undefined;
+    if (proto === Object.prototype || proto === null) {
+      const keys = Object.keys(v as object);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const key = keys[i]!;
+        stack.push({ value: (v as Record<string, unknown>)[key], parent: node, key });
+      }
+      continue;
+    }
+    const got = v === undefined ? 'undefined' : typeof v === 'object' ? (proto?.constructor?.name ?? 'an object') : typeof v;
+    return { path: pathOf(node), message: `expected a JSON value (null, boolean, number, string, array or object), got ${got}` };
   }
   return null;
 }
 
 /**
  * Any JSON value whose canonical JSON is at most 16 KiB (checked by the store after canonicalising).
- * A `__proto__` key is refused, not dropped: zod's record parser assigns keys, so it would set the
- * parsed object's prototype instead, and the stored data and its digest would silently differ
- * from what the caller sent.
+ * Checked in place and passed on as it came, not rebuilt: a rebuilding parser (zod's record)
+ * drops a `__proto__` key, which JSON allows and JSON.parse keeps as an own property, so the
+ * stored data and its digest would silently differ from what the caller sent.
  */
-export const dataSchema = z
-  .unknown()
-  .superRefine((value, ctx) => {
-    const path = protoKeyPath(value);
-    if (path) ctx.addIssue({ code: 'custom', message: 'the key "__proto__" is not allowed in data', path });
-  })
-  .pipe(jsonValue);
+export const dataSchema = z.unknown().superRefine((value, ctx) => {
+  const problem = notJson(value);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem.message, path: problem.path });
+}) as unknown as z.ZodType<JsonValue, JsonValue>;
 
 const contentFields = {
   name: nameSchema,
