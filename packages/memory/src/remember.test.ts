@@ -136,6 +136,7 @@ describe('remember', () => {
         { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'lead:a', text: 'x', links: [{ rel: 'cites', to: 'lead:s-0' }] }] },
         { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'lead:a', text: 'x', data: 'y'.repeat(16 * 1024) }] },
         { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'lead:a', text: 'x', data: { at: new Date(0) } }] },
+        { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'lead:a', text: 'x', data: (() => { const loop: Record<string, unknown> = {}; loop.self = loop; return loop; })() }] },
         { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'lead:a', text: 'x' }, { op: 'remove', name: 'lead:a' }] },
         // The driver cannot read U+0000 back, so it is refused rather than stored and then failing its digest.
         { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'lead:a', text: 'a\u0000b' }] },
@@ -145,7 +146,7 @@ describe('remember', () => {
       ];
       for (const input of bad) {
         const error = await failure(h.store.remember(ctx, input as never));
-        expect(error, JSON.stringify(input).slice(0, 120)).toMatchObject({ reason: 'invalid_input' });
+        expect(error, `bad input #${bad.indexOf(input)}`).toMatchObject({ reason: 'invalid_input' });
       }
       const tooMany = await failure(h.store.remember(ctx, { basedOn: 1, requestId: 'z', changes: adds('many', 65) }));
       expect(tooMany.message).toMatch(/at most 64/);
@@ -153,6 +154,8 @@ describe('remember', () => {
       expect(unknown.message).toMatch(/author/);
       const big = await failure(h.store.remember(ctx, { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'lead:a', text: 'x', data: 'y'.repeat(16 * 1024) }] }));
       expect(big.message).toMatch(/changes\[0\]\.data .*16 KiB/);
+      const many = await failure(h.store.remember(ctx, { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'lead:a', text: 'x', data: Array.from({ length: 200_000 }, () => 0) }] }));
+      expect(many.message).toMatch(/changes\[0\]\.data: data holds more than 8,193 values.*16 KiB/);
       const date = await failure(h.store.remember(ctx, { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'lead:a', text: 'x', data: { at: new Date(0) } as never }] }));
       expect(date.message).toMatch(/changes\[0\]\.data\.at: expected a JSON value .*got Date/);
       expect(await footprint(h, ctx.sessionId)).toEqual(before);

@@ -47,30 +47,46 @@ function notJson(value: unknown): { path: Array<string | number>; message: strin
     for (let n: Node | null = node; n?.parent; n = n.parent) path.unshift(n.key);
     return path;
   };
-  const stack: Node[] = [{ value, parent: null, key: '' }];
+  // Depth first; an exit entry takes an object off the current path once its children are done,
+  // so an in-process caller's cycle is found (JSON is a tree) and a shared object is not.
+  const stack: Array<Node | { exit: object }> = [{ value, parent: null, key: '' }];
+  const onPath = new Set<object>();
+  // Every value takes at least two bytes of canonical JSON with its separator: past this many,
+  // the data is over its size limit whatever they are, and a 4 MiB body is not walked to its end.
+  const maxValues = LIMITS.dataBytes / 2 + 1;
+  let values = 1;
   while (stack.length > 0) {
-    const node = stack.pop()!;
+    const top = stack.pop()!;
+    if ('exit' in top) {
+      onPath.delete(top.exit);
+      continue;
+    }
+    const node = top;
     const v = node.value;
     if (v === null || typeof v === 'boolean' || typeof v === 'string') continue;
     if (typeof v === 'number') {
       if (!Number.isFinite(v)) return { path: pathOf(node), message: 'expected a finite number' };
       continue;
     }
-    if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], parent: node, key: i });
-      continue;
-    }
     const proto = typeof v === 'object' ? Object.getPrototypeOf(v) : undefined;
-    if (proto === Object.prototype || proto === null) {
-      const keys = Object.keys(v as object);
-      for (let i = keys.length - 1; i >= 0; i--) {
-        const key = keys[i]!;
-        stack.push({ value: (v as Record<string, unknown>)[key], parent: node, key });
-      }
-      continue;
+    if (!Array.isArray(v) && proto !== Object.prototype && proto !== null) {
+      const got = v === undefined ? 'undefined' : typeof v === 'object' ? (proto?.constructor?.name ?? 'an object') : typeof v;
+      return { path: pathOf(node), message: `expected a JSON value (null, boolean, number, string, array or object), got ${got}` };
     }
-    const got = v === undefined ? 'undefined' : typeof v === 'object' ? (proto?.constructor?.name ?? 'an object') : typeof v;
-    return { path: pathOf(node), message: `expected a JSON value (null, boolean, number, string, array or object), got ${got}` };
+    const object = v as object;
+    if (onPath.has(object)) return { path: pathOf(node), message: 'expected a JSON value, got a cycle' };
+    onPath.add(object);
+    stack.push({ exit: object });
+    const count = Array.isArray(object) ? object.length : Object.keys(object).length;
+    values += count;
+    if (values > maxValues) {
+      return { path: [], message: `data holds more than ${maxValues.toLocaleString('en-US')} values; its canonical JSON would be over the 16 KiB limit` };
+    }
+    const keys: Array<string | number> = Array.isArray(object) ? Array.from(object, (_, i) => i) : Object.keys(object);
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const key = keys[i]!;
+      stack.push({ value: (object as Record<string | number, unknown>)[key], parent: node, key });
+    }
   }
   return null;
 }
