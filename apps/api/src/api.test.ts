@@ -83,6 +83,16 @@ describe('health and auth', () => {
     const again = await errorOf(s.client(ada).auth.revokeApiKey.mutate({ id: key.id }));
     expect(again.reason).toBe('not_found');
   });
+
+  it('an API key never obtains the memory tools: runs.accept refuses it and records nothing', async () => {
+    const key = await s.client(ada).auth.createApiKey.mutate({ label: 'own agent' });
+    const before = await s.client(ada).runs.list.query({ documentId: REEF_DOCUMENT_ID });
+    for (const mode of ['chat', 'staged'] as const) {
+      const e = await errorOf(s.client(key.apiKey).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode }));
+      expect([e.code, e.reason]).toEqual(['FORBIDDEN', 'forbidden']);
+    }
+    expect(await s.client(ada).runs.list.query({ documentId: REEF_DOCUMENT_ID })).toEqual(before);
+  });
 });
 
 describe('documents', () => {

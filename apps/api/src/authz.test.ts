@@ -139,7 +139,7 @@ const ROWS: Row[] = [
   },
   { procedure: 'documents.publish', kind: 'mutation', input: (p, f) => ({ documentId: p === 'owner' ? f.dPublic : docFor(p, f) }), expect: ownerOnly() },
   { procedure: 'documents.remove', kind: 'mutation', input: (p, f) => ({ documentId: p === 'owner' ? f.dTrash : docFor(p, f) }), expect: ownerOnly() },
-  { procedure: 'runs.accept', kind: 'mutation', input: (p, f) => ({ documentId: docFor(p, f), mode: 'staged' }), expect: ownerOnly('ok') },
+  { procedure: 'runs.accept', kind: 'mutation', input: (p, f) => ({ documentId: docFor(p, f), mode: 'staged' }), expect: ownerOnly() },
   { procedure: 'runs.list', kind: 'query', input: (p, f) => ({ documentId: docFor(p, f) }), expect: ownerOnly('ok') },
   { procedure: 'runs.finish', kind: 'mutation', input: (p, f) => ({ runId: p === 'owner' ? f.rTrash : runFor(p, f) }), expect: ownerOnly() },
   {

@@ -7,9 +7,9 @@
  *                            transcript (its cards name notes), sharing, publishing, removal,
  *                            settings and API-key management live here.
  * - `ownerOrApiKeyProcedure` a login token or the owner's API key. An API key is an owner's own
- *                            agent using the public API: it may read the library and accept and
- *                            list its owner's runs (to get a run token for itself), nothing more.
- *                            It never reaches working memory or the agent tools.
+ *                            agent using the public API: it may read the library and list its
+ *                            owner's runs, nothing more. It never accepts a run (that would hand
+ *                            it a run token), so it never reaches working memory or the tools.
  * - `agentProcedure(check)`  a run token only, and the agent router's checks of its run.
  *
  * Any other valid credential gets FORBIDDEN (reason `forbidden`); none, or an unknown, expired or
@@ -147,7 +147,7 @@ export const ownerProcedure = base.use(({ ctx, next }) => {
   return next({ ctx: { ...ctx, user: c.user, caller: c } });
 });
 
-/** A person, or the owner's API key (read the library, accept and list runs). */
+/** A person, or the owner's API key (read the library, list runs). */
 export const ownerOrApiKeyProcedure = base.use(({ ctx, next }) => {
   const c = ctx.caller;
   if (c.kind === 'none') throw unauthenticated();

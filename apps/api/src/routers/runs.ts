@@ -11,12 +11,13 @@ import { toSessionView } from '../views.ts';
 
 export const runsRouter = {
   /**
-   * Records a run and returns its token. Working memory is on for chat runs, and for staged
+   * Records a run and returns its token. A person only: an API key is the owner's own agent,
+   * which must never obtain a run token and with it the working-memory tools (SPEC §7). Working memory is on for chat runs, and for staged
    * runs only when the document's setting turns it on; then a session is opened, pinned at the
    * document's newest reviewed revision. Refused after ACCEPT_RUNS_UNTIL (runs accepted before
    * go on).
    */
-  accept: ownerOrApiKeyProcedure
+  accept: ownerProcedure
     .input(z.strictObject({ documentId: idSchema, mode: z.enum(['chat', 'staged']) }))
     .mutation(async ({ ctx, input }) => {
       const { deps } = ctx;
