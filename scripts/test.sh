@@ -34,7 +34,7 @@ if [ -f ../shared/contract/smoke.mjs ]; then
   step "contract smoke" bash -c 'set -o pipefail; node ../shared/contract/smoke.mjs | tee test-results/smoke.txt'
   # The same contract with both databases on libSQL servers (sqld), as a deployment with
   # MEMORY_DATABASE_URL and APP_DATABASE_URL runs it.
-  step "contract smoke on libSQL servers" bash -c 'set -o pipefail; pnpm --filter @sponge/memory exec tsx src/testing/sqld.ts node "$PWD/../shared/contract/smoke.mjs" | tee test-results/smoke-sqld.txt'
+  step "contract smoke on libSQL servers" bash -c 'set -o pipefail; pnpm --filter @oh/memory exec tsx src/testing/sqld.ts node "$PWD/../shared/contract/smoke.mjs" | tee test-results/smoke-sqld.txt'
 fi
 step "end-to-end tests" pnpm turbo run e2e --continue --output-logs=full
 

@@ -13,7 +13,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Change, MemoryStore } from '@sponge/memory';
+import type { Change, MemoryStore } from '@oh/memory';
 import { acceptRun, loginOwner, must, rssOf, startApi, trpc } from './http.ts';
 import { openRaw, rawBatch } from './raw.ts';
 import type { Sync } from './raw.ts';
@@ -354,7 +354,7 @@ const WORDS =
 
 /** Recall (issue 6): search latency at 1k and 10k notes, beside the same exact scan in raw SQL. */
 async function recallSearch(): Promise<void> {
-  const { createLocalEmbeddingAdapter, createRecallIndex, openDatabase } = await import('@sponge/memory');
+  const { createLocalEmbeddingAdapter, createRecallIndex, openDatabase } = await import('@oh/memory');
   const { createClient } = await import('@libsql/client');
   const adapter = createLocalEmbeddingAdapter();
   const client = await openDatabase({ url: `file:${join(work, 'recall.db')}` });

@@ -1,7 +1,7 @@
 /**
  * The raw @libsql/client baseline: the same driver, the same file settings as the store's
  * embedded connection (WAL, the given `synchronous`, busy timeout, foreign keys, secure_delete,
- * a 64 MiB page cache, one connection: @sponge/memory's EMBEDDED_PRAGMAS), and the least SQL that
+ * a 64 MiB page cache, one connection: @oh/memory's EMBEDDED_PRAGMAS), and the least SQL that
  * could hold the same data.
  */
 import { createClient } from '@libsql/client';

@@ -1,6 +1,6 @@
 /** The store under test, opened exactly as the API opens it (its own connection and pragmas). */
-import { createLocalEmbeddingAdapter, createMemoryStore, openPurger } from '@sponge/memory';
-import type { MemoryStore, MemoryStoreOptions, Purger } from '@sponge/memory';
+import { createLocalEmbeddingAdapter, createMemoryStore, openPurger } from '@oh/memory';
+import type { MemoryStore, MemoryStoreOptions, Purger } from '@oh/memory';
 
 export const TOKEN_SECRET = 'bench-token-secret-0123456789abcdef0123';
 export const PURGE_KEY = 'bench-purge-key-0123456789abcdef';

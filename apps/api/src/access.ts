@@ -3,16 +3,12 @@
  * (reason `not_found`), never FORBIDDEN, so the answer does not confirm that the object exists
  * — also when the document is shared with or published to the caller (SPEC §6).
  */
-import { z } from 'zod';
 import { getDocumentOwnership } from './data/documents.ts';
 import type { DocumentOwnership } from './data/documents.ts';
 import { getRun } from './data/runs.ts';
 import type { Run } from './data/runs.ts';
 import type { AppDeps } from './deps.ts';
 import { notFound } from './errors.ts';
-
-/** Ids are opaque strings; the bound keeps junk out of queries and logs. */
-export const idSchema = z.string().min(1, 'must not be empty').max(200, 'is at most 200 characters');
 
 export async function requireOwnedDocument(deps: AppDeps, userId: string, documentId: string): Promise<DocumentOwnership> {
   const doc = await getDocumentOwnership(deps.app, documentId);

@@ -11,7 +11,7 @@ import type { AppDeps } from './deps.ts';
 import { seedDemo } from './demo/seed.ts';
 import { createLogger } from './log.ts';
 import { indexAllDocuments, prepareDocumentIndex } from './data/document-search.ts';
-import { createEmbeddingAdapterFromEnv } from '@sponge/memory';
+import { createEmbeddingAdapterFromEnv } from '@oh/memory';
 import { migrate, openAppDatabase, openMemoryStore, openReviewedKnowledge } from './stores.ts';
 
 export interface OpenedApp extends AppDeps {

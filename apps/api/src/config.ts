@@ -130,7 +130,7 @@ export interface Config {
   /** Only the purge worker reads this; the API never needs the purge key (SPEC §8). */
   purgeKey: string | undefined;
   recallMode: 'shadow' | 'live' | 'off';
-  /** Passed to @sponge/memory's createEmbeddingAdapterFromEnv (local feature hashing unless url is set). */
+  /** Passed to @oh/memory's createEmbeddingAdapterFromEnv (local feature hashing unless url is set). */
   embeddings: {
     url: string | undefined;
     apiKey: string | undefined;

@@ -3,7 +3,7 @@
  * Tests build one of these against temp files; nothing here is a module-level singleton.
  */
 import type { Client } from '@libsql/client';
-import type { EmbeddingAdapter, MemoryStore, ReviewedKnowledge } from '@sponge/memory';
+import type { EmbeddingAdapter, MemoryStore, ReviewedKnowledge } from '@oh/memory';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 

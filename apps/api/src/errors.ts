@@ -4,11 +4,10 @@
  */
 import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server';
-import { ERROR_REASONS } from '@sponge/memory';
-import type { ErrorReason } from '@sponge/memory';
+import { ERROR_REASONS, REASON_TO_CODE } from '@sponge/contract';
+import type { ApiReason, ErrorReason } from '@sponge/contract';
 
-/** SPEC §9 reasons plus the API's own: the run cut-off and an opaque internal failure. */
-export type ApiReason = ErrorReason | 'runs_closed' | 'internal';
+export type { ApiReason };
 
 export class ApiError extends TRPCError {
   readonly reason: ApiReason;
@@ -19,24 +18,6 @@ export class ApiError extends TRPCError {
     this.currentVersion = opts.currentVersion;
   }
 }
-
-/** The tRPC code for each store reason, exactly as SPEC §9 lists them. */
-export const REASON_TO_CODE: Record<ErrorReason, TRPC_ERROR_CODE_KEY> = {
-  stale_version: 'CONFLICT',
-  name_exists: 'CONFLICT',
-  no_such_note: 'NOT_FOUND',
-  request_id_reused: 'UNPROCESSABLE_CONTENT',
-  session_closed: 'PRECONDITION_FAILED',
-  memory_off: 'PRECONDITION_FAILED',
-  stale_digest: 'CONFLICT',
-  explain_token_invalid: 'BAD_REQUEST',
-  invalid_input: 'BAD_REQUEST',
-  unauthenticated: 'UNAUTHORIZED',
-  forbidden: 'FORBIDDEN',
-  not_found: 'NOT_FOUND',
-  quota: 'TOO_MANY_REQUESTS',
-  integrity: 'INTERNAL_SERVER_ERROR',
-};
 
 /** The reason an error without one gets, from its code (tRPC's own errors: 404 path, 413…). */
 export function defaultReason(code: TRPC_ERROR_CODE_KEY): ApiReason {
@@ -61,7 +42,7 @@ export function defaultReason(code: TRPC_ERROR_CODE_KEY): ApiReason {
   }
 }
 
-/** The shape of @sponge/memory's MemoryError, checked structurally so a duplicate copy of the
+/** The shape of @oh/memory's MemoryError, checked structurally so a duplicate copy of the
  *  package (or an error crossing a realm) is still recognised. */
 export interface MemoryErrorLike {
   reason: ErrorReason;

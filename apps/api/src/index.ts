@@ -19,4 +19,4 @@ export type { TranscriptItem } from './routers/chat.ts';
 export type { PanelConflict, WorkingNoteRow, ReviewedRow } from './routers/memory.ts';
 export type { RecallAnswer } from './routers/agent.ts';
 export type { SessionView } from './views.ts';
-export type { ToolDescriptor } from './tools.ts';
+export type { ToolDescriptor } from '@sponge/contract';

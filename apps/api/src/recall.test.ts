@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createClient } from '@libsql/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLocalEmbeddingAdapter } from '@sponge/memory';
+import { createLocalEmbeddingAdapter } from '@oh/memory';
 import { insertDocument } from './data/documents.ts';
 import { REEF_DOCUMENT_ID } from './demo/library.ts';
 import { startTestServer } from './testing/harness.ts';

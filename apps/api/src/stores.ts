@@ -1,10 +1,10 @@
 /**
- * Opening the stores of @sponge/memory, in one place, so the rest of the API depends only on the
+ * Opening the stores of @oh/memory, in one place, so the rest of the API depends only on the
  * store's interfaces.
  */
 import type { Client } from '@libsql/client';
-import { applyMigrations, createMemoryStore, createReviewedKnowledge, openDatabase, openPurger } from '@sponge/memory';
-import type { MemoryStore, MemoryStoreOptions, Migration, Purger, PurgerOptions, ReviewedKnowledge } from '@sponge/memory';
+import { applyMigrations, createMemoryStore, createReviewedKnowledge, openDatabase, openPurger } from '@oh/memory';
+import type { MemoryStore, MemoryStoreOptions, Migration, Purger, PurgerOptions, ReviewedKnowledge } from '@oh/memory';
 
 export function openMemoryStore(options: MemoryStoreOptions): Promise<MemoryStore> {
   return createMemoryStore(options);
@@ -12,7 +12,7 @@ export function openMemoryStore(options: MemoryStoreOptions): Promise<MemoryStor
 
 /**
  * Reviewed knowledge shares the application database's client: it lives in that database, and
- * an embedded file is opened with one connection anyway (see @sponge/memory's openDatabase).
+ * an embedded file is opened with one connection anyway (see @oh/memory's openDatabase).
  */
 export function openReviewedKnowledge(client: Client, now: () => Date): Promise<ReviewedKnowledge> {
   return createReviewedKnowledge({ client, now });

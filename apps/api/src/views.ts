@@ -1,5 +1,5 @@
 /** Shapes the owner-facing routers share (SPEC §7 "Shapes the web app and outside tests rely on"). */
-import type { SessionInfo, SessionState } from '@sponge/memory';
+import type { SessionInfo, SessionState } from '@oh/memory';
 
 export interface SessionView {
   id: string;

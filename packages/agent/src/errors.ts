@@ -1,5 +1,5 @@
 import { TRPCClientError } from '@trpc/client';
-import type { ErrorReason, QueryRow } from '@sponge/memory';
+import type { ErrorReason, QueryRow } from '@sponge/contract';
 
 /**
  * Why a tool call failed. The SPEC §9 reasons come from the server (`error.data.reason`); the

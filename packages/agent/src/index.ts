@@ -14,8 +14,6 @@ export type {
   RememberResult,
   ToolResults,
 } from './memory-tools.ts';
-export { TOOL_NAMES, buildToolDescriptors } from './descriptors.ts';
-export type { ToolArgs, ToolDescriptor, ToolName } from './descriptors.ts';
 export { MemoryToolError, isMemoryToolError } from './errors.ts';
 export type { MemoryToolErrorCode, MemoryToolReason } from './errors.ts';
 export { REEF_NOTES, runReefScenario } from './reef.ts';

@@ -2,9 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { createTRPCClient, httpLink } from '@trpc/client';
 import type { TRPCClient } from '@trpc/client';
 import type { AppRouter } from '@sponge/api';
-import type { Change, QueryRow } from '@sponge/memory';
-import { buildToolDescriptors, toolArgsSchemas } from './descriptors.ts';
-import type { ToolArgs, ToolDescriptor, ToolName } from './descriptors.ts';
+import { modelToolDescriptors, toolArgsSchemas } from '@sponge/contract';
+import type { Change, ModelToolDescriptor, QueryRow, ToolArgs, ToolName } from '@sponge/contract';
 import { MemoryToolError, isMemoryToolError, toMemoryToolError } from './errors.ts';
 import type { MemoryToolReason } from './errors.ts';
 
@@ -96,7 +95,7 @@ export interface MemoryToolsState {
 
 export interface MemoryTools {
   /** The five tools as descriptors to give a model. */
-  tools: ToolDescriptor[];
+  tools: ModelToolDescriptor[];
   /**
    * Runs a tool call a model made; validates `args` first, throws `MemoryToolError`. Typed for a
    * literal tool name; a name only known at run time (a model's choice) takes and gives `unknown`.
@@ -371,7 +370,7 @@ export function createMemoryTools(options: MemoryToolsOptions): MemoryTools {
   }
 
   return {
-    tools: buildToolDescriptors(),
+    tools: modelToolDescriptors(),
     execute: execute as MemoryTools['execute'],
     load,
     state,

@@ -1,4 +1,4 @@
-import type { Change, Link, QueryRow } from '@sponge/memory';
+import type { Change, Link, QueryRow } from '@sponge/contract';
 import type {
   ExplainResult,
   LoadResult,

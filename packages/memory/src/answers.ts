@@ -12,7 +12,7 @@ import { MemoryError } from './errors.ts';
 import { computeAnswer, conflictGraph, computePage, numberAnswer, positionSchema, toQueryRows } from './questions.ts';
 import type { Answer, AsOf, Candidate, Conflict, Position, QuestionParams } from './questions.ts';
 import { shortDigest } from './records.ts';
-import { LIMITS, explainInputSchema, queryInputSchema } from './schemas.ts';
+import { LIMITS, explainInputSchema, queryInputSchema } from '@sponge/contract';
 import { requireOpenSession } from './sessions.ts';
 import type { SessionRow } from './sessions.ts';
 import { signToken, verifyToken } from './tokens.ts';

@@ -1,5 +1,5 @@
 /**
- * The one error class of @sponge/memory (SPEC §9). Every failure that leaves the package is a
+ * The one error class of @oh/memory (SPEC §9). Every failure that leaves the package is a
  * `MemoryError` with a stable `reason`; raw SQL errors are mapped here and never cross the
  * package boundary (they ride along as `cause` for logs).
  */

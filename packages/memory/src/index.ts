@@ -1,4 +1,5 @@
-// The public surface of @sponge/memory. What is not listed here is private to the package.
+// The public surface of @oh/memory. What is not listed here is private to the package. Input
+// schemas, limits and error reasons are the shared contract's (@sponge/contract).
 export type {
   AgentContext,
   AppliedChange,
@@ -45,22 +46,6 @@ export type { Migration } from './migrations.ts';
 export type { OpenDatabaseOptions, Synchronous } from './db.ts';
 export type { PurgerOptions } from './purger.ts';
 export type { ReviewedKnowledgeOptions } from './reviewed.ts';
-export { ERROR_REASONS, LINK_RELS, QUESTIONS } from './types.ts';
-export {
-  LIMITS,
-  KIND_RE,
-  NAME_RE,
-  REQUEST_ID_RE,
-  SLUG_RE,
-  changeSchema,
-  explainInputSchema,
-  linkSchema,
-  nameSchema,
-  queryInputSchema,
-  readInputSchema,
-  recallInputSchema,
-  rememberInputSchema,
-} from './schemas.ts';
 
 export { MemoryError, isMemoryError } from './errors.ts';
 export { openDatabase } from './db.ts';

@@ -22,7 +22,7 @@
  * driver recompiles for every statement (it has no statement cache for local files).
  * Released migrations are never edited: add a new entry instead.
  */
-import { LIMITS } from './schemas.ts';
+import { LIMITS } from '@sponge/contract';
 
 export const MEMORY_NAMESPACE = 'memory';
 

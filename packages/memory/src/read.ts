@@ -9,7 +9,7 @@ import { num, str } from './context.ts';
 import type { StoreContext } from './context.ts';
 import { MemoryError } from './errors.ts';
 import { parseStoredData, parseStoredLinks, recordDigest } from './records.ts';
-import { readInputSchema } from './schemas.ts';
+import { readInputSchema } from '@sponge/contract';
 import { requireOpenSession, requireSession } from './sessions.ts';
 import { parseInput } from './validation.ts';
 import type { AgentContext, NoteView, ReadResult, ReviewedRecord } from './types.ts';

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { MemoryError } from './errors.ts';
-import { LIMITS } from './schemas.ts';
+import { LIMITS } from '@sponge/contract';
 import type { JsonValue, Link, RecordContent } from './types.ts';
 
 /**

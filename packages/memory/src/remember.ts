@@ -11,7 +11,7 @@ import { num, str } from './context.ts';
 import type { StoreContext } from './context.ts';
 import { MemoryError, raisedReason, toMemoryError } from './errors.ts';
 import { canonicalData, canonicalJson, digestInput, kindOf, sha256Hex } from './records.ts';
-import { rememberInputSchema } from './schemas.ts';
+import { rememberInputSchema } from '@sponge/contract';
 import { checkOpen, loadSession, requireOpenSession, requireSession } from './sessions.ts';
 import type { SessionRow } from './sessions.ts';
 import { parseInput } from './validation.ts';

@@ -13,7 +13,7 @@ import { openDatabase } from './db.ts';
 import { MemoryError, isUniqueViolation, toMemoryError } from './errors.ts';
 import { applyMigrations } from './migrations.ts';
 import { canonicalData, canonicalJson, kindOf, parseStoredData, parseStoredLinks, recordDigest } from './records.ts';
-import { LIMITS, dataSchema, linkSchema, nameSchema } from './schemas.ts';
+import { LIMITS, dataSchema, linkSchema, nameSchema } from '@sponge/contract';
 import { parseInput } from './validation.ts';
 import type { ReviewDecision, ReviewDecisionInput, ReviewedKnowledge, ReviewedRecord } from './types.ts';
 

@@ -19,7 +19,7 @@ import type { RecallIndex } from './recall/recall-index.ts';
 import type { RecallNote } from './recall/render.ts';
 import { EmbeddingError } from './recall/adapter.ts';
 import { kindOf, parseStoredData, parseStoredLinks } from './records.ts';
-import { recallInputSchema } from './schemas.ts';
+import { recallInputSchema } from '@sponge/contract';
 import { requireOpenSession, requireSession } from './sessions.ts';
 import { parseInput } from './validation.ts';
 import type {

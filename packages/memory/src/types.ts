@@ -5,17 +5,13 @@
  * tRPC without a transformer. The API builds against these types; the store implements them.
  */
 
+import type { Change, ErrorReason, JsonValue, Link, QueryRow, Question } from '@sponge/contract';
 import type { EmbeddingAdapter } from './recall/adapter.ts';
 
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
-
-export const LINK_RELS = ['depends_on', 'supports', 'contradicts'] as const;
-export type LinkRel = (typeof LINK_RELS)[number];
-export interface Link {
-  rel: LinkRel;
-  /** A record name (`kind:slug`): a working note of the session or a reviewed record in view. */
-  to: string;
-}
+// The record vocabulary, question menu and error reasons are the shared contract's; the store
+// implements them.
+export { ERROR_REASONS, LINK_RELS, QUESTIONS } from '@sponge/contract';
+export type { Change, ErrorReason, JsonValue, Link, LinkRel, Question, QueryRow } from '@sponge/contract';
 
 /** The content every record (note or reviewed) is digested over (SPEC §3). */
 export interface RecordContent {
@@ -25,11 +21,6 @@ export interface RecordContent {
   data: JsonValue | null;
   links: Link[];
 }
-
-export type Change =
-  | { op: 'add'; name: string; text: string; data?: JsonValue; links?: Link[] }
-  | { op: 'replace'; name: string; text: string; data?: JsonValue; links?: Link[] }
-  | { op: 'remove'; name: string };
 
 export interface RememberInput {
   basedOn: number;
@@ -92,9 +83,6 @@ export interface OpenSessionInput {
   pinnedRevision: number;
 }
 
-export const QUESTIONS = ['current_notes', 'related_to', 'supports', 'conflicts', 'changed_since'] as const;
-export type Question = (typeof QUESTIONS)[number];
-
 export interface QueryInput {
   question: Question;
   /** Required for related_to and supports. */
@@ -105,18 +93,6 @@ export interface QueryInput {
   limit?: number;
   /** Opaque, from an earlier answer's nextCursor; pages stay at that answer's version. */
   cursor?: string;
-}
-
-export interface QueryRow {
-  /** 0-based within one answer. */
-  row: number;
-  source: 'note' | 'reviewed';
-  kind: string;
-  name: string;
-  /** `null` only for a note removed (changed_since). */
-  digest: string | null;
-  /** Row numbers of the same answer this row conflicts with. */
-  conflicts: number[];
 }
 
 export interface QueryAnswer {
@@ -237,24 +213,6 @@ export interface PurgeReport {
   deletedRows: number;
   emptiedSessions: number;
 }
-
-export const ERROR_REASONS = [
-  'stale_version',
-  'name_exists',
-  'no_such_note',
-  'request_id_reused',
-  'session_closed',
-  'memory_off',
-  'stale_digest',
-  'explain_token_invalid',
-  'invalid_input',
-  'unauthenticated',
-  'forbidden',
-  'not_found',
-  'quota',
-  'integrity',
-] as const;
-export type ErrorReason = (typeof ERROR_REASONS)[number];
 
 /** Options shared by the factories: where the database is and how time is told. */
 export interface StoreOptions {

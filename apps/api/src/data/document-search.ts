@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Client, InStatement } from '@libsql/client';
-import type { EmbeddingAdapter } from '@sponge/memory';
+import type { EmbeddingAdapter } from '@oh/memory';
 import type { Access } from './documents.ts';
 
 export const DOCUMENT_CHUNKS_TABLE = 'document_chunks';

@@ -1,6 +1,6 @@
 /**
  * The API's own tables in the application database (sponge.db). Reviewed knowledge lives in the
- * same database but belongs to @sponge/memory, which migrates it under its own namespace.
+ * same database but belongs to @oh/memory, which migrates it under its own namespace.
  *
  * Append only: a released migration is never edited, a change is a new entry.
  */

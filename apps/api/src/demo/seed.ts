@@ -3,8 +3,8 @@
  * Research profile and reviewed knowledge at revision 1 on the reef document, and a finished chat
  * run whose agent wrote working notes through the real store. Its session stays open, so the Memory panel is not empty.
  */
-import { getPack } from '@sponge/memory';
-import type { AgentContext, Change } from '@sponge/memory';
+import { getPack } from '@oh/memory';
+import type { AgentContext, Change } from '@oh/memory';
 import type { AppDeps } from '../deps.ts';
 import { insertDocument, publishDocument, shareDocument } from '../data/documents.ts';
 import { installProfile } from '../data/profiles.ts';

@@ -7,20 +7,20 @@
  * the input, and judges the session itself (open, unexpired) on every call.
  */
 import type { TRPCRouterRecord } from '@trpc/server';
-import { z } from 'zod';
-import type { AgentContext } from '@sponge/memory';
+import type { AgentContext } from '@oh/memory';
 import {
   explainInputSchema,
   queryInputSchema,
   readInputSchema,
   recallInputSchema,
   rememberInputSchema,
-} from '@sponge/memory';
+  sayInputSchema,
+  toolDescriptors,
+} from '@sponge/contract';
 import { insertMessage, insertRecallEvent } from '../data/runs.ts';
 import { ApiError, forbidden, notFound } from '../errors.ts';
 import { agentProcedure } from '../trpc.ts';
 import type { AgentCaller } from '../trpc.ts';
-import { toolDescriptors } from '../tools.ts';
 
 /** A live run whose document exists and is still its owner's (read with the run, on this call). */
 function liveRun({ run, document: doc }: AgentCaller): Record<never, never> {
@@ -109,7 +109,7 @@ export const agentRouter = {
 
   /** The agent's reply in the run transcript. Not a memory tool: staged runs may talk too. */
   say: runProcedure
-    .input(z.strictObject({ text: z.string().min(1, 'text must not be empty').max(20_000, 'text is at most 20,000 characters') }))
+    .input(sayInputSchema)
     .mutation(async ({ ctx, input }) => {
       const at = ctx.deps.now().toISOString();
       await insertMessage(ctx.deps.app, ctx.run.id, { role: 'agent', text: input.text, at });

@@ -1,5 +1,5 @@
 import type { TRPCRouterRecord } from '@trpc/server';
-import { z } from 'zod';
+import { ownerInputs } from '@sponge/contract';
 import {
   createApiKey,
   createUserToken,
@@ -11,7 +11,6 @@ import {
   USER_TOKEN_TTL_MS,
 } from '../data/users.ts';
 import { SESSION_COOKIE } from '../context.ts';
-import { idSchema } from '../access.ts';
 import { forbidden, notFound } from '../errors.ts';
 import { ownerProcedure, publicProcedure } from '../trpc.ts';
 
@@ -26,7 +25,7 @@ export const authRouter = {
   demoUsers: publicProcedure.query(async ({ ctx }) => (ctx.deps.config.demo ? listDemoUsers(ctx.deps.app) : [])),
 
   /** Demo sign-in: only with DEMO on and only as a demo user. Sets the session cookie too. */
-  login: publicProcedure.input(z.strictObject({ userId: idSchema })).mutation(async ({ ctx, input }) => {
+  login: publicProcedure.input(ownerInputs['auth.login']).mutation(async ({ ctx, input }) => {
     if (!ctx.deps.config.demo) throw forbidden('Demo sign-in is off on this server (DEMO=0).');
     const demo = await listDemoUsers(ctx.deps.app);
     if (!demo.some((u) => u.id === input.userId)) throw notFound('The demo user');
@@ -52,12 +51,12 @@ export const authRouter = {
 
   /** A new API key for the signed-in owner's own agent. The key is shown once. */
   createApiKey: ownerProcedure
-    .input(z.strictObject({ label: z.string().trim().min(1, 'label must not be empty').max(100, 'label is at most 100 characters') }))
+    .input(ownerInputs['auth.createApiKey'])
     .mutation(({ ctx, input }) => createApiKey(ctx.deps.app, ctx.user.id, input.label, ctx.deps.now())),
 
   apiKeys: ownerProcedure.query(({ ctx }) => listApiKeys(ctx.deps.app, ctx.user.id)),
 
-  revokeApiKey: ownerProcedure.input(z.strictObject({ id: idSchema })).mutation(async ({ ctx, input }) => {
+  revokeApiKey: ownerProcedure.input(ownerInputs['auth.revokeApiKey']).mutation(async ({ ctx, input }) => {
     if (!(await revokeApiKey(ctx.deps.app, ctx.user.id, input.id, ctx.deps.now()))) throw notFound('The API key');
     return { id: input.id, revoked: true as const };
   }),

@@ -4,9 +4,9 @@
  * after Forget now (or the purge) their names are gone and one "forgotten" card stands in.
  */
 import type { TRPCRouterRecord } from '@trpc/server';
-import { z } from 'zod';
+import { ownerInputs } from '@sponge/contract';
 import { insertMessage, listMessages, listRecallEvents } from '../data/runs.ts';
-import { idSchema, requireOwnedRun } from '../access.ts';
+import { requireOwnedRun } from '../access.ts';
 import { ownerProcedure } from '../trpc.ts';
 
 export type TranscriptItem =
@@ -22,7 +22,7 @@ export type TranscriptItem =
     };
 
 export const chatRouter = {
-  transcript: ownerProcedure.input(z.strictObject({ runId: idSchema })).query(async ({ ctx, input }): Promise<TranscriptItem[]> => {
+  transcript: ownerProcedure.input(ownerInputs['chat.transcript']).query(async ({ ctx, input }): Promise<TranscriptItem[]> => {
     const { deps } = ctx;
     const run = await requireOwnedRun(deps, ctx.user.id, input.runId);
     const items: TranscriptItem[] = (await listMessages(deps.app, run.id)).map((m) => ({ type: 'message', ...m }));
@@ -62,7 +62,7 @@ export const chatRouter = {
 
   /** The owner's message in the run transcript. */
   say: ownerProcedure
-    .input(z.strictObject({ runId: idSchema, text: z.string().min(1, 'text must not be empty').max(20_000, 'text is at most 20,000 characters') }))
+    .input(ownerInputs['chat.say'])
     .mutation(async ({ ctx, input }) => {
       const run = await requireOwnedRun(ctx.deps, ctx.user.id, input.runId);
       const at = ctx.deps.now().toISOString();

@@ -1,5 +1,5 @@
 import type { TRPCRouterRecord } from '@trpc/server';
-import { z } from 'zod';
+import { ownerInputs } from '@sponge/contract';
 import {
   getVisibleDocument,
   listShares,
@@ -11,11 +11,10 @@ import {
 import { searchReadableDocuments } from '../data/document-search.ts';
 import { getUser } from '../data/users.ts';
 import { listRuns } from '../data/runs.ts';
-import { idSchema, requireOwnedDocument } from '../access.ts';
+import { requireOwnedDocument } from '../access.ts';
 import { invalidInput, notFound } from '../errors.ts';
 import { ownerOrApiKeyProcedure, ownerProcedure } from '../trpc.ts';
 
-const documentInput = z.strictObject({ documentId: idSchema });
 
 export const documentsRouter = {
   /** Every document the caller may read: their own, shared with them, or published. */
@@ -37,7 +36,7 @@ export const documentsRouter = {
    * The full text for anyone who may read the document. Owner-only facts (who it is shared
    * with, the staged-run memory setting) are null for everyone else.
    */
-  get: ownerOrApiKeyProcedure.input(documentInput).query(async ({ ctx, input }) => {
+  get: ownerOrApiKeyProcedure.input(ownerInputs['documents.get']).query(async ({ ctx, input }) => {
     const d = await getVisibleDocument(ctx.deps.app, ctx.user.id, input.documentId);
     if (!d) throw notFound('The document');
     const isOwner = d.access === 'owner';
@@ -64,16 +63,11 @@ export const documentsRouter = {
    * the application database and are rebuilt when a document's content changes.
    */
   search: ownerOrApiKeyProcedure
-    .input(
-      z.strictObject({
-        query: z.string().trim().min(1, 'query must not be empty').max(1_000, 'query is at most 1,000 characters'),
-        limit: z.number().int().min(1).max(50).optional(),
-      }),
-    )
+    .input(ownerInputs['documents.search'])
     .query(({ ctx, input }) => searchReadableDocuments(ctx.deps.app, ctx.deps.embeddings, ctx.user.id, input.query, input.limit ?? 10)),
 
   /** Lets another user read the document. Never exposes working memory or runs. */
-  share: ownerProcedure.input(z.strictObject({ documentId: idSchema, userId: idSchema })).mutation(async ({ ctx, input }) => {
+  share: ownerProcedure.input(ownerInputs['documents.share']).mutation(async ({ ctx, input }) => {
     await requireOwnedDocument(ctx.deps, ctx.user.id, input.documentId);
     if (input.userId === ctx.user.id) throw invalidInput('userId: you already own this document.');
     const user = await getUser(ctx.deps.app, input.userId);
@@ -83,7 +77,7 @@ export const documentsRouter = {
   }),
 
   /** Makes the document readable by every signed-in user. Working memory stays private. */
-  publish: ownerProcedure.input(documentInput).mutation(async ({ ctx, input }) => {
+  publish: ownerProcedure.input(ownerInputs['documents.publish']).mutation(async ({ ctx, input }) => {
     await requireOwnedDocument(ctx.deps, ctx.user.id, input.documentId);
     const publishedAt = await publishDocument(ctx.deps.app, input.documentId, ctx.deps.now());
     return { documentId: input.documentId, publishedAt };
@@ -94,7 +88,7 @@ export const documentsRouter = {
    * document on every call), and its open sessions are forgotten: nobody can open the panel of a
    * removed document any more, so notes left behind could not be forgotten by hand.
    */
-  remove: ownerProcedure.input(documentInput).mutation(async ({ ctx, input }) => {
+  remove: ownerProcedure.input(ownerInputs['documents.remove']).mutation(async ({ ctx, input }) => {
     await requireOwnedDocument(ctx.deps, ctx.user.id, input.documentId);
     const removedAt = await removeDocument(ctx.deps.app, input.documentId, ctx.deps.now());
     const runs = await listRuns(ctx.deps.app, input.documentId);

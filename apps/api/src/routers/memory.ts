@@ -5,11 +5,11 @@
  * FORBIDDEN without learning whether the session exists.
  */
 import type { TRPCRouterRecord } from '@trpc/server';
-import { z } from 'zod';
-import type { JsonValue, Link, NoteView, RecallRecord, ReviewedRecord, SessionState } from '@sponge/memory';
+import { ownerInputs } from '@sponge/contract';
+import type { JsonValue, Link, NoteView, RecallRecord, ReviewedRecord, SessionState } from '@oh/memory';
 import { getDocumentOwnership } from '../data/documents.ts';
 import { userNames } from '../data/users.ts';
-import { idSchema, requireOwnedDocument } from '../access.ts';
+import { requireOwnedDocument } from '../access.ts';
 import { notFound } from '../errors.ts';
 import { ownerProcedure } from '../trpc.ts';
 import { toSessionView } from '../views.ts';
@@ -141,7 +141,7 @@ export const memoryRouter = {
    * With no session yet, the reviewed knowledge a new session would see is shown.
    */
   panel: ownerProcedure
-    .input(z.strictObject({ documentId: idSchema, sessionId: idSchema.optional() }))
+    .input(ownerInputs['memory.panel'])
     .query(async ({ ctx, input }) => {
       const { deps } = ctx;
       await requireOwnedDocument(deps, ctx.user.id, input.documentId);
@@ -184,7 +184,7 @@ export const memoryRouter = {
     }),
 
   /** Forget now: notes, log and vectors go at once; a tombstone stays. Idempotent. */
-  forget: ownerProcedure.input(z.strictObject({ sessionId: idSchema })).mutation(async ({ ctx, input }) => {
+  forget: ownerProcedure.input(ownerInputs['memory.forget']).mutation(async ({ ctx, input }) => {
     const { deps } = ctx;
     const s = await deps.store.getSession(input.sessionId);
     if (!s || s.ownerId !== ctx.user.id) throw notFound('The session');
@@ -197,7 +197,7 @@ export const memoryRouter = {
   }),
 
   /** The document's sessions, newest first. */
-  sessions: ownerProcedure.input(z.strictObject({ documentId: idSchema })).query(async ({ ctx, input }) => {
+  sessions: ownerProcedure.input(ownerInputs['memory.sessions']).query(async ({ ctx, input }) => {
     await requireOwnedDocument(ctx.deps, ctx.user.id, input.documentId);
     return (await ctx.deps.store.listSessions(input.documentId)).map(toSessionView);
   }),

@@ -6,16 +6,15 @@
  * installing, are its owner's alone (anyone else: NOT_FOUND).
  */
 import type { TRPCRouterRecord } from '@trpc/server';
-import { z } from 'zod';
-import { getPack, listPacks, previewPack } from '@sponge/memory';
-import type { PackPreview } from '@sponge/memory';
-import { idSchema, requireOwnedDocument } from '../access.ts';
+import { ownerInputs } from '@sponge/contract';
+import { getPack, listPacks, previewPack } from '@oh/memory';
+import type { PackPreview } from '@oh/memory';
+import { requireOwnedDocument } from '../access.ts';
 import { installProfile, listInstalledProfiles } from '../data/profiles.ts';
 import type { InstalledProfile } from '../data/profiles.ts';
 import { notFound } from '../errors.ts';
 import { ownerProcedure } from '../trpc.ts';
 
-const packNameSchema = z.string().min(1, 'name must not be empty').max(64, 'name is at most 64 characters');
 
 /** How a pack stands on a document: null when it is not installed. */
 export interface InstalledState {
@@ -64,7 +63,7 @@ export const profilesRouter = {
    * and which version of each is installed there.
    */
   list: ownerProcedure
-    .input(z.strictObject({ documentId: idSchema.optional() }).optional())
+    .input(ownerInputs['profiles.list'])
     .query(async ({ ctx, input }): Promise<ProfileSummary[]> => {
       let installed = new Map<string, InstalledProfile>();
       if (input?.documentId !== undefined) {
@@ -86,12 +85,12 @@ export const profilesRouter = {
 
   /** One pack in full: kinds, fields with codec summaries and specs, relations, a valid example record. */
   preview: ownerProcedure
-    .input(z.strictObject({ name: packNameSchema }))
+    .input(ownerInputs['profiles.preview'])
     .query(({ input }): PackPreview => previewPack(shippedPack(input.name))),
 
   /** Installs a pack on the caller's document (idempotent; a newer release replaces the version on record). */
   install: ownerProcedure
-    .input(z.strictObject({ documentId: idSchema, name: packNameSchema }))
+    .input(ownerInputs['profiles.install'])
     .mutation(async ({ ctx, input }) => {
       await requireOwnedDocument(ctx.deps, ctx.user.id, input.documentId);
       const pack = shippedPack(input.name);
@@ -116,7 +115,7 @@ export const profilesRouter = {
     }),
 
   /** The packs installed on the caller's document, with their kinds (the review workbench's choices). */
-  installed: ownerProcedure.input(z.strictObject({ documentId: idSchema })).query(async ({ ctx, input }) => {
+  installed: ownerProcedure.input(ownerInputs['profiles.installed']).query(async ({ ctx, input }) => {
     await requireOwnedDocument(ctx.deps, ctx.user.id, input.documentId);
     const rows = await listInstalledProfiles(ctx.deps.app, input.documentId);
     return rows.flatMap((row) => {

@@ -10,10 +10,10 @@
  * pinned, so an accept here never changes what a running agent sees.
  */
 import type { TRPCRouterRecord } from '@trpc/server';
-import { z } from 'zod';
-import { KIND_RE, kindOf, nameSchema, validateRecord } from '@sponge/memory';
-import type { JsonValue } from '@sponge/memory';
-import { idSchema, requireOwnedDocument } from '../access.ts';
+import { validateRecord } from '@oh/memory';
+import { kindOf, ownerInputs } from '@sponge/contract';
+import type { JsonValue, ReviewDecideInput } from '@sponge/contract';
+import { requireOwnedDocument } from '../access.ts';
 import { getVisibleDocument, listVisibleDocuments } from '../data/documents.ts';
 import { getInstalledProfile } from '../data/profiles.ts';
 import { userNames } from '../data/users.ts';
@@ -23,41 +23,8 @@ import { normalisePassage, passageOccursIn } from '../passages.ts';
 import { ownerProcedure } from '../trpc.ts';
 import { shippedPack } from './profiles.ts';
 
-const TEXT_MAX = 4_000;
-
-/**
- * A `__proto__` field is refused before the record parser sees it: the parser would silently
- * drop it. (Typed as the record it is, for the clients.)
- */
-const fieldsSchema = z
-  .unknown()
-  .superRefine((value, ctx) => {
-    if (value !== null && typeof value === 'object' && Object.hasOwn(value, '__proto__'))
-      ctx.addIssue({ code: 'custom', message: 'the field name "__proto__" is not allowed', path: ['__proto__'] });
-  })
-  .pipe(z.record(z.string().max(64, 'a field name is at most 64 characters'), z.unknown())) as unknown as z.ZodType<
-  Record<string, unknown>,
-  Record<string, unknown>
->;
-
-export const reviewDecideInputSchema = z.strictObject({
-  documentId: idSchema,
-  /** Where the proposal came from: a session of this document and one of its working notes. */
-  fromSession: idSchema.optional(),
-  fromNote: nameSchema.optional(),
-  profile: z.string().regex(KIND_RE, 'a profile name is [a-z][a-z0-9-]{0,31}'),
-  kind: z.string().regex(KIND_RE, 'a kind is [a-z][a-z0-9-]{0,31}'),
-  /** The kind's fields, validated by the profile's value codecs. */
-  fields: fieldsSchema,
-  /** The reviewed record's name, `kind:slug`, of the chosen kind. */
-  name: nameSchema,
-  text: z.string().max(TEXT_MAX, `text is at most ${TEXT_MAX.toLocaleString('en')} characters`),
-  sourceDocumentId: idSchema,
-  passage: z.string().max(20_000, 'passage is at most 20,000 characters'),
-  decision: z.enum(['accept', 'reject']),
-  comment: z.string().max(4_000, 'comment is at most 4,000 characters'),
-});
-export type ReviewDecideInput = z.infer<typeof reviewDecideInputSchema>;
+export const reviewDecideInputSchema = ownerInputs['review.decide'];
+export type { ReviewDecideInput };
 
 export interface ReviewIssue {
   path: Array<string | number>;
@@ -203,7 +170,7 @@ export const reviewRouter = {
     .mutation(({ ctx, input }) => decideReview(ctx.deps, ctx.user.id, input)),
 
   /** Every decision on the document, newest first, with reviewer names and cited passages. */
-  history: ownerProcedure.input(z.strictObject({ documentId: idSchema })).query(async ({ ctx, input }) => {
+  history: ownerProcedure.input(ownerInputs['review.history']).query(async ({ ctx, input }) => {
     const { deps } = ctx;
     await requireOwnedDocument(deps, ctx.user.id, input.documentId);
     const decisions = await deps.reviewed.decisions(input.documentId);

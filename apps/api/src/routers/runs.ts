@@ -1,9 +1,9 @@
 import type { TRPCRouterRecord } from '@trpc/server';
-import { z } from 'zod';
+import { ownerInputs } from '@sponge/contract';
 import { insertRun, listRuns, finishRun, getRun } from '../data/runs.ts';
 import type { Run } from '../data/runs.ts';
 import { setMemoryInStagedRuns } from '../data/documents.ts';
-import { idSchema, requireOwnedDocument, requireOwnedRun } from '../access.ts';
+import { requireOwnedDocument, requireOwnedRun } from '../access.ts';
 import { ApiError } from '../errors.ts';
 import { hashToken, newId, newToken } from '../tokens.ts';
 import { ownerOrApiKeyProcedure, ownerProcedure } from '../trpc.ts';
@@ -18,7 +18,7 @@ export const runsRouter = {
    * go on).
    */
   accept: ownerProcedure
-    .input(z.strictObject({ documentId: idSchema, mode: z.enum(['chat', 'staged']) }))
+    .input(ownerInputs['runs.accept'])
     .mutation(async ({ ctx, input }) => {
       const { deps } = ctx;
       const doc = await requireOwnedDocument(deps, ctx.user.id, input.documentId);
@@ -66,7 +66,7 @@ export const runsRouter = {
     }),
 
   /** A document's runs, newest first, each with its session's id and state. */
-  list: ownerOrApiKeyProcedure.input(z.strictObject({ documentId: idSchema })).query(async ({ ctx, input }) => {
+  list: ownerOrApiKeyProcedure.input(ownerInputs['runs.list']).query(async ({ ctx, input }) => {
     await requireOwnedDocument(ctx.deps, ctx.user.id, input.documentId);
     const runs = await listRuns(ctx.deps.app, input.documentId);
     const sessions = await ctx.deps.store.getSessions(runs.flatMap((r) => (r.sessionId ? [r.sessionId] : [])));
@@ -88,7 +88,7 @@ export const runsRouter = {
   }),
 
   /** Ends a run: its token stops opening the tools. Its session stays until it is forgotten. */
-  finish: ownerProcedure.input(z.strictObject({ runId: idSchema })).mutation(async ({ ctx, input }) => {
+  finish: ownerProcedure.input(ownerInputs['runs.finish']).mutation(async ({ ctx, input }) => {
     await requireOwnedRun(ctx.deps, ctx.user.id, input.runId);
     await finishRun(ctx.deps.app, input.runId, ctx.deps.now());
     const run = await getRun(ctx.deps.app, input.runId);
@@ -97,7 +97,7 @@ export const runsRouter = {
 
   /** The document's working-memory setting for staged research runs (off by default). */
   settings: ownerProcedure
-    .input(z.strictObject({ documentId: idSchema, memoryInStagedRuns: z.boolean() }))
+    .input(ownerInputs['runs.settings'])
     .mutation(async ({ ctx, input }) => {
       await requireOwnedDocument(ctx.deps, ctx.user.id, input.documentId);
       await setMemoryInStagedRuns(ctx.deps.app, input.documentId, input.memoryInStagedRuns);

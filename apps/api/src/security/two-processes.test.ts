@@ -136,7 +136,7 @@ async function checkSession(
 
 async function verifyOnDisk(dataDir: string, sessionIds: string[]): Promise<void> {
   // The log must replay to the notes: checked with the store itself, on the shared file.
-  const memory = (await import('@sponge/memory')) as unknown as {
+  const memory = (await import('@oh/memory')) as unknown as {
     createMemoryStore: (o: object) => Promise<{
       verify: (id: string) => Promise<{ ok: boolean; mismatches: unknown[] }>;
       close: () => void;

@@ -26,6 +26,15 @@ import type { Reply, Request, WireOutcome, WireResultSet } from './wire.ts';
 type Pending = { resolve: (value: unknown) => void; reject: (error: unknown) => void };
 type Body = Request extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
 
+/**
+ * The thread's module. Built (`dist/`), this file is JavaScript and the thread runs the compiled
+ * worker; run from source by tsx or a test runner, the thread starts through entry.mjs, which
+ * registers tsx there (loader hooks do not reach threads everywhere).
+ */
+const WORKER_URL = import.meta.url.endsWith('.ts')
+  ? new URL('./entry.mjs', import.meta.url)
+  : new URL('./worker.js', import.meta.url);
+
 export class WorkerClient implements Client {
   closed = false;
   readonly protocol = 'file';
@@ -58,7 +67,7 @@ export class WorkerClient implements Client {
 
   /** Starts the thread and opens the database there; rejects with the open error. */
   static open(url: string, options: { timeoutMs?: number } = {}): Promise<WorkerClient> {
-    const worker = new Worker(new URL('./entry.mjs', import.meta.url), {
+    const worker = new Worker(WORKER_URL, {
       workerData: { url, timeoutMs: options.timeoutMs ?? 0 },
     });
     return new Promise((resolve, reject) => {

@@ -2,7 +2,7 @@ import canonicalize from 'canonicalize';
 import { codes as currencyCodes } from 'currency-codes';
 import fc from 'fast-check';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { SLUG_RE } from '../schemas.ts';
+import { SLUG_RE } from '@sponge/contract';
 import { codec, describeCodec } from './codecs.ts';
 import type { Codec, CodecSpec, Money, Quantity } from './codecs.ts';
 import { ProfileError } from './errors.ts';

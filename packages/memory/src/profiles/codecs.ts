@@ -13,7 +13,7 @@ import Decimal from 'decimal.js';
 import { code as currencyByCode } from 'currency-codes';
 import { parse as parseBcp47, stringify as stringifyBcp47 } from 'bcp-47';
 import type { Schema as Bcp47Schema } from 'bcp-47';
-import { KIND_RE, NAME_RE } from '../schemas.ts';
+import { KIND_RE, NAME_RE } from '@sponge/contract';
 import type { JsonValue } from '../types.ts';
 import { ProfileError, formatIssues, fromZod, toIssues } from './errors.ts';
 import type { PathSegment, ProfileIssue, RawIssue } from './errors.ts';

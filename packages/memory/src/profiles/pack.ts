@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { KIND_RE } from '../schemas.ts';
+import { KIND_RE } from '@sponge/contract';
 import type { JsonValue } from '../types.ts';
 import {
   MAX_JSON_DEPTH,

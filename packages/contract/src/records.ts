@@ -1,32 +1,43 @@
 /**
- * Input schemas for the agent tools, shared by the store (which validates on its own, so it is
- * safe to use without the API) and the API (which hands them to tRPC). All objects are strict:
- * an unknown field such as `author` or `time` is refused, never ignored (SPEC §5).
+ * Record vocabulary and the agent tools' input schemas. All objects are strict: an unknown field
+ * such as `author` or `time` is refused, never ignored (SPEC §5). The store validates with the
+ * same schemas on its own, so it is safe to use without the API.
  */
 import { z } from 'zod';
-import { LINK_RELS, QUESTIONS } from './types.ts';
-import type { JsonValue } from './types.ts';
+import { LIMITS, NAME_RE, REQUEST_ID_RE } from './limits.ts';
 
-export const LIMITS = {
-  changesPerCall: 64,
-  textChars: 4_000,
-  dataBytes: 16 * 1024,
-  linksPerRecord: 16,
-  notesPerSession: 10_000,
-  queryLimitMax: 100,
-  queryLimitDefault: 24,
-  preloadRows: 24,
-  preloadChars: 4_000,
-  requestIdChars: 128,
-  nameChars: 1 + 32 + 96,
-  recallLimitMax: 50,
-  recallTextChars: 4_000,
-} as const;
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
-export const KIND_RE = /^[a-z][a-z0-9-]{0,31}$/;
-export const SLUG_RE = /^[a-z0-9][a-z0-9._-]{0,95}$/;
-export const NAME_RE = /^[a-z][a-z0-9-]{0,31}:[a-z0-9][a-z0-9._-]{0,95}$/;
-export const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
+export const LINK_RELS = ['depends_on', 'supports', 'contradicts'] as const;
+export type LinkRel = (typeof LINK_RELS)[number];
+export interface Link {
+  rel: LinkRel;
+  /** A record name (`kind:slug`): a working note of the session or a reviewed record in view. */
+  to: string;
+}
+
+/** One change of a `remember` call. */
+export type Change =
+  | { op: 'add'; name: string; text: string; data?: JsonValue; links?: Link[] }
+  | { op: 'replace'; name: string; text: string; data?: JsonValue; links?: Link[] }
+  | { op: 'remove'; name: string };
+
+/** The fixed menu of questions (SPEC §5); the agent cannot send query rules. */
+export const QUESTIONS = ['current_notes', 'related_to', 'supports', 'conflicts', 'changed_since'] as const;
+export type Question = (typeof QUESTIONS)[number];
+
+/** One row of a query answer: names and digests, never content (SPEC §5). */
+export interface QueryRow {
+  /** 0-based within one answer. */
+  row: number;
+  source: 'note' | 'reviewed';
+  kind: string;
+  name: string;
+  /** `null` only for a note removed (changed_since). */
+  digest: string | null;
+  /** Row numbers of the same answer this row conflicts with. */
+  conflicts: number[];
+}
 
 export const nameSchema = z
   .string()

@@ -1,0 +1,53 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import {
+  LIMITS,
+  TOOL_NAMES,
+  modelToolDescriptors,
+  ownerInputs,
+  rememberInputSchema,
+  toolArgsSchemas,
+  toolDescriptors,
+} from './index.ts';
+
+// The contract is loaded by the browser and by agent runtimes: it must not need Node or a driver.
+const dir = new URL('.', import.meta.url);
+const sources = Object.fromEntries(readdirSync(dir).map((f) => [f, readFileSync(new URL(f, dir), 'utf8')]));
+
+describe('the contract package', () => {
+  it('imports nothing but zod and its own files', () => {
+    const files = Object.entries(sources).filter(([file]) => !file.endsWith('.test.ts'));
+    expect(files.length).toBeGreaterThan(3);
+    for (const [file, text] of files) {
+      const specifiers = [...String(text).matchAll(/from '([^']+)'/g)].map((m) => m[1]);
+      for (const s of specifiers) expect(s === 'zod' || s!.startsWith('./'), `${file} imports ${s}`).toBe(true);
+    }
+  });
+
+  it('describes the five tools once, in both views, with the same names and order', () => {
+    expect(toolDescriptors().map((t) => t.name)).toEqual([...TOOL_NAMES]);
+    expect(modelToolDescriptors().map((t) => t.name)).toEqual(['remember', 'query', 'read', 'explain', 'recall']);
+    const api = toolDescriptors().find((t) => t.name === 'remember')!;
+    expect([api.procedure, api.type]).toEqual(['agent.remember', 'mutation']);
+    expect(Object.keys(api.inputSchema.properties as object).sort()).toEqual(['basedOn', 'changes', 'requestId']);
+    const model = modelToolDescriptors().find((t) => t.name === 'remember')!;
+    // The runtime owns basedOn and requestId: a model is never asked for them.
+    expect(Object.keys(model.inputSchema.properties as object)).toEqual(['changes']);
+    expect(model.inputSchema.additionalProperties).toBe(false);
+  });
+
+  it('refuses unknown fields such as an author or a time', () => {
+    const change = { op: 'add', name: 'lead:a', text: 'a' };
+    expect(rememberInputSchema.safeParse({ basedOn: 0, requestId: 'r', changes: [change] }).success).toBe(true);
+    expect(rememberInputSchema.safeParse({ basedOn: 0, requestId: 'r', changes: [change], author: 'x' }).success).toBe(false);
+    expect(toolArgsSchemas.remember.safeParse({ changes: [{ ...change, time: 'now' }] }).success).toBe(false);
+    const tooMany = Array.from({ length: LIMITS.changesPerCall + 1 }, (_, i) => ({ ...change, name: `lead:a${i}` }));
+    expect(toolArgsSchemas.remember.safeParse({ changes: tooMany }).success).toBe(false);
+  });
+
+  it('has an input schema for the owner actions, strict as well', () => {
+    expect(ownerInputs['runs.accept'].safeParse({ documentId: 'd', mode: 'chat' }).success).toBe(true);
+    expect(ownerInputs['runs.accept'].safeParse({ documentId: 'd', mode: 'chat', ownerId: 'u' }).success).toBe(false);
+    expect(ownerInputs['review.decide'].safeParse({}).success).toBe(false);
+  });
+});

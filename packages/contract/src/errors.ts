@@ -1,0 +1,57 @@
+/**
+ * The error contract (SPEC §9): every refusal is a tRPC `code` plus a machine-readable `reason`
+ * in `error.data`. The codes are tRPC's names, written out here so the contract needs no server.
+ */
+
+/** Reasons the store itself gives. */
+export const ERROR_REASONS = [
+  'stale_version',
+  'name_exists',
+  'no_such_note',
+  'request_id_reused',
+  'session_closed',
+  'memory_off',
+  'stale_digest',
+  'explain_token_invalid',
+  'invalid_input',
+  'unauthenticated',
+  'forbidden',
+  'not_found',
+  'quota',
+  'integrity',
+] as const;
+export type ErrorReason = (typeof ERROR_REASONS)[number];
+
+/** Every reason on the wire: the store's, plus the API's run cut-off and an opaque internal failure. */
+export const API_REASONS = [...ERROR_REASONS, 'runs_closed', 'internal'] as const;
+export type ApiReason = (typeof API_REASONS)[number];
+
+export type ErrorCode =
+  | 'BAD_REQUEST'
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'PRECONDITION_FAILED'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNPROCESSABLE_CONTENT'
+  | 'TOO_MANY_REQUESTS'
+  | 'INTERNAL_SERVER_ERROR';
+
+/** The tRPC code for each store reason, exactly as SPEC §9 lists them. */
+export const REASON_TO_CODE: Record<ErrorReason, ErrorCode> = {
+  stale_version: 'CONFLICT',
+  name_exists: 'CONFLICT',
+  no_such_note: 'NOT_FOUND',
+  request_id_reused: 'UNPROCESSABLE_CONTENT',
+  session_closed: 'PRECONDITION_FAILED',
+  memory_off: 'PRECONDITION_FAILED',
+  stale_digest: 'CONFLICT',
+  explain_token_invalid: 'BAD_REQUEST',
+  invalid_input: 'BAD_REQUEST',
+  unauthenticated: 'UNAUTHORIZED',
+  forbidden: 'FORBIDDEN',
+  not_found: 'NOT_FOUND',
+  quota: 'TOO_MANY_REQUESTS',
+  integrity: 'INTERNAL_SERVER_ERROR',
+};

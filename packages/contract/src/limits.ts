@@ -1,0 +1,36 @@
+/** The limits every party enforces or plans for (SPEC §3–§5). */
+export const LIMITS = {
+  changesPerCall: 64,
+  textChars: 4_000,
+  dataBytes: 16 * 1024,
+  linksPerRecord: 16,
+  notesPerSession: 10_000,
+  queryLimitMax: 100,
+  queryLimitDefault: 24,
+  preloadRows: 24,
+  preloadChars: 4_000,
+  requestIdChars: 128,
+  nameChars: 1 + 32 + 96,
+  recallLimitMax: 50,
+  recallTextChars: 4_000,
+  /** An agent's reply and an owner's turn in the chat. */
+  messageChars: 20_000,
+  /** A cited source passage. */
+  passageChars: 20_000,
+  /** A reviewer's comment. */
+  commentChars: 4_000,
+  /** Ids of documents, runs, sessions, users and keys. */
+  idChars: 200,
+} as const;
+
+/** Record names are `kind:slug` (SPEC §3). */
+export const KIND_RE = /^[a-z][a-z0-9-]{0,31}$/;
+export const SLUG_RE = /^[a-z0-9][a-z0-9._-]{0,95}$/;
+export const NAME_RE = /^[a-z][a-z0-9-]{0,31}:[a-z0-9][a-z0-9._-]{0,95}$/;
+export const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The kind of a record name: the part before the colon. */
+export function kindOf(name: string): string {
+  const i = name.indexOf(':');
+  return i < 0 ? name : name.slice(0, i);
+}

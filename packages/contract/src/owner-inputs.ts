@@ -1,0 +1,98 @@
+/**
+ * Input schemas of the owner's actions (SPEC §6, §7): the API validates with them and the web
+ * app can check a form with the very same rules before sending it.
+ */
+import { z } from 'zod';
+import { KIND_RE, LIMITS } from './limits.ts';
+import { nameSchema } from './records.ts';
+
+export const idSchema = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(LIMITS.idChars, `is at most ${LIMITS.idChars} characters`);
+
+export const RUN_MODES = ['chat', 'staged'] as const;
+export type RunMode = (typeof RUN_MODES)[number];
+
+export const messageTextSchema = z
+  .string()
+  .min(1, 'text must not be empty')
+  .max(LIMITS.messageChars, `text is at most ${LIMITS.messageChars.toLocaleString('en')} characters`);
+
+/**
+ * A reviewed record's profile fields. A `__proto__` field is refused before the record parser
+ * sees it: the parser would silently drop it. (Typed as the record it is, for the clients.)
+ */
+const fieldsSchema = z
+  .unknown()
+  .superRefine((value, ctx) => {
+    if (value !== null && typeof value === 'object' && Object.hasOwn(value, '__proto__'))
+      ctx.addIssue({ code: 'custom', message: 'the field name "__proto__" is not allowed', path: ['__proto__'] });
+  })
+  .pipe(z.record(z.string().max(64, 'a field name is at most 64 characters'), z.unknown())) as unknown as z.ZodType<
+  Record<string, unknown>,
+  Record<string, unknown>
+>;
+
+export const packNameSchema = z.string().min(1, 'name must not be empty').max(64, 'name is at most 64 characters');
+
+const documentId = z.strictObject({ documentId: idSchema });
+
+/** One schema per owner procedure, keyed `router.procedure`. */
+export const ownerInputs = {
+  'auth.login': z.strictObject({ userId: idSchema }),
+  'auth.createApiKey': z.strictObject({
+    label: z.string().trim().min(1, 'label must not be empty').max(100, 'label is at most 100 characters'),
+  }),
+  'auth.revokeApiKey': z.strictObject({ id: idSchema }),
+  'documents.get': documentId,
+  'documents.search': z.strictObject({
+    query: z.string().trim().min(1, 'query must not be empty').max(1_000, 'query is at most 1,000 characters'),
+    limit: z.number().int().min(1).max(50).optional(),
+  }),
+  'documents.share': z.strictObject({ documentId: idSchema, userId: idSchema }),
+  'documents.publish': documentId,
+  'documents.remove': documentId,
+  'runs.accept': z.strictObject({ documentId: idSchema, mode: z.enum(RUN_MODES) }),
+  'runs.list': documentId,
+  'runs.finish': z.strictObject({ runId: idSchema }),
+  'runs.settings': z.strictObject({ documentId: idSchema, memoryInStagedRuns: z.boolean() }),
+  'chat.transcript': z.strictObject({ runId: idSchema }),
+  'chat.say': z.strictObject({ runId: idSchema, text: messageTextSchema }),
+  'memory.panel': z.strictObject({ documentId: idSchema, sessionId: idSchema.optional() }),
+  'memory.forget': z.strictObject({ sessionId: idSchema }),
+  'memory.sessions': documentId,
+  'profiles.list': z.strictObject({ documentId: idSchema.optional() }).optional(),
+  'profiles.preview': z.strictObject({ name: packNameSchema }),
+  'profiles.install': z.strictObject({ documentId: idSchema, name: packNameSchema }),
+  'profiles.installed': documentId,
+  'review.decide': z.strictObject({
+    documentId: idSchema,
+    /** Where the proposal came from: a session of this document and one of its working notes. */
+    fromSession: idSchema.optional(),
+    fromNote: nameSchema.optional(),
+    profile: z.string().regex(KIND_RE, 'a profile name is [a-z][a-z0-9-]{0,31}'),
+    kind: z.string().regex(KIND_RE, 'a kind is [a-z][a-z0-9-]{0,31}'),
+    /** The kind's fields, validated by the profile's value codecs. */
+    fields: fieldsSchema,
+    /** The reviewed record's name, `kind:slug`, of the chosen kind. */
+    name: nameSchema,
+    text: z.string().max(LIMITS.textChars, `text is at most ${LIMITS.textChars.toLocaleString('en')} characters`),
+    sourceDocumentId: idSchema,
+    passage: z
+      .string()
+      .max(LIMITS.passageChars, `passage is at most ${LIMITS.passageChars.toLocaleString('en')} characters`),
+    decision: z.enum(['accept', 'reject']),
+    comment: z
+      .string()
+      .max(LIMITS.commentChars, `comment is at most ${LIMITS.commentChars.toLocaleString('en')} characters`),
+  }),
+  'review.history': documentId,
+} as const;
+
+export type OwnerProcedure = keyof typeof ownerInputs;
+export type OwnerInput<P extends OwnerProcedure> = z.infer<(typeof ownerInputs)[P]>;
+export type ReviewDecideInput = OwnerInput<'review.decide'>;
+
+/** The agent's reply in the transcript (`agent.say`). */
+export const sayInputSchema = z.strictObject({ text: messageTextSchema });
