@@ -1,16 +1,19 @@
 /**
  * One keep-alive HTTP client for every HTTP figure (transport floor and project calls alike),
- * and the API process under test, started the way `pnpm --filter @sponge/api start` starts it.
+ * and the API process under test, started the way `pnpm --filter @sponge/api start` starts it:
+ * plain `node` on the built JavaScript, so the bench measures what users run.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 128, keepAliveMsecs: 10_000 });
 export const apiDir = fileURLToPath(new URL('../../apps/api/', import.meta.url));
+const apiEntry = join(apiDir, 'dist', 'main.js');
 
 export interface Answer {
   ok: boolean;
@@ -91,10 +94,14 @@ export interface Api {
 }
 
 export async function startApi(dataDir: string, env: Record<string, string> = {}): Promise<Api> {
+  if (!existsSync(apiEntry))
+    throw new Error(
+      `${apiEntry} is missing: build the API first (pnpm turbo run build --filter=@sponge/api...)`,
+    );
   const port = await freePort();
   // BENCH_API_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the API under load.
   const nodeArgs = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts'], {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, apiEntry], {
     cwd: apiDir,
     env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, DEMO: '1', ...env },
     // The structured log line per call is part of the API's own cost; it goes to /dev/null here.

@@ -19,8 +19,8 @@ describe('stats', () => {
   it('times subject and baseline in alternating rounds with a warmup', async () => {
     const calls: string[] = [];
     const r = await compare(
-      async (i) => void calls.push(`s${i}`),
-      async (i) => void calls.push(`b${i}`),
+      (i) => Promise.resolve(void calls.push(`s${i}`)),
+      (i) => Promise.resolve(void calls.push(`b${i}`)),
       { rounds: 2, perRound: 2, warmup: 1 },
     );
     expect(calls).toEqual(['s0', 'b0', 'b1', 'b2', 's1', 's2', 'b3', 'b4', 's3', 's4']);
@@ -30,7 +30,7 @@ describe('stats', () => {
 
   it('times several ops in the same rounds, in the given order', async () => {
     const calls: string[] = [];
-    const op = (name: string) => async (i: number) => void calls.push(`${name}${i}`);
+    const op = (name: string) => (i: number) => Promise.resolve(void calls.push(`${name}${i}`));
     const r = await interleave([op('a'), op('b'), op('c')], { rounds: 2, perRound: 1, warmup: 1 }, [2, 0, 1]);
     expect(calls).toEqual(['b0', 'a0', 'c0', 'c1', 'a1', 'b1', 'c2', 'a2', 'b2']);
     expect(r.map((x) => x.n)).toEqual([2, 2, 2]);

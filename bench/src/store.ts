@@ -1,9 +1,12 @@
 /** The store under test, opened exactly as the API opens it (its own connection and pragmas). */
 import { createLocalEmbeddingAdapter, createMemoryStore, openPurger } from '@oh/memory';
-import type { MemoryStore, MemoryStoreOptions, Purger } from '@oh/memory';
+import type { Change, MemoryStore, Purger } from '@oh/memory';
 
 export const TOKEN_SECRET = 'bench-token-secret-0123456789abcdef0123';
 export const PURGE_KEY = 'bench-purge-key-0123456789abcdef';
+
+/** The bench's document has no reviewed revisions. */
+const NO_REVIEWS = { latestRevision: () => Promise.resolve(0), recordsAt: () => Promise.resolve([]) };
 
 export function openStore(
   path: string,
@@ -13,7 +16,7 @@ export function openStore(
   return createMemoryStore({
     url: `file:${path}`,
     tokenSecret: TOKEN_SECRET,
-    reviewed: { latestRevision: async () => 0, recordsAt: async () => [] },
+    reviewed: NO_REVIEWS,
     synchronous,
     ...(now ? { now } : {}),
   });
@@ -21,13 +24,12 @@ export function openStore(
 
 /** The store as the API opens it: with recall, so every remember queues a background embedding. */
 export function openStoreWithRecall(path: string): Promise<MemoryStore> {
-  const options = {
+  return createMemoryStore({
     url: `file:${path}`,
     tokenSecret: TOKEN_SECRET,
-    reviewed: { latestRevision: async () => 0, recordsAt: async () => [] },
+    reviewed: NO_REVIEWS,
     recall: { adapter: createLocalEmbeddingAdapter() },
-  };
-  return createMemoryStore(options as MemoryStoreOptions);
+  });
 }
 
 export function openBenchPurger(path: string): Promise<Purger> {
@@ -39,3 +41,7 @@ export const NOTE_TEXT =
   'Methods section of the 2016 reef survey is missing; check the supplement before citing the 31% figure. '.repeat(
     2,
   );
+
+/** `n` new notes named after call `i`, each of the realistic size. */
+export const addChanges = (i: number, n: number): Change[] =>
+  Array.from({ length: n }, (_, k) => ({ op: 'add' as const, name: `lead:n${i}-${k}`, text: NOTE_TEXT }));

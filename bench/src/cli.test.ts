@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { FIGURES, HELP, USAGE, UsageError, parseCommandLine } from './cli.ts';
+
+describe('the command line', () => {
+  it('runs every figure at full size by default', () => {
+    expect(parseCommandLine([])).toEqual({ kind: 'run', quick: false, only: undefined });
+  });
+
+  it('takes --quick and --only, with or without pnpm’s leading --', () => {
+    const expected = { kind: 'run', quick: true, only: ['http', 'query'] };
+    expect(parseCommandLine(['--quick', '--only=http,query'])).toEqual(expected);
+    expect(parseCommandLine(['--', '--quick', '--only', 'http,query'])).toEqual(expected);
+  });
+
+  it('answers --help with the usage and every figure', () => {
+    expect(parseCommandLine(['--help'])).toEqual({ kind: 'help' });
+    expect(parseCommandLine(['--quick', '--help'])).toEqual({ kind: 'help' });
+    expect(HELP.startsWith(USAGE)).toBe(true);
+    for (const name of Object.keys(FIGURES)) expect(HELP).toContain(`  ${name} `);
+  });
+
+  it.each([
+    [['--fast'], /'--fast'/],
+    [['--only=http,nope,zzz'], /unknown figures: 'nope', 'zzz'/],
+    [['--only='], /unknown figure: ''/],
+    [['--only'], /--only/],
+    [['--quick=yes'], /--quick/],
+    [['query'], /query/],
+    [['--', '--', '--quick'], /--quick/],
+  ])('refuses %j', (argv, message) => {
+    expect(() => parseCommandLine(argv)).toThrow(UsageError);
+    expect(() => parseCommandLine(argv)).toThrow(message);
+  });
+});

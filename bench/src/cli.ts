@@ -1,0 +1,68 @@
+/** The bench's command line: which figures to run, and how big. */
+import { parseArgs } from 'node:util';
+
+/** The figures `--only` can name, in the order a run takes them, with what each measures. */
+export const FIGURES = {
+  remember1: 'remember 1 note in process (FULL, NORMAL, and with recall indexing) vs a raw 1-row batch',
+  http: 'remember 1 note over HTTP (MEMORY_DB_THREAD=main, worker, worker at NORMAL) vs its floor',
+  remember64: 'remember 64 notes in process (FULL, NORMAL) vs a raw 64-row batch',
+  query: 'query current_notes and read 1 note at 1k, 10k, 100k notes, and their scaling',
+  recall: 'recall search at 1k and 10k notes vs embed + a raw exact vector scan',
+  agents: '50 agents writing through one API process (main, worker, worker at NORMAL)',
+  purge: "the purge worker on 10,000 expired sessions, and a writer's worst latency meanwhile",
+  verify: 'verify (replay) of a 100,000-entry log vs a raw paged read',
+  memory: 'API resident memory with 1,000 open sessions vs bare node + @libsql/client',
+} as const;
+
+export type FigureName = keyof typeof FIGURES;
+
+const NAMES = Object.keys(FIGURES) as FigureName[];
+
+export const USAGE = `usage: pnpm --filter @sponge/bench bench -- [--quick] [--only=<figure>[,<figure>…]] [--help]
+  figures: ${NAMES.join(', ')}`;
+
+export const HELP = `${USAGE}
+
+  --quick        smaller sizes and shorter windows: a smoke run, not figures to quote
+  --only=a,b     run only these figures (in the usual order, not the order given)
+  --help         print this and exit
+
+Figures:
+${NAMES.map((n) => `  ${n.padEnd(11)}  ${FIGURES[n]}`).join('\n')}
+
+A --quick or --only run writes bench/results/<time>-partial.json (not kept). See bench/README.md.`;
+
+/** A command line the bench refuses; its message goes to stderr above the usage line. */
+export class UsageError extends Error {}
+
+export type Command = { kind: 'help' } | { kind: 'run'; quick: boolean; only: FigureName[] | undefined };
+
+export function parseCommandLine(argv: string[]): Command {
+  // `pnpm run bench -- --quick` hands the script the `--` too: one leading separator is not an
+  // argument, and parseArgs would read everything after it as positionals.
+  const args = argv[0] === '--' ? argv.slice(1) : argv;
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: {
+        quick: { type: 'boolean', default: false },
+        only: { type: 'string' },
+        help: { type: 'boolean', default: false },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (err) {
+    throw new UsageError(err instanceof Error ? err.message : String(err));
+  }
+  if (values.help) return { kind: 'help' };
+  if (values.only === undefined) return { kind: 'run', quick: values.quick, only: undefined };
+  const only = values.only.split(',').map((n) => n.trim());
+  const unknown = only.filter((n) => !(NAMES as string[]).includes(n));
+  if (unknown.length > 0)
+    throw new UsageError(
+      `unknown figure${unknown.length > 1 ? 's' : ''}: ${unknown.map((n) => `'${n}'`).join(', ')}`,
+    );
+  return { kind: 'run', quick: values.quick, only: only as FigureName[] };
+}

@@ -1,0 +1,99 @@
+/**
+ * `agents`: 50 agents, each writing to its own session through one API process, as applied
+ * changes per second, beside the slower of what the machine gives one raw writer and what the
+ * API answers 50 callers of `health` (the same HTTP with no database).
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { lat, round, settleDisk } from '../figure.ts';
+import type { BenchContext, Row } from '../figure.ts';
+import { acceptRun, loginOwner, startApi, trpc } from '../http.ts';
+import { openRaw, rawBatch } from '../raw.ts';
+import type { Sync } from '../raw.ts';
+import { throughput } from '../stats.ts';
+import { NOTE_TEXT } from '../store.ts';
+
+/**
+ * `thread`: the API's MEMORY_DB_THREAD. 'worker' (its default) runs the memory database's SQLite
+ * calls on a thread of its own; 'main' runs them on the event loop.
+ */
+export async function agentsConcurrently(
+  ctx: BenchContext,
+  thread: 'worker' | 'main',
+  sync: Sync = 'FULL',
+): Promise<Row[]> {
+  const { quick, work, log } = ctx;
+  const dataDir = join(work, `agents-${thread}-${sync}`);
+  mkdirSync(dataDir);
+  const api = await startApi(dataDir, {
+    RECALL_MODE: 'off',
+    MEMORY_DB_THREAD: thread,
+    MEMORY_DB_SYNCHRONOUS: sync,
+  });
+  const seconds = quick ? 4 : 10;
+  try {
+    const owner = await loginOwner(api.port);
+    const agents = await Promise.all(Array.from({ length: 50 }, () => acceptRun(api.port, owner)));
+    const versions = agents.map(() => 0);
+    log(`50 agents writing to 50 sessions through one API process (MEMORY_DB_THREAD=${thread}, ${sync})`);
+    const writes = await throughput(
+      async (w, i) => {
+        const a = await trpc(
+          api.port,
+          'mutation',
+          'agent.remember',
+          {
+            basedOn: versions[w],
+            requestId: `a${w}-${i}`,
+            changes: [{ op: 'add', name: `lead:a${i}`, text: NOTE_TEXT }],
+          },
+          agents[w]!.runToken,
+        );
+        if (a.ok) versions[w] = (a.data as { version: number }).version;
+        return a.ok;
+      },
+      50,
+      seconds * 1000,
+      2_000,
+    );
+    const health = await throughput(
+      async () => (await trpc(api.port, 'query', 'health')).ok,
+      50,
+      (quick ? 3 : 5) * 1000,
+      1_000,
+    );
+    const raws: Partial<Record<Sync, number>> = {};
+    for (const rawSync of ['FULL', 'NORMAL'] as const) {
+      // The agents' commits left writeback behind; the raw writer starts from a settled disk as
+      // the agents did (each figure starts after settleDisk).
+      settleDisk();
+      const raw = await openRaw(join(work, `raw-commits-${thread}-${sync}-${rawSync}.db`), rawSync);
+      let i = 0;
+      const r = await throughput(
+        async () => (await rawBatch(raw, 's', i++, 1, NOTE_TEXT), true),
+        1,
+        (quick ? 2 : 5) * 1000,
+        500,
+      );
+      raws[rawSync] = r.perSecond;
+      raw.close();
+    }
+    const other: Sync = sync === 'FULL' ? 'NORMAL' : 'FULL';
+    const floor = Math.min(raws[sync]!, health.perSecond);
+    const ratio = writes.perSecond / floor;
+    return [
+      {
+        figure: `50 agents → 50 sessions, one API process (applied changes/s), MEMORY_DB_THREAD=${thread}${thread === 'worker' ? ' (default)' : ''}`,
+        sync,
+        project: `${writes.perSecond.toFixed(0)}/s (latency ${lat(writes.latencies)}, ${writes.errors} refused)`,
+        baseline: `min(raw 1-writer commits ${raws[sync]!.toFixed(0)}/s, 50 callers of health ${health.perSecond.toFixed(0)}/s) = ${floor.toFixed(0)}/s; raw at ${other} ${raws[other]!.toFixed(0)}/s`,
+        ratio: round(ratio),
+        target: '≥ 0.7×',
+        met: sync === 'FULL' ? ratio >= 0.7 : null,
+        raw: { writes, health, rawCommitsPerSecond: raws },
+      },
+    ];
+  } finally {
+    await api.stop();
+  }
+}
