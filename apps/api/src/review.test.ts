@@ -5,6 +5,8 @@
  * leaves no record but stays in the history; every refusal is a clean 4xx that changes nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPack, getPack, packJson } from '@oh/memory';
+import type { Pack } from '@oh/memory';
 import { REEF_DOCUMENT_ID } from './demo/library.ts';
 import { errorOf, startTestServer } from './testing/harness.ts';
 import type { Json, TestServer } from './testing/harness.ts';
@@ -361,5 +363,163 @@ describe('review.decide: refusals change nothing', () => {
     expect((await refused(proposal(), older.runToken)).error?.data.reason).toBe('forbidden');
     const anonymous = await s.call('mutation', 'review.decide', proposal());
     expect([anonymous.status, anonymous.error?.data.reason]).toEqual([401, 'unauthenticated']);
+  });
+});
+
+describe('review.decide: the profile release installed on the document decides', () => {
+  /**
+   * Research as an earlier release shipped it: effects were ratios only (unit 1), and findings had
+   * a confidence. The newest release takes any UCUM unit and has no confidence.
+   */
+  function olderResearch(version = '0.9.0'): Pack {
+    const { digest: _digest, ...newest } = getPack('research');
+    const finding = newest.kinds.finding!;
+    return createPack({
+      ...newest,
+      version,
+      kinds: {
+        ...newest.kinds,
+        finding: {
+          ...finding,
+          fields: {
+            ...finding.fields,
+            effect: { ...finding.fields.effect!, codec: { type: 'quantity', units: ['1'] } },
+            confidence: {
+              codec: { type: 'enum', values: ['low', 'moderate', 'high'] },
+              required: false,
+              description: 'How sure the authors are.',
+            },
+          },
+        },
+      },
+      example: {
+        kind: 'finding',
+        fields: { ...newest.example.fields, effect: { value: '-4.1', unit: '1' } },
+      },
+    });
+  }
+
+  /** What an install by the earlier release left behind: its row and, unless `kept` is false, its pack. */
+  async function installedEarlier(documentId: string, pack: Pack, kept = true) {
+    await s.app.app.batch(
+      [
+        ...(kept
+          ? [
+              {
+                sql: 'INSERT INTO profile_packs (digest, name, version, pack) VALUES (?, ?, ?, ?)',
+                args: [pack.digest, pack.name, pack.version, packJson(pack)],
+              },
+            ]
+          : []),
+        {
+          sql: `INSERT INTO document_profiles (document_id, profile, version, digest, installed_by, installed_at)
+                VALUES (?, ?, ?, ?, 'user-ada', '2024-01-01T00:00:00.000Z')`,
+          args: [documentId, pack.name, pack.version, pack.digest],
+        },
+      ],
+      'write',
+    );
+  }
+
+  /** A decision's data as on record (the history keeps it for rejects too). */
+  const decisionData = async (id: string): Promise<{ version: string }> => {
+    const rs = await s.app.app.execute({
+      sql: 'SELECT data FROM reviewed_decisions WHERE id = ?',
+      args: [id],
+    });
+    const data = rs.rows[0]?.data;
+    if (typeof data !== 'string') throw new Error(`decision ${id} has no data`);
+    return JSON.parse(data) as { version: string };
+  };
+
+  it('validates with the older installed release, names it on record, and with the newest one once reinstalled', async () => {
+    const doc = 'doc-survey-methods';
+    const older = olderResearch();
+    await installedEarlier(doc, older);
+    const c = s.client(ada);
+    expect(await c.profiles.installed.query({ documentId: doc })).toEqual([
+      expect.objectContaining({ name: 'research', version: '0.9.0', digest: older.digest, current: false }),
+    ]);
+
+    const onDoc = (overrides: Partial<DecideInput>) =>
+      proposal({
+        documentId: doc,
+        fromSession: undefined,
+        fromNote: undefined,
+        name: 'finding:grazers-then',
+        ...overrides,
+      });
+    // Valid for the newest release, not for the installed one: a percentage was not an effect then.
+    const percent = await s.call('mutation', 'review.decide', onDoc({}), ada);
+    expect([percent.status, percent.error?.data.reason]).toEqual([400, 'invalid_input']);
+    expect(percent.error?.data.issues).toEqual([
+      { path: 'fields.effect.unit', message: 'unit "%" is not one of: 1' },
+    ]);
+    expect(await s.app.reviewed.latestRevision(doc)).toBe(0);
+
+    // Valid for the installed release only: it had a confidence.
+    const thenFields = {
+      statement: 'Sites with many grazing fish regained a third of lost coral cover.',
+      study: 'study:reef-resurvey-2016',
+      effect: { value: '0.333', unit: '1' },
+      confidence: 'high',
+    };
+    const accepted = await c.review.decide.mutate(onDoc({ fields: thenFields }));
+    expect(accepted.revision).toBe(1);
+    const [record] = await s.app.reviewed.recordsAt(doc, 1);
+    expect(record!.data).toEqual({ profile: 'research', version: '0.9.0', fields: thenFields });
+    // A reject is on record with the release that checked it too.
+    const rejected = await c.review.decide.mutate(
+      onDoc({
+        name: 'finding:grazers-doubt',
+        fields: thenFields,
+        decision: 'reject',
+        comment: 'Too few sites.',
+      }),
+    );
+    expect((await decisionData(rejected.id)).version).toBe('0.9.0');
+
+    // Installing again takes the newest release; from then on it decides.
+    const newest = getPack('research');
+    expect(await c.profiles.install.mutate({ documentId: doc, name: 'research' })).toMatchObject({
+      version: newest.version,
+      digest: newest.digest,
+    });
+    const confidence = await s.call(
+      'mutation',
+      'review.decide',
+      onDoc({ name: 'finding:grazers-now', fields: thenFields }),
+      ada,
+    );
+    expect((confidence.error?.data.issues as Json[]).map((i) => i.path)).toEqual(['fields.confidence']);
+    const now = await c.review.decide.mutate(onDoc({ name: 'finding:grazers-now' }));
+    expect((await decisionData(now.id)).version).toBe(newest.version);
+    // The earlier decisions still name the release that validated them.
+    expect((await decisionData(accepted.id)).version).toBe('0.9.0');
+  });
+
+  it('an older release installed before packs were kept is refused with a way out, and not offered', async () => {
+    const doc = 'doc-sea-surface-temperature';
+    await installedEarlier(doc, olderResearch('0.8.0'), false);
+    expect(await s.client(ada).profiles.installed.query({ documentId: doc })).toEqual([]);
+    const r = await s.call(
+      'mutation',
+      'review.decide',
+      proposal({ documentId: doc, fromSession: undefined, fromNote: undefined }),
+      ada,
+    );
+    expect([r.status, r.error?.data.reason]).toEqual([400, 'invalid_input']);
+    expect(r.error?.data.issues).toEqual([
+      {
+        path: 'profile',
+        message:
+          'version 0.8.0 of the research profile, installed on this document, is no longer available: install the profile again to review with its current version',
+      },
+    ]);
+    await s.client(ada).profiles.install.mutate({ documentId: doc, name: 'research' });
+    const out = await s
+      .client(ada)
+      .review.decide.mutate(proposal({ documentId: doc, fromSession: undefined, fromNote: undefined }));
+    expect(out.decision).toBe('accept');
   });
 });

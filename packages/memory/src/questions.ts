@@ -11,12 +11,14 @@
  * is "after (version, seq)" for change-ordered questions and "after name" for name-ordered ones.
  */
 import { z } from 'zod';
+import { keyOf, linkConflicts, numberAnswer } from './conflicts.ts';
+import type { Answer, Conflict, ConflictGraph, ConflictReads, RowKey } from './conflicts.ts';
 import { num, str } from './context.ts';
 import type { StoreContext } from './context.ts';
 import { kindOf, parseStoredLinks } from './records.ts';
 import { compareNames } from './reviewed-view.ts';
 import type { ReviewedView } from './reviewed-view.ts';
-import type { Link, LinkRel, Question, QueryRow, ReviewedRecord } from './types.ts';
+import type { Link, LinkRel, Question, ReviewedRecord } from './types.ts';
 
 /** What a question is computed against: one session at one version and one reviewed revision. */
 export interface AsOf {
@@ -67,15 +69,6 @@ export type Why =
   | { t: 'changed'; version: number; op: 'add' | 'replace' | 'remove'; author: string; since: number }
   | { t: 'counterpart' };
 
-export type Conflict =
-  | { t: 'digest'; name: string; noteDigest: string; reviewedDigest: string }
-  | { t: 'contradicts'; from: RowKey; to: RowKey };
-
-export interface RowKey {
-  source: 'note' | 'reviewed';
-  name: string;
-}
-
 export interface Candidate extends RowKey {
   kind: string;
   digest: string | null;
@@ -88,8 +81,6 @@ export interface Page {
   rows: Candidate[];
   next: Position;
 }
-
-const keyOf = (k: RowKey): string => `${k.source}\u0000${k.name}`;
 
 const CHANGE_COLUMNS = 'c.version, c.seq, c.op, c.name, c.kind, c.digest, c.links, c.author';
 
@@ -429,158 +420,39 @@ async function conflictsPage(ctx: StoreContext, at: AsOf, pos: Position, limit: 
 }
 
 // ---------------------------------------------------------------------------------------------
-// Conflict marks: every row in conflict is marked, and its counterpart is appended when it is not
-// on the page, so both rows of a conflict are always in the same answer.
+// Conflicts: the graph (conflicts.ts) over the rows as of V
 
-export interface Answer {
-  /** The page's rows, then the appended counterparts. */
-  rows: Candidate[];
-  /** For each row, the row numbers it conflicts with, ascending. */
-  conflicts: number[][];
-  /** For each row, the conflict behind each of its marks (same order as `conflicts`). */
-  conflictReasons: Conflict[][];
-  primaryCount: number;
+// answers.ts takes these from here, with the page functions.
+export { numberAnswer, toQueryRows } from './conflicts.ts';
+export type { Answer, Conflict } from './conflicts.ts';
+
+/** What the conflict graph looks up, answered as of V. */
+function conflictReads(ctx: StoreContext, at: AsOf): ConflictReads {
+  const reviewed = (name: string) => {
+    const record = at.view.byName.get(name);
+    return record ? reviewedCandidate(record, { t: 'counterpart' }) : undefined;
+  };
+  return {
+    async notes(names) {
+      const notes = await notesAsOf(ctx, at, names);
+      return new Map([...notes].map(([name, note]) => [name, noteCandidate(note, { t: 'counterpart' })]));
+    },
+    async notesContradicting(names) {
+      const links = await incomingContradicts(ctx, at, names);
+      return links.map(({ to, from }) => ({ to, from: noteCandidate(from, { t: 'counterpart' }) }));
+    },
+    reviewed,
+    reviewedContradicting: (name) =>
+      (at.view.incoming.get(name) ?? []).flatMap((l) => {
+        const record = l.rel === 'contradicts' ? reviewed(l.from) : undefined;
+        return record ? [record] : [];
+      }),
+  };
 }
 
-interface Edges {
-  partners: Map<string, Map<string, Conflict>>;
-  pool: Map<string, Candidate>;
-}
-
-function addEdge(edges: Edges, a: Candidate, b: Candidate, conflict: Conflict): void {
-  const ka = keyOf(a);
-  const kb = keyOf(b);
-  if (ka === kb) return;
-  if (!edges.pool.has(ka)) edges.pool.set(ka, a);
-  if (!edges.pool.has(kb)) edges.pool.set(kb, b);
-  const pa = edges.partners.get(ka) ?? new Map<string, Conflict>();
-  const pb = edges.partners.get(kb) ?? new Map<string, Conflict>();
-  if (!pa.has(kb)) pa.set(kb, conflict);
-  if (!pb.has(ka)) pb.set(ka, conflict);
-  edges.partners.set(ka, pa);
-  edges.partners.set(kb, pb);
-}
-
-/** The conflicts of `rows` as of V, in both directions, with the counterpart rows they involve. */
-async function conflictEdges(ctx: StoreContext, at: AsOf, rows: Candidate[], edges: Edges): Promise<void> {
-  const live = rows.filter((r) => r.digest !== null);
-  if (live.length === 0) return;
-  const contradictsTargets = live.flatMap((r) => r.links.filter((l) => l.rel === 'contradicts').map((l) => l.to));
-  const reviewedRowNames = live.filter((r) => r.source === 'reviewed').map((r) => r.name);
-  const [notes, incoming] = await Promise.all([
-    notesAsOf(ctx, at, [...reviewedRowNames, ...contradictsTargets]),
-    incomingContradicts(ctx, at, live.map((r) => r.name)),
-  ]);
-  const counterpart = (c: Candidate): Candidate => ({ ...c, why: { t: 'counterpart' } });
-  const noteRow = (n: NoteAt) => counterpart(noteCandidate(n, { t: 'counterpart' }));
-  const reviewedRow = (r: ReviewedRecord) => counterpart(reviewedCandidate(r, { t: 'counterpart' }));
-
-  for (const row of live) {
-    // Same name, different content: the note and the reviewed record disagree.
-    if (row.source === 'note') {
-      const record = at.view.byName.get(row.name);
-      if (record && record.digest !== row.digest) {
-        addEdge(edges, row, reviewedRow(record), { t: 'digest', name: row.name, noteDigest: row.digest!, reviewedDigest: record.digest });
-      }
-    } else {
-      const note = notes.get(row.name);
-      if (note && note.digest !== row.digest) {
-        addEdge(edges, row, noteRow(note), { t: 'digest', name: row.name, noteDigest: note.digest!, reviewedDigest: row.digest! });
-      }
-    }
-    // Outgoing contradicts: the target's rows (a note at V and/or a reviewed record in view).
-    for (const l of row.links) {
-      if (l.rel !== 'contradicts') continue;
-      const ends: Candidate[] = [];
-      const note = notes.get(l.to);
-      if (note) ends.push(noteRow(note));
-      const record = at.view.byName.get(l.to);
-      if (record) ends.push(reviewedRow(record));
-      for (const end of ends) addEdge(edges, row, end, { t: 'contradicts', from: { source: row.source, name: row.name }, to: { source: end.source, name: end.name } });
-    }
-  }
-  // Incoming contradicts, from notes and from reviewed records.
-  const byName = new Map<string, Candidate[]>();
-  for (const row of live) byName.set(row.name, [...(byName.get(row.name) ?? []), row]);
-  for (const { to, from } of incoming) {
-    for (const row of byName.get(to) ?? []) {
-      addEdge(edges, noteRow(from), row, { t: 'contradicts', from: { source: 'note', name: from.name }, to: { source: row.source, name: row.name } });
-    }
-  }
-  for (const row of live) {
-    for (const l of at.view.incoming.get(row.name) ?? []) {
-      if (l.rel !== 'contradicts') continue;
-      const record = at.view.byName.get(l.from);
-      if (record) addEdge(edges, reviewedRow(record), row, { t: 'contradicts', from: { source: 'reviewed', name: record.name }, to: { source: row.source, name: row.name } });
-    }
-  }
-}
-
-/** The graph of conflicts among the page rows and their counterparts. */
-export interface ConflictGraph {
-  primaries: Candidate[];
-  edges: Edges;
-}
-
-export async function conflictGraph(ctx: StoreContext, at: AsOf, primaries: Candidate[]): Promise<ConflictGraph> {
-  const edges: Edges = { partners: new Map(), pool: new Map() };
-  for (const row of primaries) edges.pool.set(keyOf(row), row);
-  await conflictEdges(ctx, at, primaries, edges);
-  // Counterparts may conflict with each other too; learn those edges (without appending more).
-  const onPage = new Set(primaries.map(keyOf));
-  const appended = [...edges.pool.values()].filter((c) => !onPage.has(keyOf(c)));
-  if (appended.length > 0) await conflictEdges(ctx, at, appended, edges);
-  return { primaries, edges };
-}
-
-/**
- * Numbers the rows of an answer made of the first `take` primaries: those rows, then each of
- * their counterparts not already present (first appearance order), with conflicts as row numbers.
- */
-export function numberAnswer(graph: ConflictGraph, take = graph.primaries.length): Answer {
-  const { edges } = graph;
-  const rows = graph.primaries.slice(0, take);
-  // A primary may itself be a counterpart of an earlier one; keep each (source, name) once.
-  const seen = new Set<string>();
-  const unique: Candidate[] = [];
-  for (const row of rows) {
-    if (!seen.has(keyOf(row))) {
-      seen.add(keyOf(row));
-      unique.push(row);
-    }
-  }
-  const primaryCount = unique.length;
-  for (let i = 0; i < primaryCount; i++) {
-    for (const partner of edges.partners.get(keyOf(unique[i]!))?.keys() ?? []) {
-      if (!seen.has(partner)) {
-        seen.add(partner);
-        unique.push(edges.pool.get(partner)!);
-      }
-    }
-  }
-  const index = new Map(unique.map((c, i) => [keyOf(c), i]));
-  const conflicts: number[][] = [];
-  const conflictReasons: Conflict[][] = [];
-  for (const row of unique) {
-    const marks = [...(edges.partners.get(keyOf(row)) ?? new Map<string, Conflict>()).entries()]
-      .filter(([k]) => index.has(k))
-      .map(([k, c]) => ({ n: index.get(k)!, c }))
-      .sort((a, b) => a.n - b.n);
-    conflicts.push(marks.map((m) => m.n));
-    conflictReasons.push(marks.map((m) => m.c));
-  }
-  return { rows: unique, conflicts, conflictReasons, primaryCount };
-}
-
-export function toQueryRows(answer: Answer): QueryRow[] {
-  return answer.rows.map((c, row) => ({
-    row,
-    source: c.source,
-    kind: c.kind,
-    name: c.name,
-    digest: c.digest,
-    conflicts: answer.conflicts[row]!,
-  }));
+/** The conflicts of the page rows as of V, with the counterparts they bring in. */
+export function conflictGraph(ctx: StoreContext, at: AsOf, primaries: Candidate[]): Promise<ConflictGraph> {
+  return linkConflicts(conflictReads(ctx, at), primaries);
 }
 
 export async function computeAnswer(ctx: StoreContext, at: AsOf, params: QuestionParams, pos: Position, limit: number): Promise<{ answer: Answer; next: Position }> {

@@ -1,9 +1,12 @@
 /**
  * Vocabulary profiles installed on documents (SPEC §7). One row per (document, pack): the pack's
  * version and digest as installed, so a later release of a pack can be told apart from the one
- * the owner chose.
+ * the owner chose. The pack itself is kept too, once per digest, because review validates with
+ * the release installed on the document, and a later release ships only the newest one.
  */
 import type { Client, Row } from '@libsql/client';
+import { ProfileError, getPack, listPacks, loadPack, packJson } from '@oh/memory';
+import type { Pack } from '@oh/memory';
 
 export interface InstalledProfile {
   documentId: string;
@@ -46,16 +49,23 @@ export async function getInstalledProfile(db: Client, documentId: string, profil
 }
 
 /**
- * Installs a pack on a document. Installing the same version again changes nothing (the first
- * install time stays); installing another release of the pack records the new version and digest.
+ * Installs a shipped pack on a document and keeps the pack by its digest. Installing the same
+ * version again changes nothing (the first install time stays); installing another release of the
+ * pack records the new version and digest.
  */
 export async function installProfile(
   db: Client,
   install: { documentId: string; profile: string; version: string; digest: string; installedBy: string },
   now: Date,
 ): Promise<InstalledProfile> {
-  const [, read] = await db.batch(
+  const pack = shippedRelease(install.profile, install.digest);
+  if (!pack) throw new Error(`installProfile: ${install.profile} ${install.version} is not the shipped release`);
+  const [, , read] = await db.batch(
     [
+      {
+        sql: 'INSERT INTO profile_packs (digest, name, version, pack) VALUES (?, ?, ?, ?) ON CONFLICT (digest) DO NOTHING',
+        args: [pack.digest, pack.name, pack.version, packJson(pack)],
+      },
       {
         sql: `INSERT INTO document_profiles (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)
               ON CONFLICT (document_id, profile) DO UPDATE
@@ -74,4 +84,39 @@ export async function installProfile(
   const r = read?.rows[0];
   if (!r) throw new Error('installProfile: the row was not written');
   return toInstalled(r);
+}
+
+/** The shipped pack `name` if it is the release with `digest`. */
+function shippedRelease(name: string, digest: string): Pack | null {
+  return listPacks().some((p) => p.name === name && p.digest === digest) ? getPack(name) : null;
+}
+
+// A digest names one content for good, so a kept pack, once loaded and checked, never changes.
+const keptPacks = new Map<string, Pack>();
+
+/**
+ * The exact pack installed on a document: the shipped one while it is still that release, else
+ * the copy kept at install time. Null for an install of an older release made before packs were
+ * kept (nothing can validate with it; installing the current release again fixes that). A kept
+ * copy that does not match its install row fails with `ProfileError` (`integrity`).
+ */
+export async function installedPack(db: Client, installed: InstalledProfile): Promise<Pack | null> {
+  const shipped = shippedRelease(installed.profile, installed.digest);
+  if (shipped) return shipped;
+  let pack = keptPacks.get(installed.digest);
+  if (!pack) {
+    const rs = await db.execute({ sql: 'SELECT pack FROM profile_packs WHERE digest = ?', args: [installed.digest] });
+    const text = rs.rows[0]?.pack;
+    if (typeof text !== 'string') return null;
+    // loadPack checks the structure and that the content hashes to the digest it carries.
+    pack = loadPack(JSON.parse(text));
+    if (pack.digest === installed.digest) keptPacks.set(pack.digest, pack);
+  }
+  if (pack.digest !== installed.digest || pack.name !== installed.profile || pack.version !== installed.version) {
+    throw new ProfileError(
+      'integrity',
+      `the pack kept for ${installed.profile} ${installed.version} (${installed.digest}) is ${pack.name} ${pack.version} (${pack.digest})`,
+    );
+  }
+  return pack;
 }

@@ -10,7 +10,7 @@ import { ownerInputs } from '@sponge/contract';
 import { getPack, listPacks, previewPack } from '@oh/memory';
 import type { PackPreview } from '@oh/memory';
 import { requireOwnedDocument } from '../access.ts';
-import { installProfile, listInstalledProfiles } from '../data/profiles.ts';
+import { installProfile, installedPack, listInstalledProfiles } from '../data/profiles.ts';
 import type { InstalledProfile } from '../data/profiles.ts';
 import { notFound } from '../errors.ts';
 import { ownerProcedure } from '../trpc.ts';
@@ -114,25 +114,33 @@ export const profilesRouter = {
       };
     }),
 
-  /** The packs installed on the caller's document, with their kinds (the review workbench's choices). */
+  /**
+   * The packs installed on the caller's document, with the kinds of the installed release (the
+   * review workbench's choices, which review validates with).
+   */
   installed: ownerProcedure.input(ownerInputs['profiles.installed']).query(async ({ ctx, input }) => {
     await requireOwnedDocument(ctx.deps, ctx.user.id, input.documentId);
     const rows = await listInstalledProfiles(ctx.deps.app, input.documentId);
-    return rows.flatMap((row) => {
-      // A pack no longer shipped cannot validate anything; it is left out rather than offered.
-      if (!listPacks().some((p) => p.name === row.profile)) return [];
-      const pack = getPack(row.profile);
-      return [
-        {
-          name: row.profile,
-          title: pack.title,
-          version: row.version,
-          digest: row.digest,
-          installedAt: row.installedAt,
-          current: row.digest === pack.digest,
-          kinds: Object.keys(pack.kinds).sort(),
-        },
-      ];
-    });
+    const offered = await Promise.all(
+      rows.map(async (row) => {
+        // A pack no longer shipped has no preview to fill in, and an installed release that is no
+        // longer available cannot validate anything: either is left out rather than offered.
+        if (!listPacks().some((p) => p.name === row.profile)) return [];
+        const pack = await installedPack(ctx.deps.app, row);
+        if (!pack) return [];
+        return [
+          {
+            name: row.profile,
+            title: pack.title,
+            version: row.version,
+            digest: row.digest,
+            installedAt: row.installedAt,
+            current: row.digest === getPack(row.profile).digest,
+            kinds: Object.keys(pack.kinds).sort(),
+          },
+        ];
+      }),
+    );
+    return offered.flat();
   }),
 } satisfies TRPCRouterRecord;

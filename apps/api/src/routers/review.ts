@@ -1,10 +1,12 @@
 /**
  * The review workbench (SPEC §7): the owner turns a proposal — usually a working note — into a
  * decision on record. A decision needs a kind of a profile installed on the document with fields
- * that validate against it, a source document of the owner's library and a passage that occurs in
- * that document's text, plus the decision and a comment. `accept` makes the document's next
- * reviewed revision holding the record; `reject` records the decision only. Notes are never
- * evidence: there is no way to make a reviewed record without a source and a passage.
+ * that validate against the release installed there (not a newer one shipped since), a source
+ * document of the owner's library and a passage that occurs in that document's text, plus the
+ * decision and a comment. `accept` makes the document's next reviewed revision holding the record;
+ * `reject` records the decision only. Either way the record's data names the profile version that
+ * validated it. Notes are never evidence: there is no way to make a reviewed record without a
+ * source and a passage.
  *
  * New runs pin the newest revision (runs.accept); a session already running keeps the revision it
  * pinned, so an accept here never changes what a running agent sees.
@@ -15,13 +17,12 @@ import { kindOf, ownerInputs } from '@sponge/contract';
 import type { JsonValue, ReviewDecideInput } from '@sponge/contract';
 import { requireOwnedDocument } from '../access.ts';
 import { getVisibleDocument, listVisibleDocuments } from '../data/documents.ts';
-import { getInstalledProfile } from '../data/profiles.ts';
+import { getInstalledProfile, installedPack } from '../data/profiles.ts';
 import { userNames } from '../data/users.ts';
 import type { AppDeps } from '../deps.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { normalisePassage, passageOccursIn } from '../passages.ts';
 import { ownerProcedure } from '../trpc.ts';
-import { shippedPack } from './profiles.ts';
 
 export const reviewDecideInputSchema = ownerInputs['review.decide'];
 export type { ReviewDecideInput };
@@ -45,9 +46,11 @@ export function invalidIssues(issues: ReviewIssue[]): ApiError {
   });
 }
 
-/** The reviewed record's `data`: the profile that validated it and its fields in canonical form. */
+/** The reviewed record's `data`: the profile release that validated it, its fields in canonical form. */
 export interface ReviewedData {
   profile: string;
+  /** The version installed on the document at the decision, which stays on record after upgrades. */
+  version: string;
   fields: Record<string, JsonValue>;
 }
 
@@ -99,27 +102,30 @@ export async function decideReview(
   if (!source) throw notFound('The source document');
 
   const issues: ReviewIssue[] = [];
-  let fields: Record<string, JsonValue> | null = null;
+  let data: ReviewedData | null = null;
   const installed = await getInstalledProfile(deps.app, input.documentId, input.profile);
+  const pack = installed && (await installedPack(deps.app, installed));
   if (!installed) {
     issues.push({
       path: ['profile'],
       message: `the ${input.profile} profile is not installed on this document`,
     });
+  } else if (!pack) {
+    issues.push({
+      path: ['profile'],
+      message: `version ${installed.version} of the ${installed.profile} profile, installed on this document, is no longer available: install the profile again to review with its current version`,
+    });
+  } else if (!Object.hasOwn(pack.kinds, input.kind)) {
+    issues.push({
+      path: ['kind'],
+      message: `${input.kind} is not a kind of the ${pack.name} profile (kinds: ${Object.keys(pack.kinds).sort().join(', ')})`,
+    });
   } else {
-    const pack = shippedPack(input.profile);
-    if (!Object.hasOwn(pack.kinds, input.kind)) {
-      issues.push({
-        path: ['kind'],
-        message: `${input.kind} is not a kind of the ${pack.name} profile (kinds: ${Object.keys(pack.kinds).sort().join(', ')})`,
-      });
-    } else {
-      const checked = validateRecord(pack, input.kind, input.fields);
-      if (checked.ok) fields = checked.value;
-      else {
-        for (const e of checked.errors) {
-          issues.push({ path: ['fields', ...(e.path === '' ? [] : e.path.split('.'))], message: e.message });
-        }
+    const checked = validateRecord(pack, input.kind, input.fields);
+    if (checked.ok) data = { profile: pack.name, version: pack.version, fields: checked.value };
+    else {
+      for (const e of checked.errors) {
+        issues.push({ path: ['fields', ...(e.path === '' ? [] : e.path.split('.'))], message: e.message });
       }
     }
   }
@@ -135,9 +141,8 @@ export async function decideReview(
   if (passage === '') issues.push({ path: ['passage'], message: 'passage must not be empty' });
   else if (!passageOccursIn(passage, source.text))
     issues.push({ path: ['passage'], message: 'passage not found in the source' });
-  if (issues.length > 0 || fields === null) throw invalidIssues(issues);
+  if (issues.length > 0 || data === null) throw invalidIssues(issues);
 
-  const data: ReviewedData = { profile: input.profile, fields };
   const decided = await deps.reviewed.decide({
     documentId: input.documentId,
     reviewerId,

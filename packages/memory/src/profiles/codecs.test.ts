@@ -3,8 +3,8 @@ import { codes as currencyCodes } from 'currency-codes';
 import fc from 'fast-check';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { SLUG_RE } from '@sponge/contract';
-import { codec, describeCodec } from './codecs.ts';
-import type { Codec, CodecSpec, Money, Quantity } from './codecs.ts';
+import { codec, describeCodec } from './codecs/index.ts';
+import type { Codec, CodecSpec, Money, Quantity } from './codecs/index.ts';
 import { ProfileError } from './errors.ts';
 
 /**

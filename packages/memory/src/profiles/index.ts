@@ -1,6 +1,6 @@
 // Vocabulary profiles (SPEC §7): value codecs, packs, and the shipped Research, Language and
 // Finance packs. Re-exported from the package's src/index.ts.
-export { CODEC_TYPES, codec, currencyProblem, describeCodec } from './codecs.ts';
+export { CODEC_TYPES, codec, currencyProblem, describeCodec } from './codecs/index.ts';
 export type {
   Codec,
   CodecResult,
@@ -24,7 +24,7 @@ export type {
   TextSpec,
   UrlSpec,
   ValueOf,
-} from './codecs.ts';
+} from './codecs/index.ts';
 export { ProfileError } from './errors.ts';
 export type { ProfileErrorReason, ProfileIssue } from './errors.ts';
 export { createPack, loadPack, packDigest, packJson, validateRecord } from './pack.ts';

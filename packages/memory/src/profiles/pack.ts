@@ -14,8 +14,8 @@ import {
   nestsDeeperThan,
   objectImpl,
   specIssues,
-} from './codecs.ts';
-import type { CodecSpec, FieldSpec } from './codecs.ts';
+} from './codecs/index.ts';
+import type { CodecSpec, FieldSpec } from './codecs/index.ts';
 import { ProfileError, formatIssues, fromZod, toIssues } from './errors.ts';
 import type { PathSegment, ProfileIssue, RawIssue } from './errors.ts';
 

@@ -5,8 +5,8 @@
 import financeJson from './packs/finance.json' with { type: 'json' };
 import languageJson from './packs/language.json' with { type: 'json' };
 import researchJson from './packs/research.json' with { type: 'json' };
-import { codecOfCheckedSpec } from './codecs.ts';
-import type { CodecSpec } from './codecs.ts';
+import { codecOfCheckedSpec } from './codecs/index.ts';
+import type { CodecSpec } from './codecs/index.ts';
 import { ProfileError } from './errors.ts';
 import { loadPack, validateRecord } from './pack.ts';
 import type { Pack, PackExample } from './pack.ts';
