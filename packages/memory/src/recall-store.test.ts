@@ -224,4 +224,16 @@ describe('store recall', () => {
       expect(await h.store.recall(ctx, { text: 'coral' }, 'live')).toEqual({ mode: 'live', rows: [] });
       expect(await h.store.recentRecalls(ctx.sessionId)).toEqual([]);
     }));
+
+  it('opening the store applies the recall migrations, recorded beside the store\'s own', () =>
+    withHarness(
+      async (h) => {
+        const rs = await h.raw().execute("SELECT namespace, id, name FROM _migrations WHERE namespace = 'recall' ORDER BY id");
+        expect(rs.rows.map((r) => [r.namespace, r.id, r.name])).toEqual([
+          ['recall', 1, '001_recall_events'],
+          ['recall', 2, '002_note_vectors (F32_BLOB(64))'],
+        ]);
+      },
+      { recall },
+    ));
 });

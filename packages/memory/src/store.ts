@@ -105,6 +105,16 @@ export async function createMemoryStore(options: MemoryStoreOptions): Promise<Me
   const recallIndex: RecallIndex | undefined = options.recall
     ? createRecallIndex({ client: ctx.client, adapter: options.recall.adapter, now })
     : undefined;
+  if (recallIndex) {
+    // Recall's own migrations (its vector column is sized by the adapter) run at open too, so a
+    // schema problem fails the open instead of the first remember's background indexing.
+    try {
+      await recallIndex.init();
+    } catch (error) {
+      client.close();
+      throw toMemoryError(error, 'migrating the recall tables');
+    }
+  }
 
   /** After a successful, non-replayed remember: queue added/replaced notes, drop removed ones. Never throws. */
   function afterRemember(agent: AgentContext, input: unknown, result: RememberResult): void {

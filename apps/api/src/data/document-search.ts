@@ -10,8 +10,10 @@
  */
 import { createHash } from 'node:crypto';
 import type { Client, InStatement } from '@libsql/client';
+import { applyMigrations } from '@oh/memory';
 import type { EmbeddingAdapter } from '@oh/memory';
 import type { Access } from './documents.ts';
+import { APP_MIGRATIONS } from './migrations.ts';
 
 export const DOCUMENT_CHUNKS_TABLE = 'document_chunks';
 export const CHUNK_CHARS = 800;
@@ -34,29 +36,17 @@ export interface DocumentHit {
   snippet?: string;
 }
 
+/** The namespace app.ts migrates APP_MIGRATIONS under. */
+const APP_NAMESPACE = 'app';
+
 /**
- * Makes `document_chunks` fit the adapter: the migration sizes the column for the default
- * dimension; another dimension drops and recreates the table (vectors are derived data).
+ * Makes `document_chunks` fit the adapter: applies the app's migrations again, now with the
+ * adapter's dimension, so the derived `005_document_chunks_sized` builds the table (or rebuilds
+ * it, when the dimension on record is another one). Vectors are derived data: a rebuilt table
+ * is refilled lazily by the next search.
  */
-export async function prepareDocumentIndex(db: Client, adapter: EmbeddingAdapter): Promise<void> {
-  const info = await db.execute(`PRAGMA table_info(${DOCUMENT_CHUNKS_TABLE})`);
-  const embedding = info.rows.find((r) => r.name === 'embedding');
-  const type = String(embedding?.type ?? '').replace(/\s+/g, '').toUpperCase();
-  if (info.rows.length > 0 && type === `F32_BLOB(${adapter.dimensions})`) return;
-  await db.batch(
-    [
-      `DROP TABLE IF EXISTS ${DOCUMENT_CHUNKS_TABLE}`,
-      `CREATE TABLE ${DOCUMENT_CHUNKS_TABLE} (
-        document_id TEXT NOT NULL REFERENCES documents(id),
-        chunk INTEGER NOT NULL,
-        digest TEXT NOT NULL,
-        model TEXT NOT NULL,
-        embedding F32_BLOB(${adapter.dimensions}) NOT NULL,
-        PRIMARY KEY (document_id, chunk)
-      )`,
-    ],
-    'write',
-  );
+export async function prepareDocumentIndex(db: Client, adapter: EmbeddingAdapter, now?: () => Date): Promise<void> {
+  await applyMigrations(db, APP_NAMESPACE, APP_MIGRATIONS, now, { dimensions: adapter.dimensions });
 }
 
 export function documentDigest(d: SearchableDocument): string {

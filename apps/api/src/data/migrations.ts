@@ -1,10 +1,12 @@
+import type { Migration } from '@oh/memory';
+
 /**
  * The API's own tables in the application database (sponge.db). Reviewed knowledge lives in the
  * same database but belongs to @oh/memory, which migrates it under its own namespace.
  *
  * Append only: a released migration is never edited, a change is a new entry.
  */
-export const APP_MIGRATIONS: Array<{ name: string; statements: string[] }> = [
+export const APP_MIGRATIONS: Migration[] = [
   {
     name: '001_users_documents_runs',
     statements: [
@@ -118,5 +120,46 @@ export const APP_MIGRATIONS: Array<{ name: string; statements: string[] }> = [
         PRIMARY KEY (document_id, chunk)
       )`,
     ],
+  },
+  {
+    // The packs as installed (SPEC §7), once per digest: review validates a document's records
+    // with the release installed on it, and after a pack release only the newest one ships.
+    // Installs made before this migration resolve while their release still ships.
+    name: '004_profiles_installed_packs',
+    statements: [
+      `CREATE TABLE profile_packs (
+        digest TEXT PRIMARY KEY CHECK (length(digest) = 64),
+        name TEXT NOT NULL,
+        version TEXT NOT NULL,
+        pack TEXT NOT NULL
+      )`,
+    ],
+  },
+  {
+    // document_chunks as derived tables (issue 6): 003 sized the column for the default adapter,
+    // but the adapter is only known at start, so from here the table follows its dimension and is
+    // rebuilt when that changes (vectors are derived data, re-embedded lazily by search). Applied
+    // by prepareDocumentIndex, which passes the dimension; without it this entry is skipped.
+    name: '005_document_chunks_sized',
+    derive: ({ dimensions }) => {
+      if (dimensions === undefined) return undefined;
+      if (typeof dimensions !== 'number' || !Number.isInteger(dimensions) || dimensions < 1) {
+        throw new RangeError(`document_chunks: dimensions must be a positive integer, not ${String(dimensions)}`);
+      }
+      return {
+        shape: `F32_BLOB(${dimensions})`,
+        statements: [
+          `CREATE TABLE document_chunks (
+            document_id TEXT NOT NULL REFERENCES documents(id),
+            chunk INTEGER NOT NULL,
+            digest TEXT NOT NULL,
+            model TEXT NOT NULL,
+            embedding F32_BLOB(${dimensions}) NOT NULL,
+            PRIMARY KEY (document_id, chunk)
+          )`,
+        ],
+      };
+    },
+    drop: ['DROP TABLE IF EXISTS document_chunks'],
   },
 ];

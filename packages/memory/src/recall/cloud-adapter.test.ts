@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EmbeddingError } from './adapter.ts';
 import { createCloudEmbeddingAdapter, parseRetryAfter, resolveEndpoint } from './cloud-adapter.ts';
 import type { CloudEmbeddingOptions } from './cloud-adapter.ts';
@@ -174,6 +174,53 @@ describe('cloud embedding adapter (OpenAI-compatible)', () => {
     const out = await adapterFor(server).embed(['a 7']);
     expect(out[0]![1]).toBe(7);
     expect(server.requests).toHaveLength(2);
+  });
+
+  it('waits retry-after-ms on a 408, and never retries a refused request whatever it asks', async () => {
+    const slow = await startServer((req, res, n) => {
+      if (n === 1) {
+        res.writeHead(408, { 'retry-after-ms': '300' });
+        res.end();
+      } else answer(res, req);
+    });
+    const started = Date.now();
+    expect((await adapterFor(slow).embed(['a 3']))[0]![1]).toBe(3);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    expect(slow.requests).toHaveLength(2);
+
+    const refused = await startServer((_req, res) => {
+      res.writeHead(400, { 'content-type': 'application/json', 'retry-after': '0' });
+      res.end(JSON.stringify({ error: { message: 'input too long' } }));
+    });
+    const err = await failure(adapterFor(refused).embed(['x']));
+    expect([err.status, err.retryable, err.attempts]).toEqual([400, false, 1]);
+    expect(err.message).toMatch(/HTTP 400: input too long$/);
+    expect(refused.requests).toHaveLength(1);
+  });
+
+  it('backs off with full jitter, each wait capped at backoffMaxMs', async () => {
+    const server = await startServer((_req, res) => {
+      res.writeHead(503);
+      res.end();
+    });
+    const random = vi.spyOn(Math, 'random');
+    try {
+      // The top of the jitter range: steps of 60 s and more, each capped at 100 ms.
+      random.mockReturnValue(0.999);
+      let started = Date.now();
+      const err = await failure(adapterFor(server, { retries: 2, backoffBaseMs: 60_000, backoffMaxMs: 100 }).embed(['x']));
+      expect(err.attempts).toBe(3);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(190);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      // The bottom of the range is no wait at all: full jitter, not "the step to twice the step".
+      random.mockReturnValue(0);
+      started = Date.now();
+      await failure(adapterFor(server, { retries: 2, backoffBaseMs: 60_000, backoffMaxMs: 60_000 }).embed(['x']));
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(server.requests).toHaveLength(6);
+    } finally {
+      random.mockRestore();
+    }
   });
 
   it('gives up after the retries with a clear error naming the endpoint and status', async () => {

@@ -6,9 +6,11 @@
  * Inputs are sent in batches of `batchSize`, one batch at a time. Every request has its own
  * timeout (an AbortController covering the response body too). 429, 408, 5xx, timeouts and
  * network errors are retried up to `retries` times with exponential backoff and full jitter;
- * a `Retry-After` (or `retry-after-ms`) header is honoured. Errors are `EmbeddingError`s whose
- * message names the endpoint (origin and path only) and never contains the API key.
+ * a `Retry-After` (or `retry-after-ms`) header is honoured, and one longer than `maxRetryAfterMs`
+ * fails at once. Errors are `EmbeddingError`s whose message names the endpoint (origin and path
+ * only) and never contains the API key.
  */
+import pRetry, { AbortError } from 'p-retry';
 import { EmbeddingError, checkDimensions } from './adapter.ts';
 import type { EmbeddingAdapter } from './adapter.ts';
 
@@ -38,10 +40,6 @@ export interface CloudEmbeddingOptions {
   fetch?: typeof globalThis.fetch;
   /** Overrides the adapter id (`openai-compatible:<host>/<model>:<dimensions>`). */
   id?: string;
-}
-
-interface Attempt {
-  error: EmbeddingError;
 }
 
 export function createCloudEmbeddingAdapter(options: CloudEmbeddingOptions): EmbeddingAdapter {
@@ -85,7 +83,8 @@ export function createCloudEmbeddingAdapter(options: CloudEmbeddingOptions): Emb
   };
   if (apiKey !== '') headers.authorization = `Bearer ${apiKey}`;
 
-  async function attempt(input: string[]): Promise<Float32Array[] | Attempt> {
+  /** One request; throws an `EmbeddingError` (`retryable` when another request may succeed). */
+  async function attempt(input: string[]): Promise<Float32Array[]> {
     const body: Record<string, unknown> = { input, model };
     if (sendDimensions) body.dimensions = dimensions;
     const controller = new AbortController();
@@ -108,11 +107,9 @@ export function createCloudEmbeddingAdapter(options: CloudEmbeddingOptions): Emb
       retryAfterMs = parseRetryAfter(res.headers);
       text = await res.text();
     } catch (cause) {
-      if (timedOut) {
-        return { error: fail('timeout', `no complete answer within ${timeoutMs} ms`, { retryable: true }) };
-      }
+      if (timedOut) throw fail('timeout', `no complete answer within ${timeoutMs} ms`, { retryable: true });
       const reason = cause instanceof Error ? describeNetworkError(cause) : 'network error';
-      return { error: fail('network', reason, { retryable: true, cause: sanitizeCause(cause) }) };
+      throw fail('network', reason, { retryable: true, cause: sanitizeCause(cause) });
     } finally {
       clearTimeout(timer);
     }
@@ -120,38 +117,32 @@ export function createCloudEmbeddingAdapter(options: CloudEmbeddingOptions): Emb
     if (status < 200 || status >= 300) {
       const retryable = status === 429 || status === 408 || status >= 500;
       const detail = `HTTP ${status}${errorDetail(text)}`;
-      return {
-        error: fail('http', detail, {
-          status,
-          retryable,
-          ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-        }),
-      };
+      throw fail('http', detail, {
+        status,
+        retryable,
+        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      });
     }
 
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
     } catch {
-      return { error: fail('bad_response', `HTTP ${status} with a body that is not JSON`, { status }) };
+      throw fail('bad_response', `HTTP ${status} with a body that is not JSON`, { status });
     }
     return decode(parsed, input.length, status);
   }
 
-  function decode(parsed: unknown, expected: number, status: number): Float32Array[] | Attempt {
+  function decode(parsed: unknown, expected: number, status: number): Float32Array[] {
     const data = isRecord(parsed) ? parsed.data : undefined;
-    if (!Array.isArray(data)) {
-      return { error: fail('bad_response', `HTTP ${status} without a "data" array`, { status }) };
-    }
+    if (!Array.isArray(data)) throw fail('bad_response', `HTTP ${status} without a "data" array`, { status });
     if (data.length !== expected) {
-      return {
-        error: fail('bad_response', `sent ${expected} inputs, got ${data.length} embeddings`, { status }),
-      };
+      throw fail('bad_response', `sent ${expected} inputs, got ${data.length} embeddings`, { status });
     }
-    const out: Array<Float32Array | undefined> = new Array(expected);
+    const out = new Array<Float32Array | undefined>(expected);
     for (let i = 0; i < data.length; i++) {
       const item: unknown = data[i];
-      if (!isRecord(item)) return { error: fail('bad_response', `data[${i}] is not an object`, { status }) };
+      if (!isRecord(item)) throw fail('bad_response', `data[${i}] is not an object`, { status });
       const index = item.index === undefined ? i : item.index;
       if (
         typeof index !== 'number' ||
@@ -160,28 +151,24 @@ export function createCloudEmbeddingAdapter(options: CloudEmbeddingOptions): Emb
         index >= expected ||
         out[index]
       ) {
-        return {
-          error: fail('bad_response', `data[${i}] has a missing, repeated or out-of-range index`, { status }),
-        };
+        throw fail('bad_response', `data[${i}] has a missing, repeated or out-of-range index`, { status });
       }
       const embedding = item.embedding;
       if (!Array.isArray(embedding)) {
-        return { error: fail('bad_response', `data[${i}].embedding is not an array of numbers`, { status }) };
+        throw fail('bad_response', `data[${i}].embedding is not an array of numbers`, { status });
       }
       if (embedding.length !== dimensions) {
-        return {
-          error: fail(
-            'dimension_mismatch',
-            `model ${model} returned ${embedding.length}-dimensional vectors, expected ${dimensions}`,
-            { status },
-          ),
-        };
+        throw fail(
+          'dimension_mismatch',
+          `model ${model} returned ${embedding.length}-dimensional vectors, expected ${dimensions}`,
+          { status },
+        );
       }
       const vector = new Float32Array(dimensions);
       for (let j = 0; j < dimensions; j++) {
         const x: unknown = embedding[j];
         if (typeof x !== 'number' || !Number.isFinite(x)) {
-          return { error: fail('bad_response', `data[${i}].embedding holds a non-finite value`, { status }) };
+          throw fail('bad_response', `data[${i}].embedding holds a non-finite value`, { status });
         }
         vector[j] = x;
       }
@@ -190,31 +177,57 @@ export function createCloudEmbeddingAdapter(options: CloudEmbeddingOptions): Emb
     return out as Float32Array[];
   }
 
+  /** The server asked for a longer pause than we are willing to wait. */
+  const waitsTooLong = (error: EmbeddingError): boolean =>
+    error.retryAfterMs !== undefined && error.retryAfterMs > maxRetryAfterMs;
+
+  /** Before retry `retry` (0-based): the server's Retry-After plus a little jitter, or full-jitter backoff. */
+  function pause(error: EmbeddingError, retry: number): number {
+    const backoff = Math.random() * Math.min(backoffMaxMs, backoffBaseMs * 2 ** retry);
+    return error.retryAfterMs === undefined ? backoff : error.retryAfterMs + Math.min(backoff, 250);
+  }
+
   async function embedBatch(input: string[]): Promise<Float32Array[]> {
-    for (let n = 0; ; n++) {
-      const result = await attempt(input);
-      if (Array.isArray(result)) return result;
-      const { error } = result;
-      const attempts = n + 1;
+    let attempts = 0;
+    try {
+      return await pRetry(
+        async (attemptNumber) => {
+          attempts = attemptNumber;
+          try {
+            return await attempt(input);
+          } catch (error) {
+            if (error instanceof EmbeddingError && error.retryable && !waitsTooLong(error)) throw error;
+            // Another request would get the same answer (or come later than we wait): stop here.
+            throw new AbortError(error as Error);
+          }
+        },
+        {
+          retries,
+          // The pauses are ours, taken before each retry: p-retry's backoff has no full jitter and
+          // does not read Retry-After.
+          minTimeout: 0,
+          // Only retryable EmbeddingErrors get here: everything else was an AbortError.
+          onFailedAttempt: ({ error, retriesLeft, retriesConsumed }) =>
+            retriesLeft > 0 ? sleep(pause(error as EmbeddingError, retriesConsumed)) : undefined,
+        },
+      );
+    } catch (error) {
+      if (!(error instanceof EmbeddingError)) throw error;
       const waitFor = error.retryAfterMs;
-      if (!error.retryable || n >= retries || (waitFor !== undefined && waitFor > maxRetryAfterMs)) {
-        const suffix =
-          waitFor !== undefined && waitFor > maxRetryAfterMs
-            ? ` (server asked to retry after ${Math.ceil(waitFor / 1000)} s)`
-            : attempts > 1
-              ? ` (after ${attempts} attempts)`
-              : '';
-        throw new EmbeddingError(error.code, `${error.message}${suffix}`, {
-          endpoint,
-          retryable: error.retryable,
-          attempts,
-          ...(error.status === undefined ? {} : { status: error.status }),
-          ...(waitFor === undefined ? {} : { retryAfterMs: waitFor }),
-          ...(error.cause === undefined ? {} : { cause: error.cause }),
-        });
-      }
-      const backoff = Math.random() * Math.min(backoffMaxMs, backoffBaseMs * 2 ** n);
-      await sleep(waitFor === undefined ? backoff : waitFor + Math.min(backoff, 250));
+      const suffix =
+        waitFor !== undefined && waitFor > maxRetryAfterMs
+          ? ` (server asked to retry after ${Math.ceil(waitFor / 1000)} s)`
+          : attempts > 1
+            ? ` (after ${attempts} attempts)`
+            : '';
+      throw new EmbeddingError(error.code, `${error.message}${suffix}`, {
+        endpoint,
+        retryable: error.retryable,
+        attempts,
+        ...(error.status === undefined ? {} : { status: error.status }),
+        ...(waitFor === undefined ? {} : { retryAfterMs: waitFor }),
+        ...(error.cause === undefined ? {} : { cause: error.cause }),
+      });
     }
   }
 

@@ -5,12 +5,20 @@ export { createLocalEmbeddingAdapter, LOCAL_EMBEDDING_VERSION } from './local-ad
 export type { LocalEmbeddingOptions } from './local-adapter.ts';
 export { createCloudEmbeddingAdapter } from './cloud-adapter.ts';
 export type { CloudEmbeddingOptions } from './cloud-adapter.ts';
-export { createEmbeddingAdapterFromEnv, recallModeFromEnv, RECALL_MODES } from './env.ts';
-export type { EmbeddingEnv, RecallMode } from './env.ts';
 export { renderNote, RENDER_MAX_CHARS } from './render.ts';
 export type { RecallNote } from './render.ts';
+export { createRecallIndex } from './recall-index.ts';
+export type {
+  CatchUpSource,
+  IndexReport,
+  RecallEvent,
+  RecallEventInput,
+  RecallEventMode,
+  RecallIndex,
+  RecallIndexOptions,
+  RecallStatus,
+} from './recall-index.ts';
 export {
-  createRecallIndex,
   deleteRecallSessionData,
   recallDeleteStatements,
   NOTE_VECTORS_TABLE,
@@ -18,17 +26,6 @@ export {
   RECALL_TABLES,
   RECALL_VECTOR_INDEX,
   RECALL_VECTOR_INDEX_SETTINGS,
-} from './recall-index.ts';
-export type {
-  CatchUpSource,
-  IndexReport,
-  RecallEvent,
-  RecallEventInput,
-  RecallEventMode,
-  RecallHit,
-  RecallIndex,
-  RecallIndexOptions,
-  RecallQueueOptions,
-  RecallSearchOptions,
-  RecallStatus,
-} from './recall-index.ts';
+} from './schema.ts';
+export type { RecallHit, RecallSearchOptions } from './search.ts';
+export type { RecallQueueOptions } from './queue.ts';

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { createLocalEmbeddingAdapter, embedLocal, stem, tokenize } from './local-adapter.ts';
-import { createEmbeddingAdapterFromEnv, recallModeFromEnv } from './env.ts';
 import { EmbeddingError } from './adapter.ts';
 import { renderNote } from './render.ts';
 
@@ -78,44 +77,5 @@ describe('note rendering', () => {
     expect(b).toBe(a);
     expect(renderNote({ kind: 'k', name: 'k:y', text: 'T', data: null })).toBe('k k:y: T');
     expect(renderNote({ kind: 'k', name: 'k:y', text: 'x'.repeat(20_000) }).length).toBe(8_000);
-  });
-});
-
-describe('configuration from the environment', () => {
-  it('defaults to the local adapter', () => {
-    expect(createEmbeddingAdapterFromEnv({}).id).toBe('local-hash-v1:256');
-    expect(createEmbeddingAdapterFromEnv({ EMBEDDINGS_URL: '  ', EMBEDDINGS_DIMENSIONS: '128' }).id).toBe(
-      'local-hash-v1:128',
-    );
-  });
-
-  it('uses the cloud adapter when a URL is set, and names missing variables', () => {
-    const env = {
-      EMBEDDINGS_URL: 'https://embed.example.com',
-      EMBEDDINGS_API_KEY: 'sk-secret',
-      EMBEDDINGS_MODEL: 'text-embedding-3-small',
-      EMBEDDINGS_DIMENSIONS: '512',
-    };
-    const adapter = createEmbeddingAdapterFromEnv(env);
-    expect(adapter.id).toBe('openai-compatible:embed.example.com/text-embedding-3-small:512');
-    expect(adapter.dimensions).toBe(512);
-    expect(() => createEmbeddingAdapterFromEnv({ ...env, EMBEDDINGS_MODEL: '' })).toThrow(
-      /EMBEDDINGS_MODEL is required/,
-    );
-    expect(() => createEmbeddingAdapterFromEnv({ ...env, EMBEDDINGS_DIMENSIONS: undefined })).toThrow(
-      /EMBEDDINGS_DIMENSIONS is required/,
-    );
-    expect(() => createEmbeddingAdapterFromEnv({ ...env, EMBEDDINGS_DIMENSIONS: 'lots' })).toThrow(
-      /whole number/,
-    );
-    expect(() => createEmbeddingAdapterFromEnv({ ...env, EMBEDDINGS_URL: 'ftp://x' })).toThrow(/http/);
-  });
-
-  it('reads RECALL_MODE, shadow by default', () => {
-    expect(recallModeFromEnv({})).toBe('shadow');
-    expect(recallModeFromEnv({ RECALL_MODE: '' })).toBe('shadow');
-    expect(recallModeFromEnv({ RECALL_MODE: 'LIVE' })).toBe('live');
-    expect(recallModeFromEnv({ RECALL_MODE: 'off' })).toBe('off');
-    expect(() => recallModeFromEnv({ RECALL_MODE: 'on' })).toThrow(/RECALL_MODE/);
   });
 });

@@ -8,14 +8,15 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EmbeddingError } from './adapter.ts';
 import type { EmbeddingAdapter } from './adapter.ts';
 import { createLocalEmbeddingAdapter } from './local-adapter.ts';
+import { createRecallIndex } from './recall-index.ts';
+import type { RecallIndex, RecallIndexOptions } from './recall-index.ts';
 import {
   RECALL_TABLES,
   RECALL_VECTOR_INDEX,
-  createRecallIndex,
+  applyRecallSchema,
   deleteRecallSessionData,
   recallDeleteStatements,
-} from './recall-index.ts';
-import type { RecallIndex, RecallIndexOptions } from './recall-index.ts';
+} from './schema.ts';
 import type { RecallNote } from './render.ts';
 
 let dir: string;
@@ -439,5 +440,66 @@ describe('recall index on libSQL', () => {
     await ann.deleteSession('s1');
     expect(await rows('s1')).toEqual([]);
     expect(await ann.search('s1', 'reef 3', { currentDigests: current })).toEqual([]);
+  });
+
+  it('records its migrations under `recall`: opening again applies nothing', async () => {
+    const recorded = async () =>
+      (
+        await client.execute("SELECT id, name, applied_at FROM _migrations WHERE namespace = 'recall' ORDER BY id")
+      ).rows.map((r) => [r.id, r.name, r.applied_at]);
+    const at = new Date(Date.UTC(2026, 0, 1));
+    await open({ now: () => at }).init();
+    const first = await recorded();
+    expect(first).toEqual([
+      [1, '001_recall_events', at.toISOString()],
+      [2, '002_note_vectors (F32_BLOB(64))', at.toISOString()],
+    ]);
+    await open().init();
+    expect(await applyRecallSchema(client, { dimensions: 64, vectorIndex: false })).toEqual({ applied: [] });
+    expect(await recorded()).toEqual(first);
+
+    // The DiskANN index is its own derived step, built by the first index that asks for it.
+    await open({ vectorIndex: true }).init();
+    expect((await recorded()).map(([id, name]) => [id, name])).toEqual([
+      [1, '001_recall_events'],
+      [2, '002_note_vectors (F32_BLOB(64))'],
+      [3, `003_note_vectors_ann (libsql_vector_idx(metric=cosine, compress_neighbors=float8, max_neighbors=32))`],
+    ]);
+    expect(await applyRecallSchema(client, { dimensions: 64, vectorIndex: true })).toEqual({ applied: [] });
+  });
+
+  it('opens a database indexed before recall was migrated (tables present, nothing on record)', async () => {
+    // Exactly what the index created before its tables were migrations, with a vector and an event.
+    await client.batch(
+      [
+        `CREATE TABLE IF NOT EXISTS note_vectors (
+          session_id TEXT NOT NULL, name TEXT NOT NULL, digest TEXT NOT NULL, model TEXT NOT NULL,
+          embedding F32_BLOB(64) NOT NULL, indexed_at TEXT NOT NULL, PRIMARY KEY (session_id, name))`,
+        `CREATE TABLE IF NOT EXISTS recall_events (
+          id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, at TEXT NOT NULL, query_digest TEXT NOT NULL,
+          mode TEXT NOT NULL CHECK (mode IN ('shadow', 'live')), model TEXT NOT NULL,
+          results TEXT NOT NULL CHECK (json_valid(results)))`,
+        `CREATE INDEX IF NOT EXISTS recall_events_by_session ON recall_events (session_id, id)`,
+        {
+          sql: `INSERT INTO note_vectors (session_id, name, digest, model, embedding, indexed_at)
+                VALUES ('s1', ?, ?, 'local-hash-v1:64', vector32(?), '2025-12-31T00:00:00.000Z')`,
+          args: [NOTES[0]!.name, NOTES[0]!.digest, JSON.stringify(Array.from({ length: 64 }, () => 0.125))],
+        },
+        `INSERT INTO recall_events (session_id, at, query_digest, mode, model, results)
+         VALUES ('s1', '2025-12-31T00:00:00.000Z', 'abc', 'live', 'local-hash-v1:64', '[]')`,
+      ],
+      'write',
+    );
+    const ix = open();
+    // The recall log is kept; the vectors are a copy made in a shape nobody recorded: rebuilt.
+    expect(await ix.recentRecalls('s1')).toEqual([
+      { at: '2025-12-31T00:00:00.000Z', queryDigest: 'abc', mode: 'live', model: 'local-hash-v1:64', results: [] },
+    ]);
+    expect(await ix.status('s1', digestsOf(NOTES))).toMatchObject({ indexed: 0, missing: 5 });
+    expect(await ix.catchUp('s1', NOTES)).toEqual({ indexed: 5, removed: 0 });
+    const hits = await ix.search('s1', 'coral bleaching 2016', { currentDigests: digestsOf(NOTES), limit: 1 });
+    expect(hits.map((h) => h.name)).toEqual(['finding:bleaching-2016']);
+    const recorded = await client.execute("SELECT id FROM _migrations WHERE namespace = 'recall' ORDER BY id");
+    expect(recorded.rows.map((r) => r.id)).toEqual([1, 2]);
   });
 });

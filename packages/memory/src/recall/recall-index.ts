@@ -15,40 +15,25 @@
  *     exponential backoff; after `maxAttempts` the session is marked for catch-up.
  *   - `deleteSession` cancels queued work for the session and makes in-flight writes for it void
  *     before deleting its rows, so a forgotten session cannot get vectors back from this process.
+ *
+ * The tables and their migrations are in schema.ts, the nearest-note SQL in search.ts and the
+ * background queue in queue.ts; this module ties them together.
  */
 import { createHash } from 'node:crypto';
-import type { Client, InStatement, ResultSet } from '@libsql/client';
+import type { Client, InStatement } from '@libsql/client';
 import { EmbeddingError } from './adapter.ts';
 import type { EmbeddingAdapter } from './adapter.ts';
+import { createIndexQueue } from './queue.ts';
+import type { BackgroundErrorListener, RecallQueueOptions } from './queue.ts';
 import { renderNote } from './render.ts';
 import type { RecallNote } from './render.ts';
+import { NOTE_VECTORS_TABLE, RECALL_EVENTS_TABLE, applyRecallSchema } from './schema.ts';
+import { isZero, nearestNotes, searchLimit, vectorBlob } from './search.ts';
+import type { RecallHit, RecallSearchOptions } from './search.ts';
+import { checkSession, dedupe } from './validate.ts';
 
-export const NOTE_VECTORS_TABLE = 'note_vectors';
-export const RECALL_EVENTS_TABLE = 'recall_events';
-/** Every table holding per-session recall data (all keyed by `session_id`). */
-export const RECALL_TABLES = [NOTE_VECTORS_TABLE, RECALL_EVENTS_TABLE] as const;
-/** The optional libSQL DiskANN index over `note_vectors.embedding` (see `vectorIndex`). */
-export const RECALL_VECTOR_INDEX = 'note_vectors_ann';
-/** DiskANN settings: compressed neighbours keep writes ~4 ms and the index ~20 KB per row. */
-export const RECALL_VECTOR_INDEX_SETTINGS = [
-  'metric=cosine',
-  'compress_neighbors=float8',
-  'max_neighbors=32',
-];
-
-export interface RecallHit {
-  name: string;
-  digest: string;
-  /** Cosine similarity, −1..1 (rounded to 6 decimals). */
-  score: number;
-}
-
-export interface RecallSearchOptions {
-  /** 1..200; 10 by default. */
-  limit?: number;
-  /** The session's notes as they are now: name → digest. A name absent here is never returned. */
-  currentDigests: ReadonlyMap<string, string>;
-}
+// verify.ts reads the table name from here; the recall tables themselves are schema.ts's.
+export { NOTE_VECTORS_TABLE } from './schema.ts';
 
 export type RecallEventMode = 'shadow' | 'live';
 
@@ -87,19 +72,6 @@ export interface RecallStatus {
   needsCatchUp: boolean;
 }
 
-export interface RecallQueueOptions {
-  /** Notes queued across all sessions before new ones are refused (and the session marked for catch-up). 5,000 by default. */
-  maxPending?: number;
-  /** Attempts per batch before giving up (the session is then marked for catch-up). 6 by default. */
-  maxAttempts?: number;
-  /** First retry delay; 1 s by default, doubling with full jitter. */
-  baseDelayMs?: number;
-  /** Largest retry delay; 60 s by default. */
-  maxDelayMs?: number;
-  /** Notes embedded per background batch; 256 by default. */
-  batchSize?: number;
-}
-
 export interface RecallIndexOptions {
   /** The memory database's client. The index creates its own tables in it. */
   client: Client;
@@ -116,10 +88,10 @@ export interface RecallIndexOptions {
   /** Recall events kept per session (oldest pruned); 200 by default. */
   eventsPerSession?: number;
   /**
-   * Called when background indexing fails (never with note text). By default a warning is logged
-   * when a session's batch is given up.
+   * Called when background indexing fails (never with note text). By default a process warning is
+   * emitted when a session's batch is given up.
    */
-  onBackgroundError?: (error: unknown, info: { sessionId: string; attempt: number; gaveUp: boolean }) => void;
+  onBackgroundError?: BackgroundErrorListener;
   now?: () => Date;
 }
 
@@ -134,7 +106,7 @@ export interface IndexReport {
 
 export interface RecallIndex {
   readonly adapter: EmbeddingAdapter;
-  /** Creates the tables (idempotent; every method awaits it). */
+  /** Applies the recall migrations for this adapter (idempotent; every method awaits it). */
   init(): Promise<void>;
   /** Embeds and upserts the given notes (skipping those already indexed at this digest). */
   index(sessionId: string, notes: RecallNote[]): Promise<IndexReport>;
@@ -164,15 +136,6 @@ export interface RecallIndex {
   close(): void;
 }
 
-interface SessionQueue {
-  notes: Map<string, RecallNote>;
-  attempts: number;
-  timer: ReturnType<typeof setTimeout> | undefined;
-  running: Promise<void> | undefined;
-}
-
-const SEARCH_LIMIT_MAX = 200;
-
 export function createRecallIndex(options: RecallIndexOptions): RecallIndex {
   const { client, adapter } = options;
   const dims = adapter.dimensions;
@@ -180,25 +143,9 @@ export function createRecallIndex(options: RecallIndexOptions): RecallIndex {
   const useAnn = options.vectorIndex ?? false;
   const now = options.now ?? (() => new Date());
   const eventsPerSession = options.eventsPerSession ?? 200;
-  const maxPending = options.queue?.maxPending ?? 5_000;
-  const maxAttempts = options.queue?.maxAttempts ?? 6;
-  const baseDelayMs = options.queue?.baseDelayMs ?? 1_000;
-  const maxDelayMs = options.queue?.maxDelayMs ?? 60_000;
-  const queueBatch = options.queue?.batchSize ?? 256;
-  const onBackgroundError =
-    options.onBackgroundError ??
-    ((error: unknown, info: { sessionId: string; attempt: number; gaveUp: boolean }) => {
-      if (!info.gaveUp) return;
-      const message = error instanceof Error ? error.message : String(error);
-      console.warn(
-        `recall: background indexing for session ${info.sessionId} gave up after ${info.attempt} attempts: ${message}`,
-      );
-    });
+  const queue = createIndexQueue({ ...options.queue, index, onBackgroundError: options.onBackgroundError });
 
   let ready: Promise<void> | undefined;
-  let closed = false;
-  const queues = new Map<string, SessionQueue>();
-  const needsCatchUp = new Set<string>();
 
   // Epochs make in-flight writes void after deleteSession/rebuild. Values are unique (a global
   // counter) and an entry is dropped once no operation of the session is in flight.
@@ -224,53 +171,14 @@ export function createRecallIndex(options: RecallIndexOptions): RecallIndex {
   };
 
   function init(): Promise<void> {
-    ready ??= migrate().catch((err: unknown) => {
-      ready = undefined;
-      throw err;
-    });
+    ready ??= applyRecallSchema(client, { dimensions: dims, vectorIndex: useAnn }, now).then(
+      () => undefined,
+      (err: unknown) => {
+        ready = undefined;
+        throw err;
+      },
+    );
     return ready;
-  }
-
-  async function migrate(): Promise<void> {
-    const info = await client.execute(`PRAGMA table_info(${NOTE_VECTORS_TABLE})`);
-    if (info.rows.length > 0) {
-      const embedding = info.rows.find((r) => r.name === 'embedding');
-      const type = String(embedding?.type ?? '')
-        .replace(/\s+/g, '')
-        .toUpperCase();
-      const hasModel = info.rows.some((r) => r.name === 'model');
-      // Another dimension means another column type: vectors are derived data, so start over
-      // (catchUp/rebuild refill them).
-      if (type !== `F32_BLOB(${dims})` || !hasModel) await client.execute(`DROP TABLE ${NOTE_VECTORS_TABLE}`);
-    }
-    const stmts: string[] = [
-      `CREATE TABLE IF NOT EXISTS ${NOTE_VECTORS_TABLE} (
-        session_id TEXT NOT NULL,
-        name TEXT NOT NULL,
-        digest TEXT NOT NULL,
-        model TEXT NOT NULL,
-        embedding F32_BLOB(${dims}) NOT NULL,
-        indexed_at TEXT NOT NULL,
-        PRIMARY KEY (session_id, name)
-      )`,
-      `CREATE TABLE IF NOT EXISTS ${RECALL_EVENTS_TABLE} (
-        id INTEGER PRIMARY KEY,
-        session_id TEXT NOT NULL,
-        at TEXT NOT NULL,
-        query_digest TEXT NOT NULL,
-        mode TEXT NOT NULL CHECK (mode IN ('shadow', 'live')),
-        model TEXT NOT NULL,
-        results TEXT NOT NULL CHECK (json_valid(results))
-      )`,
-      `CREATE INDEX IF NOT EXISTS ${RECALL_EVENTS_TABLE}_by_session ON ${RECALL_EVENTS_TABLE} (session_id, id)`,
-    ];
-    if (useAnn) {
-      const settings = RECALL_VECTOR_INDEX_SETTINGS.map((s) => `'${s}'`).join(', ');
-      stmts.push(
-        `CREATE INDEX IF NOT EXISTS ${RECALL_VECTOR_INDEX} ON ${NOTE_VECTORS_TABLE} (libsql_vector_idx(embedding, ${settings}))`,
-      );
-    }
-    await client.batch(stmts, 'write');
   }
 
   async function embed(texts: string[]): Promise<Float32Array[]> {
@@ -304,7 +212,7 @@ export function createRecallIndex(options: RecallIndexOptions): RecallIndex {
             ON CONFLICT (session_id, name) DO UPDATE SET
               digest = excluded.digest, model = excluded.model,
               embedding = excluded.embedding, indexed_at = excluded.indexed_at`,
-      args: [sessionId, note.name, note.digest, model, blob(vector), at],
+      args: [sessionId, note.name, note.digest, model, vectorBlob(vector), at],
     };
   }
 
@@ -358,8 +266,7 @@ export function createRecallIndex(options: RecallIndexOptions): RecallIndex {
 
   async function remove(sessionId: string, names: string[]): Promise<void> {
     checkSession(sessionId);
-    const q = queues.get(sessionId);
-    if (q) for (const name of names) q.notes.delete(name);
+    queue.drop(sessionId, names);
     if (names.length === 0) return;
     await init();
     await client.execute({
@@ -370,65 +277,13 @@ export function createRecallIndex(options: RecallIndexOptions): RecallIndex {
 
   async function search(sessionId: string, text: string, opts: RecallSearchOptions): Promise<RecallHit[]> {
     checkSession(sessionId);
-    if (typeof text !== 'string') throw new TypeError('recall: search text must be a string');
-    const limit = opts.limit ?? 10;
-    if (!Number.isInteger(limit) || limit < 1 || limit > SEARCH_LIMIT_MAX) {
-      throw new RangeError(`recall: limit must be an integer from 1 to ${SEARCH_LIMIT_MAX}`);
-    }
+    const limit = searchLimit(text, opts);
     const current = opts.currentDigests;
-    if (!(current instanceof Map))
-      throw new TypeError('recall: currentDigests (a Map of name → digest) is required');
     if (current.size === 0 || text.trim() === '') return [];
     await init();
     const [query] = await embed([text]);
     if (query === undefined || isZero(query)) return [];
-    const q = blob(query);
-
-    const keep = (rows: ResultSet['rows']): RecallHit[] => {
-      const hits: RecallHit[] = [];
-      for (const r of rows) {
-        const name = String(r.name);
-        const digest = String(r.digest);
-        if (current.get(name) !== digest) continue; // stale or removed: never returned
-        hits.push({ name, digest, score: Math.round((1 - Number(r.d)) * 1e6) / 1e6 });
-        if (hits.length === limit) break;
-      }
-      return hits;
-    };
-
-    if (useAnn) {
-      const k = Math.min(Math.max(limit * 10, 100), 2_000);
-      try {
-        const rs = await client.execute({
-          sql: `SELECT name, digest, d FROM (
-                  SELECT v.name AS name, v.digest AS digest,
-                         vector_distance_cos(v.embedding, vector32(?1)) AS d
-                  FROM vector_top_k('${RECALL_VECTOR_INDEX}', vector32(?1), ?4) AS t
-                  JOIN ${NOTE_VECTORS_TABLE} AS v ON v.rowid = t.id
-                  WHERE v.session_id = ?2 AND v.model = ?3)
-                WHERE d IS NOT NULL ORDER BY d, name`,
-          args: [q, sessionId, model, k],
-        });
-        const hits = keep(rs.rows);
-        if (hits.length === limit) return hits;
-      } catch {
-        // The index is missing or unusable: the exact scan below is always correct.
-      }
-    }
-
-    // Exact scan of the session's vectors, best first. Stale rows are skipped in JS, so fetch a
-    // margin and widen the page in the rare case that many of the best rows are stale.
-    for (let page = limit + 32; ; page *= 4) {
-      const rs = await client.execute({
-        sql: `SELECT name, digest, d FROM (
-                SELECT name, digest, vector_distance_cos(embedding, vector32(?1)) AS d
-                FROM ${NOTE_VECTORS_TABLE} WHERE session_id = ?2 AND model = ?3)
-              WHERE d IS NOT NULL ORDER BY d, name LIMIT ?4`,
-        args: [q, sessionId, model, page],
-      });
-      const hits = keep(rs.rows);
-      if (hits.length === limit || rs.rows.length < page) return hits;
-    }
+    return nearestNotes(client, { sessionId, model, query, limit, current, useAnn });
   }
 
   async function rebuild(
@@ -445,8 +300,7 @@ export function createRecallIndex(options: RecallIndexOptions): RecallIndex {
       // Deleted or rebuilt again while embedding: the later call wins.
       if (epochOf(sessionId) !== epoch) return { indexed: 0, discarded: true };
       bump(sessionId); // earlier in-flight writes for this session are void from here on
-      const q = queues.get(sessionId);
-      if (q) for (const n of list) if (q.notes.get(n.name)?.digest === n.digest) q.notes.delete(n.name);
+      queue.settle(sessionId, list);
       const at = now().toISOString();
       await client.batch(
         [
@@ -455,7 +309,7 @@ export function createRecallIndex(options: RecallIndexOptions): RecallIndex {
         ],
         'write',
       );
-      needsCatchUp.delete(sessionId);
+      queue.caughtUp(sessionId);
       return { indexed: list.length, discarded: false };
     } finally {
       leave(sessionId);
@@ -465,14 +319,7 @@ export function createRecallIndex(options: RecallIndexOptions): RecallIndex {
   async function deleteSession(sessionId: string): Promise<{ vectors: number; events: number }> {
     checkSession(sessionId);
     bump(sessionId);
-    const q = queues.get(sessionId);
-    if (q) {
-      q.notes.clear();
-      if (q.timer) clearTimeout(q.timer);
-      q.timer = undefined;
-      if (!q.running) queues.delete(sessionId);
-    }
-    needsCatchUp.delete(sessionId);
+    queue.cancel(sessionId);
     await init();
     const [v, e] = await client.batch(
       [
@@ -573,10 +420,9 @@ export function createRecallIndex(options: RecallIndexOptions): RecallIndex {
         : await (source as Exclude<CatchUpSource, RecallNote[]>).load(names);
       const report = await index(sessionId, notes);
       indexed = report.indexed;
-      const q = queues.get(sessionId);
-      if (q) for (const n of notes) if (q.notes.get(n.name)?.digest === n.digest) q.notes.delete(n.name);
+      queue.settle(sessionId, notes);
     }
-    needsCatchUp.delete(sessionId);
+    queue.caughtUp(sessionId);
     return { indexed, removed: orphans.length };
   }
 
@@ -598,141 +444,9 @@ export function createRecallIndex(options: RecallIndexOptions): RecallIndex {
       indexed,
       missing: currentDigests.size - indexed,
       orphaned,
-      pending: pending(sessionId),
-      needsCatchUp: needsCatchUp.has(sessionId),
+      pending: queue.pending(sessionId),
+      needsCatchUp: queue.needsCatchUp(sessionId),
     };
-  }
-
-  // ---- background queue -------------------------------------------------------------------
-
-  function pending(sessionId?: string): number {
-    if (sessionId !== undefined) return queues.get(sessionId)?.notes.size ?? 0;
-    let n = 0;
-    for (const q of queues.values()) n += q.notes.size;
-    return n;
-  }
-
-  function indexLater(sessionId: string, notes: RecallNote[]): void {
-    try {
-      checkSession(sessionId);
-      if (closed) {
-        needsCatchUp.add(sessionId);
-        return;
-      }
-      let q = queues.get(sessionId);
-      if (!q) {
-        q = { notes: new Map(), attempts: 0, timer: undefined, running: undefined };
-        queues.set(sessionId, q);
-      }
-      let room = maxPending - pending();
-      let refused = 0;
-      for (const n of notes) {
-        if (q.notes.has(n.name))
-          q.notes.delete(n.name); // re-insert: newest content, queue order
-        else if (room <= 0) {
-          refused++;
-          continue;
-        } else room--;
-        q.notes.set(n.name, n);
-      }
-      if (refused > 0) {
-        needsCatchUp.add(sessionId);
-        onBackgroundError(new Error(`recall: background queue full, ${refused} notes left for catch-up`), {
-          sessionId,
-          attempt: 0,
-          gaveUp: true,
-        });
-      }
-      if (q.notes.size === 0 && !q.running) queues.delete(sessionId);
-      else if (q.attempts === 0) schedule(sessionId, 0); // during backoff, keep the retry timer
-    } catch (err) {
-      try {
-        onBackgroundError(err, { sessionId, attempt: 0, gaveUp: true });
-      } catch {
-        // never let background indexing reach the caller
-      }
-    }
-  }
-
-  function schedule(sessionId: string, delay: number): void {
-    const q = queues.get(sessionId);
-    if (!q || q.timer || q.running || closed) return;
-    q.timer = setTimeout(() => {
-      q.timer = undefined;
-      void runBatch(sessionId);
-    }, delay);
-    q.timer.unref?.();
-  }
-
-  async function runBatch(sessionId: string): Promise<void> {
-    const q = queues.get(sessionId);
-    if (!q || q.running || closed) return;
-    const batch = [...q.notes.values()].slice(0, queueBatch);
-    if (batch.length === 0) {
-      queues.delete(sessionId);
-      return;
-    }
-    let retryIn = 0;
-    q.running = (async () => {
-      try {
-        await index(sessionId, batch);
-        for (const n of batch) if (q.notes.get(n.name) === n) q.notes.delete(n.name);
-        q.attempts = 0;
-      } catch (err) {
-        q.attempts++;
-        const gaveUp = q.attempts >= maxAttempts;
-        try {
-          onBackgroundError(err, { sessionId, attempt: q.attempts, gaveUp });
-        } catch {
-          // a throwing listener must not stop the queue
-        }
-        if (gaveUp) {
-          for (const n of batch) if (q.notes.get(n.name) === n) q.notes.delete(n.name);
-          q.attempts = 0;
-          needsCatchUp.add(sessionId);
-        } else {
-          const backoff = Math.random() * Math.min(maxDelayMs, baseDelayMs * 2 ** (q.attempts - 1));
-          const hinted = err instanceof EmbeddingError ? err.retryAfterMs : undefined;
-          retryIn = Math.min(maxDelayMs, Math.max(backoff, hinted ?? 0));
-        }
-      }
-    })();
-    await q.running;
-    q.running = undefined;
-    if (queues.get(sessionId) !== q) return;
-    if (q.notes.size === 0) queues.delete(sessionId);
-    else schedule(sessionId, retryIn);
-  }
-
-  async function drain(): Promise<number> {
-    for (;;) {
-      let progressed = false;
-      for (const [sessionId, q] of [...queues]) {
-        if (q.running) {
-          await q.running;
-          progressed = true;
-          continue;
-        }
-        if (q.timer) clearTimeout(q.timer);
-        q.timer = undefined;
-        const before = q.notes.size;
-        const attemptsBefore = q.attempts;
-        await runBatch(sessionId);
-        if (q.notes.size < before && q.attempts <= attemptsBefore) progressed = true;
-      }
-      if (!progressed || queues.size === 0) return pending();
-    }
-  }
-
-  function close(): void {
-    closed = true;
-    for (const [sessionId, q] of queues) {
-      if (q.timer) clearTimeout(q.timer);
-      q.timer = undefined;
-      if (q.notes.size > 0) needsCatchUp.add(sessionId);
-      q.notes.clear();
-    }
-    queues.clear();
   }
 
   return {
@@ -745,77 +459,13 @@ export function createRecallIndex(options: RecallIndexOptions): RecallIndex {
     deleteSession,
     recordRecall,
     recentRecalls,
-    indexLater,
+    indexLater: queue.add,
     catchUp,
     status,
-    pending,
-    drain,
-    close,
+    pending: queue.pending,
+    drain: queue.drain,
+    close: queue.close,
   };
-}
-
-/** The statements that delete a session's recall data (for the store's forget/purge transaction). */
-export function recallDeleteStatements(sessionId: string): InStatement[] {
-  return RECALL_TABLES.map((table) => ({
-    sql: `DELETE FROM ${table} WHERE session_id = ?`,
-    args: [sessionId],
-  }));
-}
-
-/**
- * Deletes a session's recall data through any executor (a Client or a Transaction), skipping
- * tables that were never created. Prefer `RecallIndex.deleteSession` in a process that also
- * queues background indexing, so queued work for the session is cancelled too.
- */
-export async function deleteRecallSessionData(
-  db: { execute(stmt: InStatement): Promise<ResultSet> },
-  sessionId: string,
-): Promise<number> {
-  const rs = await db.execute({
-    sql: `SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (SELECT value FROM json_each(?))`,
-    args: [JSON.stringify(RECALL_TABLES)],
-  });
-  let deleted = 0;
-  for (const row of rs.rows) {
-    const table = String(row.name);
-    if (!(RECALL_TABLES as readonly string[]).includes(table)) continue;
-    const res = await db.execute({ sql: `DELETE FROM ${table} WHERE session_id = ?`, args: [sessionId] });
-    deleted += res.rowsAffected;
-  }
-  return deleted;
-}
-
-function checkSession(sessionId: string): void {
-  if (typeof sessionId !== 'string' || sessionId === '')
-    throw new TypeError('recall: sessionId must be a non-empty string');
-}
-
-function dedupe(notes: RecallNote[]): Map<string, RecallNote> {
-  const out = new Map<string, RecallNote>();
-  for (const n of notes) {
-    if (
-      typeof n?.name !== 'string' ||
-      n.name === '' ||
-      typeof n.digest !== 'string' ||
-      n.digest === '' ||
-      typeof n.kind !== 'string' ||
-      typeof n.text !== 'string'
-    ) {
-      throw new TypeError('recall: every note needs a name, digest, kind and text');
-    }
-    out.set(n.name, n);
-  }
-  return out;
-}
-
-/** libSQL reads F32 blobs little-endian, as Float32Array is on every platform Node runs on. */
-function blob(v: Float32Array): Uint8Array {
-  return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
-}
-
-function isZero(v: Float32Array): boolean {
-  for (let i = 0; i < v.length; i++) if (v[i] !== 0) return false;
-  return true;
 }
 
 function sha256(text: string): string {

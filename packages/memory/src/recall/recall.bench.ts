@@ -15,6 +15,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { createClient } from '@libsql/client';
 import { Bench } from 'tinybench';
 import fixture from './fixtures/recall-quality.json' with { type: 'json' };
@@ -23,10 +24,27 @@ import { createRecallIndex } from './recall-index.ts';
 import type { RecallNote } from './render.ts';
 
 const SIZES = [1_000, 10_000];
-const withAnn = process.argv.includes('--ann');
-const cacheMb = Number(
-  /^--cache-mb=(\d+)$/.exec(process.argv.find((a) => a.startsWith('--cache-mb=')) ?? '')?.[1] ?? 0,
-);
+const USAGE = 'usage: tsx src/recall/recall.bench.ts [--ann] [--cache-mb=<MiB>]';
+const FLAGS = { ann: { type: 'boolean' }, 'cache-mb': { type: 'string' } } as const;
+
+function usage(problem: string): never {
+  console.error(`${problem}\n${USAGE}`);
+  process.exit(2);
+}
+
+function parseFlags(): { withAnn: boolean; cacheMb: number } {
+  let parsed;
+  try {
+    parsed = parseArgs({ options: FLAGS, strict: true });
+  } catch (error) {
+    usage((error as Error).message); // an unknown flag, a value where none belongs, a positional
+  }
+  const cache = parsed.values['cache-mb'] ?? '0';
+  if (!/^\d+$/.test(cache)) usage(`--cache-mb takes a whole number of MiB, not ${JSON.stringify(cache)}`);
+  return { withAnn: parsed.values.ann ?? false, cacheMb: Number(cache) };
+}
+
+const { withAnn, cacheMb } = parseFlags();
 
 const WORDS = (
   'coral reef bleaching heat stress cover survey transect manta tow region recovery cyclone starfish ' +

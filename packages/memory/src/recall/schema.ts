@@ -1,0 +1,134 @@
+/**
+ * The recall tables in the memory database, migrated under their own namespace by the store's
+ * migration runner. `recall_events` is ordinary data; `note_vectors` and its optional DiskANN index
+ * are derived migrations: the vector column is sized by the embedding adapter, so another
+ * dimension rebuilds them (the vectors are a rebuildable copy; `catchUp` refills them).
+ */
+import type { Client, InStatement, ResultSet } from '@libsql/client';
+import { applyMigrations } from '../migrations.ts';
+import type { Migration } from '../migrations.ts';
+
+export const NOTE_VECTORS_TABLE = 'note_vectors';
+export const RECALL_EVENTS_TABLE = 'recall_events';
+/** Every table holding per-session recall data (all keyed by `session_id`). */
+export const RECALL_TABLES = [NOTE_VECTORS_TABLE, RECALL_EVENTS_TABLE] as const;
+/** The optional libSQL DiskANN index over `note_vectors.embedding` (see `vectorIndex`). */
+export const RECALL_VECTOR_INDEX = 'note_vectors_ann';
+/** DiskANN settings: compressed neighbours keep writes ~4 ms and the index ~20 KB per row. */
+export const RECALL_VECTOR_INDEX_SETTINGS = [
+  'metric=cosine',
+  'compress_neighbors=float8',
+  'max_neighbors=32',
+];
+
+export const RECALL_NAMESPACE = 'recall';
+
+/** What the recall migrations are built for: the adapter's vector length, and the DiskANN index or not. */
+type RecallSchemaSettings = { dimensions: number; vectorIndex: boolean };
+
+/** Released migrations are never edited: add a new entry instead (derived ones rebuild by shape). */
+export const RECALL_MIGRATIONS: readonly Migration[] = [
+  {
+    // IF NOT EXISTS: databases indexed before recall was migrated already have these, unrecorded.
+    name: '001_recall_events',
+    statements: [
+      `CREATE TABLE IF NOT EXISTS ${RECALL_EVENTS_TABLE} (
+        id INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL,
+        at TEXT NOT NULL,
+        query_digest TEXT NOT NULL,
+        mode TEXT NOT NULL CHECK (mode IN ('shadow', 'live')),
+        model TEXT NOT NULL,
+        results TEXT NOT NULL CHECK (json_valid(results))
+      )`,
+      `CREATE INDEX IF NOT EXISTS ${RECALL_EVENTS_TABLE}_by_session ON ${RECALL_EVENTS_TABLE} (session_id, id)`,
+    ],
+  },
+  {
+    name: '002_note_vectors',
+    derive: ({ dimensions }) => {
+      if (typeof dimensions !== 'number') return undefined;
+      return {
+        shape: `F32_BLOB(${dimensions})`,
+        statements: [
+          `CREATE TABLE ${NOTE_VECTORS_TABLE} (
+            session_id TEXT NOT NULL,
+            name TEXT NOT NULL,
+            digest TEXT NOT NULL,
+            model TEXT NOT NULL,
+            embedding F32_BLOB(${dimensions}) NOT NULL,
+            indexed_at TEXT NOT NULL,
+            PRIMARY KEY (session_id, name)
+          )`,
+        ],
+      };
+    },
+    drop: [`DROP TABLE IF EXISTS ${NOTE_VECTORS_TABLE}`],
+  },
+  {
+    // Only a process that asks for the index builds it; the others leave it as it is (an index
+    // opened without it shares the database with one that uses it).
+    name: '003_note_vectors_ann',
+    derive: ({ vectorIndex }) => {
+      if (vectorIndex !== true) return undefined;
+      const options = RECALL_VECTOR_INDEX_SETTINGS.map((s) => `'${s}'`).join(', ');
+      return {
+        shape: `libsql_vector_idx(${RECALL_VECTOR_INDEX_SETTINGS.join(', ')})`,
+        statements: [
+          `CREATE INDEX ${RECALL_VECTOR_INDEX} ON ${NOTE_VECTORS_TABLE} (libsql_vector_idx(embedding, ${options}))`,
+        ],
+      };
+    },
+    drop: [`DROP INDEX IF EXISTS ${RECALL_VECTOR_INDEX}`],
+  },
+];
+
+/**
+ * Creates or rebuilds the recall tables for this adapter's dimension (idempotent; recorded in
+ * `_migrations` under `recall`).
+ *
+ * @example
+ * await applyRecallSchema(client, { dimensions: adapter.dimensions, vectorIndex: false });
+ */
+export async function applyRecallSchema(
+  client: Client,
+  settings: RecallSchemaSettings,
+  now?: () => Date,
+): Promise<{ applied: number[] }> {
+  if (!Number.isInteger(settings.dimensions) || settings.dimensions < 1) {
+    // Interpolated into the DDL: only a positive integer may get there.
+    throw new RangeError(`recall: the adapter's dimensions must be a positive integer, not ${String(settings.dimensions)}`);
+  }
+  return applyMigrations(client, RECALL_NAMESPACE, RECALL_MIGRATIONS, now, settings);
+}
+
+/** The statements that delete a session's recall data (for the store's forget/purge transaction). */
+export function recallDeleteStatements(sessionId: string): InStatement[] {
+  return RECALL_TABLES.map((table) => ({
+    sql: `DELETE FROM ${table} WHERE session_id = ?`,
+    args: [sessionId],
+  }));
+}
+
+/**
+ * Deletes a session's recall data through any executor (a Client or a Transaction), skipping
+ * tables that were never created. Prefer `RecallIndex.deleteSession` in a process that also
+ * queues background indexing, so queued work for the session is cancelled too.
+ */
+export async function deleteRecallSessionData(
+  db: { execute(stmt: InStatement): Promise<ResultSet> },
+  sessionId: string,
+): Promise<number> {
+  const rs = await db.execute({
+    sql: `SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (SELECT value FROM json_each(?))`,
+    args: [JSON.stringify(RECALL_TABLES)],
+  });
+  let deleted = 0;
+  for (const row of rs.rows) {
+    const table = String(row.name);
+    if (!(RECALL_TABLES as readonly string[]).includes(table)) continue;
+    const res = await db.execute({ sql: `DELETE FROM ${table} WHERE session_id = ?`, args: [sessionId] });
+    deleted += res.rowsAffected;
+  }
+  return deleted;
+}
