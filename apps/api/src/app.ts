@@ -11,8 +11,7 @@ import type { AppDeps } from './deps.ts';
 import { seedDemo } from './demo/seed.ts';
 import { createLogger } from './log.ts';
 import { indexAllDocuments, prepareDocumentIndex } from './data/document-search.ts';
-import { createEmbeddingAdapterFromEnv } from '@oh/memory';
-import { migrate, openAppDatabase, openMemoryStore, openReviewedKnowledge } from './stores.ts';
+import { migrate, openAppDatabase, openEmbeddings, openMemoryStore, openReviewedKnowledge } from './stores.ts';
 
 export interface OpenedApp extends AppDeps {
   close(): Promise<void>;
@@ -29,19 +28,13 @@ export async function openApp(config: Config, overrides: { now?: () => Date; log
     log.warn('TOKEN_SECRET is not set: using DATA_DIR/token-secret; set TOKEN_SECRET when several API instances share a database');
   }
   const tokenSecret = resolveTokenSecret(config);
-  // Misconfiguration (a cloud URL without model or dimensions) fails here, at start.
-  const embeddings = createEmbeddingAdapterFromEnv({
-    EMBEDDINGS_URL: config.embeddings.url,
-    EMBEDDINGS_MODEL: config.embeddings.model,
-    EMBEDDINGS_API_KEY: config.embeddings.apiKey,
-    EMBEDDINGS_DIMENSIONS: config.embeddings.dimensions,
-  });
+  const embeddings = openEmbeddings(config.embeddings);
   const closers: Array<() => void> = [];
   try {
     const app = await openAppDatabase(config.appDb);
     closers.push(() => app.close());
     await migrate(app, 'app', APP_MIGRATIONS);
-    await prepareDocumentIndex(app, embeddings);
+    await prepareDocumentIndex(app, embeddings, now);
     const reviewed = await openReviewedKnowledge(app, now);
     closers.push(() => reviewed.close());
     const store = await openMemoryStore({

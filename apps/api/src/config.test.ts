@@ -1,8 +1,20 @@
 import { mkdtempSync, rmSync, statSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_WEB_DIST, loadConfig, resolvePurgeKey, resolveTokenSecret } from './config.ts';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  CONFIG_VARIABLES,
+  ConfigError,
+  DEFAULT_WEB_DIST,
+  loadConfig,
+  resolvePurgeKey,
+  resolveTokenSecret,
+} from './config.ts';
+import { openEmbeddings } from './stores.ts';
 
 function problems(env: Record<string, string>): string[] {
   try {
@@ -47,7 +59,13 @@ describe('loadConfig', () => {
         PURGE_INTERVAL_SECONDS: '5',
         RECALL_MODE: 'live',
         EMBEDDINGS_URL: 'https://embeddings.example/v1',
+        EMBEDDINGS_API_KEY: 'sk-test',
         EMBEDDINGS_MODEL: 'small',
+        EMBEDDINGS_DIMENSIONS: '512',
+        EMBEDDINGS_BATCH_SIZE: '16',
+        EMBEDDINGS_TIMEOUT_MS: '2500',
+        EMBEDDINGS_RETRIES: '0',
+        EMBEDDINGS_SEND_DIMENSIONS: 'off',
         ACCEPT_RUNS_UNTIL: '2030-06-01T12:00:00Z',
         MEMORY_DATABASE_URL: 'libsql://memory.example',
         MEMORY_DATABASE_AUTH_TOKEN: 'm',
@@ -56,6 +74,8 @@ describe('loadConfig', () => {
         WEB_DIST: 'web',
         MEMORY_DB_THREAD: 'main',
         MEMORY_DB_SYNCHRONOUS: 'NORMAL',
+        PURGE_KEY: 'k'.repeat(16),
+        LOG_LEVEL: 'warn',
       },
       '/srv',
     );
@@ -65,8 +85,24 @@ describe('loadConfig', () => {
       demo: false,
       sessionTtlSeconds: 60,
       explainTokenTtlSeconds: 30,
+      tokenSecret: 'x'.repeat(32),
       purgeIntervalSeconds: 5,
+      purgeKey: 'k'.repeat(16),
       recallMode: 'live',
+      embeddings: {
+        kind: 'cloud',
+        options: {
+          url: 'https://embeddings.example/v1',
+          apiKey: 'sk-test',
+          model: 'small',
+          dimensions: 512,
+          batchSize: 16,
+          timeoutMs: 2500,
+          retries: 0,
+          sendDimensions: false,
+        },
+      },
+      logLevel: 'warn',
       acceptRunsUntil: new Date('2030-06-01T12:00:00Z'),
       memoryDb: { url: 'libsql://memory.example', authToken: 'm' },
       appDb: { url: 'libsql://app.example', authToken: 'a' },
@@ -92,6 +128,11 @@ describe('loadConfig', () => {
       RECALL_MODE: 'loud',
       ACCEPT_RUNS_UNTIL: 'next tuesday',
       EMBEDDINGS_URL: 'ftp://x',
+      EMBEDDINGS_DIMENSIONS: 'lots',
+      EMBEDDINGS_BATCH_SIZE: '0',
+      EMBEDDINGS_TIMEOUT_MS: '1.5',
+      EMBEDDINGS_RETRIES: '-1',
+      EMBEDDINGS_SEND_DIMENSIONS: 'perhaps',
       MEMORY_DATABASE_URL: 'postgres://x',
       MEMORY_DB_THREAD: 'fork',
       MEMORY_DB_SYNCHRONOUS: 'OFF',
@@ -104,6 +145,11 @@ describe('loadConfig', () => {
       'TOKEN_SECRET: must be at least 32 characters',
       'RECALL_MODE: expected shadow, live or off',
       'EMBEDDINGS_URL: expected an http(s) URL of an OpenAI-compatible endpoint',
+      'EMBEDDINGS_DIMENSIONS: expected an integer 1..65536, got "lots"',
+      'EMBEDDINGS_BATCH_SIZE: expected an integer 1..2048, got "0"',
+      'EMBEDDINGS_TIMEOUT_MS: expected an integer 1..600000, got "1.5"',
+      'EMBEDDINGS_RETRIES: expected an integer 0..20, got "-1"',
+      'EMBEDDINGS_SEND_DIMENSIONS: expected 1/true/on or 0/false/off, got "perhaps"',
       'ACCEPT_RUNS_UNTIL: expected an ISO date or date-time, got "next tuesday"',
       'MEMORY_DB_THREAD: expected worker or main',
       'MEMORY_DB_SYNCHRONOUS: expected FULL or NORMAL',
@@ -116,6 +162,18 @@ describe('loadConfig', () => {
         'Invalid configuration:\n  - PORT: expected an integer 0..65535, got "-1"',
       );
     }
+  });
+
+  it('needs a model and a dimension with an embeddings URL, in every recall mode', () => {
+    for (const RECALL_MODE of ['shadow', 'live', 'off']) {
+      expect(problems({ RECALL_MODE, EMBEDDINGS_URL: 'https://embeddings.example' })).toEqual([
+        'EMBEDDINGS_MODEL: required when EMBEDDINGS_URL is set',
+        'EMBEDDINGS_DIMENSIONS: required when EMBEDDINGS_URL is set',
+      ]);
+    }
+    expect(problems({ EMBEDDINGS_URL: 'http://[::1' })).toEqual([
+      'EMBEDDINGS_URL: expected an http(s) URL of an OpenAI-compatible endpoint',
+    ]);
   });
 
   it('refuses one database for both memory and the application', () => {
@@ -142,5 +200,139 @@ describe('loadConfig', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("the README's configuration table", () => {
+  it('lists exactly the variables the schema reads', () => {
+    const readme = readFileSync(
+      resolve(dirname(fileURLToPath(import.meta.url)), '../../../README.md'),
+      'utf8',
+    );
+    const lines = readme.split('\n');
+    const heading = lines.findIndex((l) => l.trim() === '## Configuration');
+    expect(heading, 'README.md has a "## Configuration" heading').toBeGreaterThanOrEqual(0);
+    // The first table after the heading: its header row, the separator, then one row per line.
+    const start = lines.findIndex((l, i) => i > heading && l.startsWith('|'));
+    const table: string[] = [];
+    for (let i = start; start > heading && i < lines.length && lines[i]!.startsWith('|'); i++)
+      table.push(lines[i]!);
+    const documented = new Set<string>();
+    for (const row of table.slice(2)) {
+      const firstCell = row.split('|')[1] ?? '';
+      for (const [, name] of firstCell.matchAll(/`([^`]+)`/g)) {
+        if (/^[A-Z][A-Z0-9_]*$/.test(name!)) documented.add(name!);
+      }
+    }
+    const read = new Set(CONFIG_VARIABLES);
+    expect({
+      readButNotDocumented: [...read].filter((n) => !documented.has(n)),
+      documentedButNotRead: [...documented].filter((n) => !read.has(n)),
+    }).toEqual({ readButNotDocumented: [], documentedButNotRead: [] });
+  });
+});
+
+describe('every embeddings variable reaches the adapter', () => {
+  interface Seen {
+    url: string;
+    authorization: string | undefined;
+    body: { input: string[]; model: string; dimensions?: number };
+  }
+  const closers: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    await Promise.all(closers.splice(0).map((c) => c()));
+  });
+
+  /** A local OpenAI-compatible endpoint; `reply` answers the nth request (1-based). */
+  async function endpoint(dims: number, reply?: (res: ServerResponse, n: number) => boolean) {
+    const seen: Seen[] = [];
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Seen['body'];
+        seen.push({ url: req.url ?? '', authorization: req.headers.authorization, body });
+        if (reply?.(res, seen.length)) return;
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            data: body.input.map((_, index) => ({ index, embedding: new Array<number>(dims).fill(0.5) })),
+          }),
+        );
+      });
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    closers.push(
+      () =>
+        new Promise<void>((done) => {
+          server.closeAllConnections();
+          server.close(() => done());
+        }),
+    );
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
+  }
+
+  const adapterFor = (env: Record<string, string>) => openEmbeddings(loadConfig(env, '/srv').embeddings);
+
+  it('local hashing without EMBEDDINGS_URL, sized by EMBEDDINGS_DIMENSIONS', async () => {
+    expect(adapterFor({}).id).toBe('local-hash-v1:256');
+    const adapter = adapterFor({ EMBEDDINGS_DIMENSIONS: '128' });
+    expect(adapter.id).toBe('local-hash-v1:128');
+    expect((await adapter.embed(['coral reef']))[0]).toHaveLength(128);
+  });
+
+  it('URL, API key, model, dimensions, batch size and sending the dimension', async () => {
+    const server = await endpoint(4);
+    const env = {
+      EMBEDDINGS_URL: server.url,
+      EMBEDDINGS_API_KEY: 'sk-config-test',
+      EMBEDDINGS_MODEL: 'tiny-embed',
+      EMBEDDINGS_DIMENSIONS: '4',
+      EMBEDDINGS_BATCH_SIZE: '2',
+    };
+    const adapter = adapterFor(env);
+    expect(adapter.dimensions).toBe(4);
+    expect(await adapter.embed(['a', 'b', 'c', 'd', 'e'])).toHaveLength(5);
+    expect(server.seen.map((s) => s.body.input)).toEqual([['a', 'b'], ['c', 'd'], ['e']]);
+    expect(server.seen[0]).toEqual({
+      url: '/v1/embeddings',
+      authorization: 'Bearer sk-config-test',
+      body: { input: ['a', 'b'], model: 'tiny-embed', dimensions: 4 },
+    });
+
+    await adapterFor({ ...env, EMBEDDINGS_SEND_DIMENSIONS: 'false' }).embed(['f']);
+    expect(server.seen[3]!.body).toEqual({ input: ['f'], model: 'tiny-embed' });
+  });
+
+  it('EMBEDDINGS_RETRIES and EMBEDDINGS_TIMEOUT_MS', async () => {
+    // Two overloaded answers (retry-after-ms: 0 keeps the test fast), then success.
+    const flaky = await endpoint(4, (res, n) => {
+      if (n > 2) return false;
+      res.writeHead(503, { 'retry-after-ms': '0' });
+      res.end();
+      return true;
+    });
+    const env = { EMBEDDINGS_URL: flaky.url, EMBEDDINGS_MODEL: 'm', EMBEDDINGS_DIMENSIONS: '4' };
+    await expect(adapterFor({ ...env, EMBEDDINGS_RETRIES: '1' }).embed(['x'])).rejects.toMatchObject({
+      code: 'http',
+      status: 503,
+      attempts: 2,
+    });
+    expect(flaky.seen).toHaveLength(2);
+    expect(await adapterFor({ ...env, EMBEDDINGS_RETRIES: '1' }).embed(['x'])).toHaveLength(1);
+    expect(flaky.seen).toHaveLength(3);
+
+    // Never answers: the per-request timeout ends the attempt.
+    const silent = await endpoint(4, () => true);
+    const started = performance.now();
+    await expect(
+      adapterFor({
+        ...env,
+        EMBEDDINGS_URL: silent.url,
+        EMBEDDINGS_TIMEOUT_MS: '50',
+        EMBEDDINGS_RETRIES: '0',
+      }).embed(['x']),
+    ).rejects.toMatchObject({ code: 'timeout', attempts: 1 });
+    expect(performance.now() - started).toBeLessThan(5_000);
   });
 });

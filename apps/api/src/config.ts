@@ -11,6 +11,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'n
 import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { MAX_EMBEDDING_DIMENSIONS } from '@oh/memory';
+import type { CloudEmbeddingOptions, LocalEmbeddingOptions } from '@oh/memory';
 import { z } from 'zod';
 
 export class ConfigError extends Error {
@@ -28,8 +30,8 @@ const optionalString = z
   .optional()
   .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
 
-const intIn = (name: string, min: number, max: number, fallback: number) =>
-  optionalString.transform((v, ctx) => {
+const intIn = <F extends number | undefined>(min: number, max: number, fallback: F) =>
+  optionalString.transform((v, ctx): number | F => {
     if (v === undefined) return fallback;
     const n = /^-?\d+$/.test(v) ? Number(v) : Number.NaN;
     if (!Number.isSafeInteger(n) || n < min || n > max) {
@@ -58,16 +60,16 @@ const dbUrl = optionalString.refine(
 );
 
 const envSchema = z.object({
-  PORT: intIn('PORT', 0, 65_535, 3000),
+  PORT: intIn(0, 65_535, 3000),
   DATA_DIR: optionalString,
   DEMO: bool(undefined),
-  SESSION_TTL_SECONDS: intIn('SESSION_TTL_SECONDS', 1, 365 * 86_400, 86_400),
-  EXPLAIN_TOKEN_TTL_SECONDS: intIn('EXPLAIN_TOKEN_TTL_SECONDS', 1, 600, 600),
+  SESSION_TTL_SECONDS: intIn(1, 365 * 86_400, 86_400),
+  EXPLAIN_TOKEN_TTL_SECONDS: intIn(1, 600, 600),
   TOKEN_SECRET: optionalString.refine(
     (v) => v === undefined || v.length >= 32,
     'must be at least 32 characters',
   ),
-  PURGE_INTERVAL_SECONDS: intIn('PURGE_INTERVAL_SECONDS', 1, 86_400, 60),
+  PURGE_INTERVAL_SECONDS: intIn(1, 86_400, 60),
   PURGE_KEY: optionalString.refine(
     (v) => v === undefined || v.length >= 16,
     'must be at least 16 characters',
@@ -76,15 +78,17 @@ const envSchema = z.object({
     z.enum(['shadow', 'live', 'off'], 'expected shadow, live or off').default('shadow'),
   ),
   EMBEDDINGS_URL: optionalString.refine(
-    (v) => v === undefined || /^https?:\/\/[^\s]+$/.test(v),
+    (v) => v === undefined || (/^https?:\/\/[^\s]+$/.test(v) && URL.canParse(v)),
     'expected an http(s) URL of an OpenAI-compatible endpoint',
   ),
   EMBEDDINGS_API_KEY: optionalString,
   EMBEDDINGS_MODEL: optionalString,
-  EMBEDDINGS_DIMENSIONS: optionalString.refine(
-    (v) => v === undefined || /^\d+$/.test(v),
-    'expected a whole number',
-  ),
+  EMBEDDINGS_DIMENSIONS: intIn(1, MAX_EMBEDDING_DIMENSIONS, undefined),
+  // Unset: the cloud adapter's own defaults (64 inputs, 10 s, 3 retries, dimensions sent).
+  EMBEDDINGS_BATCH_SIZE: intIn(1, 2048, undefined),
+  EMBEDDINGS_TIMEOUT_MS: intIn(1, 600_000, undefined),
+  EMBEDDINGS_RETRIES: intIn(0, 20, undefined),
+  EMBEDDINGS_SEND_DIMENSIONS: bool(undefined),
   ACCEPT_RUNS_UNTIL: optionalString.transform((v, ctx) => {
     if (v === undefined) return null;
     // Date-only values mean "through the end of that day" would be surprising either way; we
@@ -130,13 +134,8 @@ export interface Config {
   /** Only the purge worker reads this; the API never needs the purge key (SPEC §8). */
   purgeKey: string | undefined;
   recallMode: 'shadow' | 'live' | 'off';
-  /** Passed to @oh/memory's createEmbeddingAdapterFromEnv (local feature hashing unless url is set). */
-  embeddings: {
-    url: string | undefined;
-    apiKey: string | undefined;
-    model: string | undefined;
-    dimensions: string | undefined;
-  };
+  /** The one embedding adapter (stores.ts `openEmbeddings`): local feature hashing unless EMBEDDINGS_URL is set. */
+  embeddings: EmbeddingsConfig;
   acceptRunsUntil: Date | null;
   memoryDb: { url: string; authToken: string | undefined };
   /**
@@ -152,6 +151,13 @@ export interface Config {
   webDist: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
+
+/** Options for @oh/memory's adapter factories, already validated. */
+export type EmbeddingsConfig =
+  { kind: 'local'; options: LocalEmbeddingOptions } | { kind: 'cloud'; options: CloudEmbeddingOptions };
+
+/** Every variable the API and the purge worker read (the README's configuration table lists them). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** apps/web/dist, resolved from this file (apps/api/src) rather than the working directory. */
@@ -173,8 +179,13 @@ export function loadConfig(
   const e = parsed.data;
   const dataDir = resolve(cwd, e.DATA_DIR ?? './data');
   const problems: string[] = [];
-  if (e.RECALL_MODE === 'live' && e.EMBEDDINGS_URL !== undefined && e.EMBEDDINGS_MODEL === undefined) {
+  // The cloud adapter serves document search in every RECALL_MODE, so these hold in every mode.
+  if (e.EMBEDDINGS_URL !== undefined && e.EMBEDDINGS_MODEL === undefined) {
     problems.push('EMBEDDINGS_MODEL: required when EMBEDDINGS_URL is set');
+  }
+  if (e.EMBEDDINGS_URL !== undefined && e.EMBEDDINGS_DIMENSIONS === undefined) {
+    // Stored vectors are sized by it, so it cannot be learnt from the first answer.
+    problems.push('EMBEDDINGS_DIMENSIONS: required when EMBEDDINGS_URL is set');
   }
   if (
     e.MEMORY_DATABASE_URL !== undefined &&
@@ -199,12 +210,7 @@ export function loadConfig(
     purgeIntervalSeconds: e.PURGE_INTERVAL_SECONDS,
     purgeKey: e.PURGE_KEY,
     recallMode: e.RECALL_MODE,
-    embeddings: {
-      url: e.EMBEDDINGS_URL,
-      apiKey: e.EMBEDDINGS_API_KEY,
-      model: e.EMBEDDINGS_MODEL,
-      dimensions: e.EMBEDDINGS_DIMENSIONS,
-    },
+    embeddings: embeddingsConfig(e),
     acceptRunsUntil: e.ACCEPT_RUNS_UNTIL,
     memoryDb: {
       url: e.MEMORY_DATABASE_URL ?? fileUrl(join(dataDir, 'memory.db')),
@@ -219,6 +225,27 @@ export function loadConfig(
     webDist: e.WEB_DIST !== undefined ? resolve(cwd, e.WEB_DIST) : DEFAULT_WEB_DIST,
     logLevel: e.LOG_LEVEL,
   };
+}
+
+function embeddingsConfig(e: z.output<typeof envSchema>): EmbeddingsConfig {
+  if (e.EMBEDDINGS_URL === undefined) {
+    return {
+      kind: 'local',
+      options: e.EMBEDDINGS_DIMENSIONS === undefined ? {} : { dimensions: e.EMBEDDINGS_DIMENSIONS },
+    };
+  }
+  const options: CloudEmbeddingOptions = {
+    url: e.EMBEDDINGS_URL,
+    // Both checked in loadConfig before this runs.
+    model: e.EMBEDDINGS_MODEL!,
+    dimensions: e.EMBEDDINGS_DIMENSIONS!,
+  };
+  if (e.EMBEDDINGS_API_KEY !== undefined) options.apiKey = e.EMBEDDINGS_API_KEY;
+  if (e.EMBEDDINGS_BATCH_SIZE !== undefined) options.batchSize = e.EMBEDDINGS_BATCH_SIZE;
+  if (e.EMBEDDINGS_TIMEOUT_MS !== undefined) options.timeoutMs = e.EMBEDDINGS_TIMEOUT_MS;
+  if (e.EMBEDDINGS_RETRIES !== undefined) options.retries = e.EMBEDDINGS_RETRIES;
+  if (e.EMBEDDINGS_SEND_DIMENSIONS !== undefined) options.sendDimensions = e.EMBEDDINGS_SEND_DIMENSIONS;
+  return { kind: 'cloud', options };
 }
 
 function fileUrl(path: string): string {

@@ -14,7 +14,7 @@ export interface AppDeps {
   /** Working memory; its own database holds agent memory and nothing else. */
   store: MemoryStore;
   reviewed: ReviewedKnowledge;
-  /** One embedding adapter for note recall and document search (created from env once). */
+  /** One embedding adapter for note recall and document search (created from the config once). */
   embeddings: EmbeddingAdapter;
   log: Logger;
   now: () => Date;

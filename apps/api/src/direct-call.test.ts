@@ -5,10 +5,17 @@
  * client reads, and the body bytes must be the same.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { initTRPC } from '@trpc/server';
+import type { AnyTRPCRouter } from '@trpc/server';
+import type { TRPCRequestInfo } from '@trpc/server/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REEF_DOCUMENT_ID } from './demo/library.ts';
+import { createDirectCall } from './direct-call.ts';
+import { appRouter } from './router.ts';
 import { startTestServer } from './testing/harness.ts';
 import type { TestServer } from './testing/harness.ts';
 
@@ -274,5 +281,102 @@ describe('direct route', () => {
         },
       },
     });
+  });
+});
+
+describe('start-up check of the router internals the route reads', () => {
+  const direct = (router: unknown) => () =>
+    createDirectCall({ router: router as AnyTRPCRouter, createContext: () => Promise.resolve({}) });
+
+  it("accepts this tRPC version's router", () => {
+    expect(direct(appRouter)).not.toThrow();
+  });
+
+  it('refuses, naming what is missing, a router whose internals moved', () => {
+    const { _config, procedures } = appRouter._def;
+    const cases: Array<[unknown, RegExp]> = [
+      [{}, /router\._def\._config is not an object; router\._def\.procedures is not/],
+      [{ _def: { procedures } }, /_config is not an object/],
+      [{ _def: { _config: { ..._config, errorFormatter: undefined }, procedures } }, /errorFormatter/],
+      [{ _def: { _config: { ..._config, transformer: {} }, procedures } }, /transformer/],
+      [{ _def: { _config, procedures: {} } }, /procedures is not a non-empty map/],
+      [{ _def: { _config, record: procedures } }, /procedures is not a non-empty map/],
+      [
+        { _def: { _config, procedures: { health: { type: 'query' } } } },
+        /procedures\["health"\] is not a procedure/,
+      ],
+    ];
+    for (const [router, problem] of cases) {
+      expect(direct(router)).toThrow(problem);
+      expect(direct(router)).toThrow(/@trpc\/server 11\.22\.1; see docs\/dependencies\.md/);
+    }
+  });
+});
+
+describe('request info and abort signal', () => {
+  it('gives createContext the request info, and the procedure a signal that fires when the client goes away', async () => {
+    const t = initTRPC.create();
+    let entered!: () => void;
+    const inProcedure = new Promise<void>((resolve) => (entered = resolve));
+    const signals: AbortSignal[] = [];
+    const infos: TRPCRequestInfo[] = [];
+    const router = t.router({
+      quick: t.procedure.query(({ signal }) => {
+        signals.push(signal!);
+        return 'done';
+      }),
+      // Answers only when its signal fires.
+      slow: t.procedure.query(({ signal }) => {
+        signals.push(signal!);
+        entered();
+        return new Promise<string>((resolve) => signal!.addEventListener('abort', () => resolve('aborted')));
+      }),
+    });
+    const directCall = createDirectCall({
+      router,
+      createContext: ({ info }) => {
+        infos.push(info);
+        return Promise.resolve({});
+      },
+    });
+    const server = createServer((req, res) => {
+      if (!directCall(req, res, (req.url ?? '').slice('/trpc/'.length))) res.writeHead(404).end();
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const quick = await fetch(`${base}/trpc/quick?input=${encodeURIComponent('{"a":1}')}`);
+      expect(await quick.json()).toEqual({ result: { data: 'done' } });
+      expect(infos[0]).toMatchObject({
+        type: 'query',
+        isBatchCall: false,
+        accept: null,
+        connectionParams: null,
+      });
+      expect(infos[0]!.url?.href).toBe(`${base}/trpc/quick?input=${encodeURIComponent('{"a":1}')}`);
+      expect(infos[0]!.calls.map((c) => [c.path, c.batchIndex, c.procedure?._def.type])).toEqual([
+        ['quick', 0, 'query'],
+      ]);
+      // The procedure takes no input, so nothing read it: as behind the adapter, result() is undefined.
+      expect(infos[0]!.calls[0]!.result()).toBeUndefined();
+      expect(await infos[0]!.calls[0]!.getRawInput()).toEqual({ a: 1 });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      // An answer written completely does not abort anything.
+      expect(signals[0]!.aborted).toBe(false);
+
+      const gone = request(`${base}/trpc/slow`);
+      gone.on('error', () => {});
+      gone.end();
+      await inProcedure;
+      const slowSignal = signals[1]!;
+      expect(slowSignal.aborted).toBe(false);
+      gone.destroy();
+      await new Promise<void>((resolve) => slowSignal.addEventListener('abort', () => resolve()));
+      expect(slowSignal.aborted).toBe(true);
+      expect(infos[1]!.signal.aborted).toBe(true);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((done) => server.close(() => done()));
+    }
   });
 });

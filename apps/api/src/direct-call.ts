@@ -5,30 +5,52 @@
  * to @trpc/server's node adapter turning the Node request into a fetch Request and the answer
  * back (Headers, AbortSignals, web streams): measured, the same procedures behind a bare Node
  * server answered ~2× the remember calls per second. This route calls the procedure through
- * tRPC's public adapter-author API (`callTRPCProcedure`, `getErrorShape`,
- * `transformTRPCResponse`, `getHTTPStatusCode`) and writes the same bytes, status and headers the
- * adapter would: the same router, middlewares, input validation, error formatter and `onError`.
+ * tRPC's public adapter-author API (`callTRPCProcedure`, `getTRPCErrorShape`,
+ * `transformTRPCResponse`, `getHTTPStatusCode`, `createURL`) and writes the same bytes, status
+ * and headers the adapter would: the same router, middlewares, input validation, error
+ * formatter and `onError`; `createContext` gets the same `{ req, res, info }` and the procedure
+ * an abort signal that fires when the client goes away, as behind the adapter.
  *
  * Anything else — batches, other content types, unknown paths, a method that does not fit the
- * procedure, unparseable JSON, streaming accepts — is left to the adapter (`next()`), so its
- * answers (and errors) for those stay exactly its own. Tests run every API test through this
- * route and compare its answers with the adapter's (direct-call.test.ts).
+ * procedure, unparseable JSON, streaming accepts, connection params — is left to the adapter
+ * (`next()`), so its answers (and errors) for those stay exactly its own. Tests run every API
+ * test through this route and compare its answers with the adapter's (direct-call.test.ts).
+ *
+ * It also reads three router internals no public function offers: the flat map of procedures
+ * (`_def.procedures`), a procedure's `_def.type` and the root config (`_def._config`, for the
+ * transformer and error formatter). {@link checkRouterInternals} fails at start when a tRPC
+ * upgrade moved them (docs/dependencies.md).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   callTRPCProcedure,
-  getErrorShape,
   getTRPCErrorFromUnknown,
+  getTRPCErrorShape,
   transformTRPCResponse,
 } from '@trpc/server';
-import type { AnyTRPCProcedure, AnyTRPCRouter, TRPCError } from '@trpc/server';
+import type {
+  AnyTRPCProcedure,
+  AnyTRPCRouter,
+  TRPCDefaultErrorShape,
+  TRPCError,
+  TRPCRootConfig,
+} from '@trpc/server';
+import { createURL } from '@trpc/server/adapters/node-http';
 import { getHTTPStatusCode } from '@trpc/server/http';
+import type { TRPCRequestInfo } from '@trpc/server/http';
 
 type Type = 'query' | 'mutation';
+/** The root config as this route uses it: whatever the formatter adds, an error shape is at least this. */
+type RootConfig = TRPCRootConfig<{
+  ctx: object;
+  meta: object;
+  errorShape: TRPCDefaultErrorShape;
+  transformer: boolean;
+}>;
 
-export interface DirectCallOptions<Ctx> {
+export interface DirectCallOptions<Ctx extends object> {
   router: AnyTRPCRouter;
-  createContext: (opts: { req: IncomingMessage; res: ServerResponse }) => Promise<Ctx>;
+  createContext: (opts: { req: IncomingMessage; res: ServerResponse; info: TRPCRequestInfo }) => Promise<Ctx>;
   onError?: (opts: {
     error: TRPCError;
     path: string;
@@ -40,33 +62,91 @@ export interface DirectCallOptions<Ctx> {
 }
 
 const PROCEDURE_PATH = /^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$/;
+const PROCEDURE_TYPES = new Set(['query', 'mutation', 'subscription']);
 
 function isJsonContentType(value: string | undefined): boolean {
   return value !== undefined && value.split(';', 1)[0]!.trim().toLowerCase() === 'application/json';
 }
 
+const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null;
+const isFunction = (x: unknown): boolean => typeof x === 'function';
+
+/**
+ * The router internals this route reads, checked once: a tRPC upgrade that renames or reshapes
+ * them throws here, at start, instead of sending every call to the wrong place.
+ */
+export function checkRouterInternals(router: AnyTRPCRouter): {
+  config: RootConfig;
+  procedures: Record<string, AnyTRPCProcedure | undefined>;
+} {
+  const problems: string[] = [];
+  const def: unknown = (router as { _def?: unknown })._def;
+  const config = isObject(def) ? def._config : undefined;
+  const procedures = isObject(def) ? def.procedures : undefined;
+  if (!isObject(config)) problems.push('router._def._config is not an object');
+  else {
+    if (!isFunction(config.errorFormatter))
+      problems.push('router._def._config.errorFormatter is not a function');
+    const transformer = config.transformer;
+    const input = isObject(transformer) ? transformer.input : undefined;
+    const output = isObject(transformer) ? transformer.output : undefined;
+    if (
+      !isObject(input) ||
+      !isFunction(input.deserialize) ||
+      !isObject(output) ||
+      !isFunction(output.serialize)
+    )
+      problems.push('router._def._config.transformer has no input.deserialize / output.serialize');
+  }
+  if (!isObject(procedures) || Object.keys(procedures).length === 0)
+    problems.push('router._def.procedures is not a non-empty map of procedures by path');
+  else {
+    for (const [path, procedure] of Object.entries(procedures)) {
+      const type = isFunction(procedure)
+        ? (procedure as { _def?: { type?: unknown } })._def?.type
+        : undefined;
+      if (typeof type !== 'string' || !PROCEDURE_TYPES.has(type)) {
+        problems.push(`router._def.procedures["${path}"] is not a procedure with a _def.type`);
+        break;
+      }
+    }
+  }
+  if (problems.length > 0) {
+    throw new Error(
+      `The direct tRPC route (apps/api/src/direct-call.ts) reads @trpc/server internals this version ` +
+        `does not have: ${problems.join('; ')}. It was written against @trpc/server 11.22.1; see ` +
+        `docs/dependencies.md before upgrading.`,
+    );
+  }
+  return {
+    config: config as RootConfig,
+    procedures: procedures as Record<string, AnyTRPCProcedure | undefined>,
+  };
+}
+
 /**
  * Returns a handler for a request under the tRPC base path (`procedurePath` is the part after
  * it, query string included). It answers and returns true, or returns false and leaves the
- * request untouched for the adapter.
+ * request untouched for the adapter. Throws at once if the router's internals are not the
+ * ones this route was written against ({@link checkRouterInternals}).
  */
-export function createDirectCall<Ctx>(opts: DirectCallOptions<Ctx>) {
-  const config = opts.router._def._config;
-  // The router's flat map of procedures by dotted path (tRPC builds it when the router is created).
-  const procedures = opts.router._def.procedures as Record<string, AnyTRPCProcedure | undefined>;
+export function createDirectCall<Ctx extends object>(opts: DirectCallOptions<Ctx>) {
+  const { config, procedures } = checkRouterInternals(opts.router);
 
   return (req: IncomingMessage & { body?: unknown }, res: ServerResponse, procedurePath: string): boolean => {
     const [path = '', query = ''] = procedurePath.split('?', 2);
     if (!PROCEDURE_PATH.test(path)) return false;
     const type: Type | null = req.method === 'GET' ? 'query' : req.method === 'POST' ? 'mutation' : null;
     const procedure = Object.hasOwn(procedures, path) ? procedures[path] : undefined;
-    if (type === null || procedure?._def.type !== type) return false;
+    if (type === null || procedure === undefined || procedure._def.type !== type) return false;
     if (req.headers['trpc-accept'] !== undefined || req.headers.accept === 'application/jsonl') return false;
     const params = new URLSearchParams(query);
-    if (params.has('batch')) return false;
+    if (params.has('batch') || params.has('connectionParams')) return false;
 
     let input: unknown;
+    let url: URL;
     try {
+      url = createURL(req);
       if (type === 'query') {
         if (req.headers['content-type'] !== undefined && !isJsonContentType(req.headers['content-type']))
           return false;
@@ -83,14 +163,46 @@ export function createDirectCall<Ctx>(opts: DirectCallOptions<Ctx>) {
         input = JSON.parse(req.body);
       }
     } catch {
-      return false; // the adapter answers PARSE_ERROR in its own words
+      return false; // the adapter answers PARSE_ERROR (or a bad URL) in its own words
     }
 
-    answer(req, res, path, type, input).catch((cause: unknown) => {
+    // As the adapter: aborted when the connection closes before the answer was written.
+    const abort = new AbortController();
+    res.once('close', () => {
+      if (!res.writableEnded) abort.abort();
+    });
+    // As the adapter, the input is deserialised when the procedure reads it, and an error
+    // reports the input only if it was read by then.
+    let read = false;
+    let rawInput: unknown;
+    const call: TRPCRequestInfo['calls'][number] = {
+      path,
+      procedure,
+      batchIndex: 0,
+      getRawInput: () => {
+        if (!read)
+          rawInput =
+            input === undefined ? undefined : (config.transformer.input.deserialize(input) as unknown);
+        read = true;
+        return Promise.resolve(rawInput);
+      },
+      result: () => (read ? rawInput : undefined),
+    };
+    const info: TRPCRequestInfo = {
+      accept: null,
+      type,
+      isBatchCall: false,
+      calls: [call],
+      connectionParams: null,
+      signal: abort.signal,
+      url,
+    };
+
+    answer(req, res, info, call, type, abort.signal).catch((cause: unknown) => {
       // Only a failure to serialise or write the answer gets here: say so as tRPC would.
       const error = getTRPCErrorFromUnknown(cause);
       if (res.headersSent || res.destroyed) return;
-      const shape = getErrorShape({ config, ctx: undefined, error, input, path, type });
+      const shape = getTRPCErrorShape({ config, ctx: undefined, error, input: call.result(), path, type });
       res.writeHead(500, { vary: 'trpc-accept, accept', 'content-type': 'application/json' });
       res.end(JSON.stringify(transformTRPCResponse(config, { error: shape })));
     });
@@ -100,28 +212,30 @@ export function createDirectCall<Ctx>(opts: DirectCallOptions<Ctx>) {
   async function answer(
     req: IncomingMessage,
     res: ServerResponse,
-    path: string,
+    info: TRPCRequestInfo,
+    call: TRPCRequestInfo['calls'][number],
     type: Type,
-    input: unknown,
+    signal: AbortSignal,
   ): Promise<void> {
     let ctx: Ctx | undefined;
     let body: unknown;
     try {
-      ctx = await opts.createContext({ req, res });
+      ctx = await opts.createContext({ req, res, info });
       const data: unknown = await callTRPCProcedure({
         router: opts.router,
-        path,
-        getRawInput: async () => input,
+        path: call.path,
+        getRawInput: call.getRawInput,
         ctx,
         type,
-        signal: undefined,
-        batchIndex: 0,
+        signal,
+        batchIndex: call.batchIndex,
       });
       body = { result: { data } };
     } catch (cause) {
       const error = getTRPCErrorFromUnknown(cause);
-      opts.onError?.({ error, path, input, ctx, type, req });
-      body = { error: getErrorShape({ config, ctx, error, input, path, type }) };
+      const input = call.result();
+      opts.onError?.({ error, path: call.path, input, ctx, type, req });
+      body = { error: getTRPCErrorShape({ config, ctx, error, input, path: call.path, type }) };
     }
     const status = getHTTPStatusCode(body as Parameters<typeof getHTTPStatusCode>[0]);
     const json = JSON.stringify(

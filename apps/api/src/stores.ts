@@ -3,8 +3,25 @@
  * store's interfaces.
  */
 import type { Client } from '@libsql/client';
-import { applyMigrations, createMemoryStore, createReviewedKnowledge, openDatabase, openPurger } from '@oh/memory';
-import type { MemoryStore, MemoryStoreOptions, Migration, Purger, PurgerOptions, ReviewedKnowledge } from '@oh/memory';
+import {
+  applyMigrations,
+  createCloudEmbeddingAdapter,
+  createLocalEmbeddingAdapter,
+  createMemoryStore,
+  createReviewedKnowledge,
+  openDatabase,
+  openPurger,
+} from '@oh/memory';
+import type {
+  EmbeddingAdapter,
+  MemoryStore,
+  MemoryStoreOptions,
+  Migration,
+  Purger,
+  PurgerOptions,
+  ReviewedKnowledge,
+} from '@oh/memory';
+import type { EmbeddingsConfig } from './config.ts';
 
 export function openMemoryStore(options: MemoryStoreOptions): Promise<MemoryStore> {
   return createMemoryStore(options);
@@ -30,4 +47,15 @@ export function openAppDatabase(options: { url: string; authToken?: string | und
 
 export async function migrate(client: Client, namespace: string, migrations: readonly Migration[]): Promise<void> {
   await applyMigrations(client, namespace, migrations);
+}
+
+/**
+ * The embedding adapter the configuration names. The cloud adapter checks its options again and
+ * throws an EmbeddingError (code `config`) for anything config.ts let through, so a bad value
+ * still fails at start.
+ */
+export function openEmbeddings(config: EmbeddingsConfig): EmbeddingAdapter {
+  return config.kind === 'cloud'
+    ? createCloudEmbeddingAdapter(config.options)
+    : createLocalEmbeddingAdapter(config.options);
 }

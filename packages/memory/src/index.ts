@@ -54,6 +54,10 @@ export { canonicalJson, kindOf, recordDigest, shortDigest } from './records.ts';
 export { createMemoryStore } from './store.ts';
 export { createReviewedKnowledge, reviewDecisionInputSchema } from './reviewed.ts';
 export { openPurger } from './purger.ts';
+// The operator's `verify` command: replay every session's log, check what is derived, repair it.
+export { openVerifier, verifyReviewed } from './verifier.ts';
+export type { MemoryVerifier, RepairReport, ReviewedVerification, VerifierOptions } from './verifier.ts';
+export type { RecallLag, SessionVerification, VerifyFinding } from './verify.ts';
 
 // --- Vocabulary profiles (SPEC §7): value codecs, packs, the shipped Research/Language/Finance packs.
 export {
@@ -114,25 +118,21 @@ export {
   LOCAL_EMBEDDING_VERSION,
   NOTE_VECTORS_TABLE,
   RECALL_EVENTS_TABLE,
-  RECALL_MODES,
   RECALL_TABLES,
   RECALL_VECTOR_INDEX,
   RECALL_VECTOR_INDEX_SETTINGS,
   RENDER_MAX_CHARS,
   createCloudEmbeddingAdapter,
-  createEmbeddingAdapterFromEnv,
   createLocalEmbeddingAdapter,
   createRecallIndex,
   deleteRecallSessionData,
   recallDeleteStatements,
-  recallModeFromEnv,
   renderNote,
 } from './recall/index.ts';
 export type {
   CatchUpSource,
   CloudEmbeddingOptions,
   EmbeddingAdapter,
-  EmbeddingEnv,
   EmbeddingErrorCode,
   IndexReport,
   LocalEmbeddingOptions,
@@ -142,7 +142,6 @@ export type {
   RecallHit,
   RecallIndex,
   RecallIndexOptions,
-  RecallMode,
   RecallNote,
   RecallQueueOptions,
   RecallSearchOptions,

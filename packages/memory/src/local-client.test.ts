@@ -143,6 +143,12 @@ describe.each(CLIENTS)('%s', (_, openClient) => {
     expect((await client.execute('PRAGMA foreign_keys')).rows[0]![0]).toBe(1);
     await expect(client.transaction()).rejects.toMatchObject({ code: 'TRANSACTION_NOT_SUPPORTED' });
     await expect(client.sync()).rejects.toMatchObject({ code: 'SYNC_NOT_SUPPORTED' });
+    await expect(client.executeMultiple('CREATE TABLE x (a); DROP TABLE p')).rejects.toMatchObject({
+      code: 'EXECUTE_MULTIPLE_NOT_SUPPORTED',
+    });
+    expect(
+      (await client.execute("SELECT count(*) AS n FROM sqlite_master WHERE name IN ('p', 'x')")).rows[0]!.n,
+    ).toBe(1);
     expect(() => client.reconnect()).toThrow(/not supported/);
   });
 

@@ -13,8 +13,10 @@
  * same "BEGIN IMMEDIATE … COMMIT" batches, rolled back on any error), so the store's error
  * mapping and every caller see exactly what the stock client gives. It holds ONE connection:
  * the store's PRAGMAs bind per connection (see db.ts), and the write path is one batch per call.
- * Interactive transactions are not offered: the store never uses them (a remote server would
- * hold a stream for them), so `transaction()` refuses.
+ * It keeps what the store calls (execute, batch, batchGroup, close) and `migrate()`, which the
+ * database thread's client shares (migrateWithForeignKeysOff). Interactive transactions (a remote
+ * server would hold a stream for them) and `executeMultiple()` (unchecked SQL scripts; the
+ * store's migrations are batches) are not offered: they refuse, as `sync()` and `reconnect()` do.
  */
 import { createRequire } from 'node:module';
 import { LibsqlBatchError, LibsqlError } from '@libsql/client';
@@ -36,7 +38,6 @@ interface LibsqlDatabase {
   readonly open: boolean;
   readonly inTransaction: boolean;
   prepare(sql: string): LibsqlStatement;
-  exec(sql: string): void;
   close(): void;
 }
 interface LibsqlDatabaseConstructor {
@@ -58,6 +59,11 @@ export const notOffered = {
     new LibsqlError('sync() is for embedded replicas; this is a plain local file', 'SYNC_NOT_SUPPORTED'),
   reconnect: () =>
     new LibsqlError('reconnect() is not supported by the embedded client', 'RECONNECT_NOT_SUPPORTED'),
+  executeMultiple: () =>
+    new LibsqlError(
+      'executeMultiple() is not used by this store; use batch()',
+      'EXECUTE_MULTIPLE_NOT_SUPPORTED',
+    ),
 };
 
 /** `migrate` as @libsql/client's local driver does it: one batch with foreign keys off. */
@@ -201,15 +207,9 @@ export class LocalClient implements Client {
     throw notOffered.transaction();
   }
 
-  async executeMultiple(sql: string): Promise<void> {
-    this.#checkOpen();
-    try {
-      this.#db.exec(sql);
-    } catch (error) {
-      throw mapSqliteError(error);
-    } finally {
-      this.#rollbackIfOpen();
-    }
+  // The parameter stays for callers typed against Client (the database thread relays it).
+  async executeMultiple(_sql: string): Promise<never> {
+    throw notOffered.executeMultiple();
   }
 
   async sync(): Promise<never> {
