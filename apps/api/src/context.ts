@@ -12,6 +12,7 @@
  * accident. The cookie only ever carries user tokens.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parseCookie } from 'cookie';
 import { hashToken, tokenKind } from './tokens.ts';
 import { userByApiKey, userByToken } from './data/users.ts';
 import type { User } from './data/users.ts';
@@ -51,15 +52,11 @@ export function readCredential(headers: { authorization?: string | undefined; co
     const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
     return m?.[1] ? { token: m[1], from: 'bearer' } : 'malformed';
   }
-  const cookie = headers.cookie;
-  if (cookie) {
-    for (const part of cookie.split(';')) {
-      const eq = part.indexOf('=');
-      if (eq > 0 && part.slice(0, eq).trim() === SESSION_COOKIE) {
-        const value = part.slice(eq + 1).trim();
-        if (value) return { token: value, from: 'cookie' };
-      }
-    }
+  if (headers.cookie) {
+    // Taken as sent: our tokens are base64url, nothing to decode. An empty value (a cleared
+    // cookie) is skipped, so a later cookie of the same name still counts.
+    const token = parseCookie(headers.cookie, { decode: (value) => value || undefined })[SESSION_COOKIE];
+    if (token) return { token, from: 'cookie' };
   }
   return undefined;
 }

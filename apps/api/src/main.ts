@@ -3,6 +3,10 @@ import { ConfigError, loadConfig } from './config.ts';
 import { createLogger } from './log.ts';
 import { startServer } from './server.ts';
 
+// Why the process could not start (bad configuration, a port in use): on stderr, which a
+// supervisor that discards the request log (stdout) still shows, whatever LOG_LEVEL says.
+const fatal = createLogger('info', 'sponge-api', { destination: process.stderr });
+
 async function main(): Promise<void> {
   let config;
   try {
@@ -11,7 +15,7 @@ async function main(): Promise<void> {
     config = loadConfig(process.env, process.env.INIT_CWD ?? process.cwd());
   } catch (err) {
     if (err instanceof ConfigError) {
-      console.error(err.message);
+      fatal.fatal(err.message);
       process.exit(2);
     }
     throw err;
@@ -37,7 +41,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  console.error('sponge api failed to start:', err instanceof Error ? err.message : err);
-  if (err instanceof Error && err.cause) console.error('cause:', err.cause);
+  // pino's error serializer keeps the message, the stack and every cause.
+  fatal.fatal({ err }, 'sponge api failed to start');
   process.exit(1);
 });

@@ -1,6 +1,7 @@
 /**
  * The purge worker (SPEC §8): `pnpm --filter @sponge/api purge` runs a pass every
- * PURGE_INTERVAL_SECONDS; `-- --once` runs one pass and exits 0.
+ * PURGE_INTERVAL_SECONDS; `-- --once` runs one pass and exits 0 (1 if the pass failed); an
+ * unknown flag is refused with the usage line (exit 2).
  *
  * A separate process that holds only the purge key (PURGE_KEY, or DATA_DIR/purge.key generated
  * with mode 0600) and the memory database's address. It never reads TOKEN_SECRET and never opens
@@ -8,12 +9,38 @@
  * ones empty, and nothing else.
  */
 import { mkdirSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, resolvePurgeKey } from './config.ts';
 import { createLogger } from './log.ts';
 import { openPurgeWorker } from './stores.ts';
 
+const USAGE = 'usage: pnpm --filter @sponge/api purge [-- --once]';
+
+// Why the worker could not start or stopped: on stderr, whatever LOG_LEVEL says.
+const fatal = createLogger('info', 'sponge-purge', { destination: process.stderr });
+
+/** The `--once` flag, or the exit code after a usage line (unknown flag, `--help`). */
+function readArgs(argv: string[]): { once: boolean } | number {
+  // pnpm passes the `--` separator through to the script; parseArgs would take it as the end of options.
+  const args = argv[0] === '--' ? argv.slice(1) : argv;
+  try {
+    const { values } = parseArgs({
+      args,
+      options: { once: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } },
+    });
+    if (!values.help) return { once: values.once };
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+}
+
 async function main(): Promise<void> {
-  const once = process.argv.includes('--once');
+  const args = readArgs(process.argv.slice(2));
+  if (typeof args === 'number') process.exit(args);
+  const { once } = args;
   let config;
   try {
     // Relative paths (DATA_DIR=./data) mean the directory the command was started from: pnpm
@@ -21,7 +48,7 @@ async function main(): Promise<void> {
     config = loadConfig(process.env, process.env.INIT_CWD ?? process.cwd());
   } catch (err) {
     if (err instanceof ConfigError) {
-      console.error(err.message);
+      fatal.fatal(err.message);
       process.exit(2);
     }
     throw err;
@@ -78,6 +105,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  console.error('purge worker failed:', err instanceof Error ? err.message : err);
+  fatal.fatal({ err }, 'purge worker failed');
   process.exit(1);
 });

@@ -16,7 +16,7 @@ import { createDirectCall } from './direct-call.ts';
 import { openApp } from './app.ts';
 import type { OpenedApp } from './app.ts';
 import { appRouter } from './router.ts';
-import { serveStatic } from './static.ts';
+import { createStaticHandler } from './static.ts';
 import { MAX_BODY_BYTES } from './trpc.ts';
 
 /** Keep equal to (or above) the web and agent clients' `maxItems`. */
@@ -80,6 +80,7 @@ export async function startServer(
   };
   // One procedure, JSON: answered directly, with the adapter's bytes (direct-call.ts).
   const directCall = createDirectCall({ router: appRouter, createContext, onError });
+  const serveStatic = createStaticHandler(config.webDist);
   const server = createHTTPServer({
     router: appRouter,
     basePath: '/trpc/',
@@ -97,11 +98,13 @@ export async function startServer(
             next();
         });
       }
-      serveStatic(config.webDist, req, res).catch((err: unknown) => {
+      try {
+        serveStatic(req, res);
+      } catch (err) {
         app.log.error({ err, path }, 'static file failed');
         if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain' });
         res.end('Internal error');
-      });
+      }
     },
     onError,
   });

@@ -5,7 +5,11 @@
  *   pnpm --filter @sponge/agent demo -- --url http://127.0.0.1:3000 --run-token rt_…
  *
  * `--url` defaults to $SPONGE_URL or http://127.0.0.1:3000; `--run-token` to $RUN_TOKEN.
- * `--verbose` also prints every HTTP attempt, retry and stale-version recovery.
+ * `--verbose` also prints every HTTP attempt, retry and stale-version recovery. An unknown flag
+ * is refused with the usage line (exit 2).
+ *
+ * The transcript is this program's output, not a log: plain lines on stdout, to read or to keep
+ * in a file, without a logger's levels and timestamps; usage errors and a refusal go to stderr.
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -31,7 +35,18 @@ function describeEvent(e: MemoryToolsEvent): string | null {
   }
 }
 
-export async function main(argv: string[]): Promise<number> {
+/** Where the demo's lines go: the transcript, and what went wrong. */
+export interface DemoOutput {
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
+
+const STANDARD_OUTPUT: DemoOutput = {
+  out: (line) => void process.stdout.write(`${line}\n`),
+  err: (line) => void process.stderr.write(`${line}\n`),
+};
+
+export async function main(argv: string[], { out, err }: DemoOutput = STANDARD_OUTPUT): Promise<number> {
   // pnpm passes the `--` separator through to the script; parseArgs would take it as the end of options.
   const args = argv[0] === '--' ? argv.slice(1) : argv;
   let values;
@@ -46,16 +61,16 @@ export async function main(argv: string[]): Promise<number> {
       },
     }));
   } catch (e) {
-    console.error(`${(e as Error).message}\n${USAGE}`);
+    err(`${(e as Error).message}\n${USAGE}`);
     return 2;
   }
   if (values.help) {
-    console.log(USAGE);
+    out(USAGE);
     return 0;
   }
   const runToken = values['run-token'];
   if (!runToken) {
-    console.error(`--run-token is required (runs.accept returns one)\n${USAGE}`);
+    err(`--run-token is required (runs.accept returns one)\n${USAGE}`);
     return 2;
   }
   const verbose = values.verbose;
@@ -64,17 +79,17 @@ export async function main(argv: string[]): Promise<number> {
     runToken,
     log: (e) => {
       const line = describeEvent(e);
-      if (line && (verbose || e.type !== 'call')) console.log(line);
+      if (line && (verbose || e.type !== 'call')) out(line);
     },
   });
-  console.log(`Sponge demo agent → ${values.url}\n`);
+  out(`Sponge demo agent → ${values.url}\n`);
   try {
-    await runReefScenario(tools, { log: (line) => console.log(line) });
-    console.log(`\ndone: memory is at version ${tools.state.version}`);
+    await runReefScenario(tools, { log: out });
+    out(`\ndone: memory is at version ${tools.state.version}`);
     return 0;
   } catch (e) {
     if (isMemoryToolError(e)) {
-      console.error(`\nrefused: ${e.reason} (${e.code}): ${e.message}`);
+      err(`\nrefused: ${e.reason} (${e.code}): ${e.message}`);
       return 1;
     }
     throw e;

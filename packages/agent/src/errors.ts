@@ -29,10 +29,11 @@ export interface MemoryToolErrorInit {
  *
  * @example
  * try {
- *   await memory.remember({ changes });
+ *   return await memory.remember({ changes });
  * } catch (e) {
- *   if (isMemoryToolError(e, 'name_exists')) console.log(e.message);
- *   else throw e;
+ *   // The model reads the refusal as the tool's answer and picks another name.
+ *   if (isMemoryToolError(e, 'name_exists')) return e.toJSON();
+ *   throw e;
  * }
  */
 export class MemoryToolError extends Error {

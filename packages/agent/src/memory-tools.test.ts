@@ -79,7 +79,7 @@ afterEach(async () => {
 
 async function fakeApi(handler: Handler) {
   const seen: Seen[] = [];
-  const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+  const respond = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://x');
     let input: unknown;
     if (req.method === 'POST') {
@@ -105,7 +105,8 @@ async function fakeApi(handler: Handler) {
     if (res.destroyed) return;
     res.writeHead(reply.status ?? 200, { 'content-type': 'application/json' });
     res.end(JSON.stringify(reply.body));
-  });
+  };
+  const server = createServer((req, res) => void respond(req, res));
   servers.push(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
@@ -197,14 +198,28 @@ describe('transport', () => {
     expect(tools.state.version).toBe(0);
   });
 
+  it('caps the backoff at maxBackoffMs and reports the final failure once', async () => {
+    const api = await fakeApi((path) => (path === 'agent.load' ? loadAt(0) : { destroy: true }));
+    const { tools, events } = toolsFor(api.url, { retries: 3, backoffMs: 40, maxBackoffMs: 50 });
+    await expect(tools.remember(addLead)).rejects.toMatchObject({ reason: 'network', retryable: true });
+    const remember = events.filter((e) => e.type !== 'stale' && e.type !== 'answer' && e.tool === 'remember');
+    expect(remember.map((e) => e.type)).toEqual(['call', 'retry', 'call', 'retry', 'call', 'retry', 'call', 'error']);
+    const delays = remember.flatMap((e) => (e.type === 'retry' ? [e.delayMs] : []));
+    expect(delays[0]).toBeGreaterThanOrEqual(20);
+    expect(delays.every((d) => d <= 50)).toBe(true);
+    expect(remember.filter((e) => e.type === 'call').map((e) => e.attempt)).toEqual([0, 1, 2, 3]);
+  });
+
   it('retries a 503 but never an answer such as name_exists', async () => {
     const api = await fakeApi((path, _input, n) => {
       if (path === 'agent.load') return loadAt(0);
       return n === 1 ? fail(503, 'SERVICE_UNAVAILABLE', 'internal') : fail(409, 'CONFLICT', 'name_exists');
     });
-    const { tools } = toolsFor(api.url);
+    const { tools, events } = toolsFor(api.url);
     const error = await tools.remember(addLead).catch((e: unknown) => e);
     expect(isMemoryToolError(error, 'name_exists')).toBe(true);
+    expect(events.filter((e) => e.type === 'retry' || e.type === 'error').map((e) => e.type)).toEqual(['retry', 'error']);
+    expect(events.at(-1)).toMatchObject({ type: 'error', error });
     expect(error).toMatchObject({ code: 'CONFLICT', httpStatus: 409, retryable: false });
     expect(api.seen.filter((s) => s.path === 'agent.remember')).toHaveLength(2);
   });
@@ -281,7 +296,7 @@ describe('stale_version', () => {
 });
 
 describe('tools for a model', () => {
-  it('describes the five tools with JSON Schemas; the runtime owns basedOn and requestId', async () => {
+  it('describes the five tools with JSON Schemas; the runtime owns basedOn and requestId', () => {
     const { tools } = toolsFor('http://127.0.0.1:9');
     expect(tools.tools.map((t) => t.name)).toEqual(['remember', 'query', 'read', 'explain', 'recall']);
     for (const t of tools.tools) {
@@ -304,9 +319,10 @@ describe('tools for a model', () => {
       reason: 'invalid_input',
       code: 'BAD_REQUEST',
     });
+    // As a model would send it: the name is only known at run time, the args are unchecked.
+    const modelsChoice: string = 'remember';
     await expect(
-      // As a model would send it: the name is only known at run time, the args are unchecked.
-      tools.execute('remember' as string, {
+      tools.execute(modelsChoice, {
         changes: [{ op: 'add', name: 'lead:x', text: 'x', author: 'me' }],
       }),
     ).rejects.toMatchObject({ reason: 'invalid_input' });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createTRPCClient, httpLink } from '@trpc/client';
 import type { TRPCClient } from '@trpc/client';
+import pRetry from 'p-retry';
 import type { AppRouter } from '@sponge/api';
 import { modelToolDescriptors, toolArgsSchemas } from '@sponge/contract';
 import type { Change, ModelToolDescriptor, QueryRow, ToolArgs, ToolName } from '@sponge/contract';
@@ -117,8 +118,6 @@ export interface MemoryTools {
   changedSince(sinceVersion: number): Promise<{ version: number; rows: QueryRow[] }>;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 function trpcUrl(url: string): string {
   const u = new URL(url);
   if (!u.pathname.replace(/\/+$/, '').endsWith('/trpc'))
@@ -194,31 +193,45 @@ export function createMemoryTools(options: MemoryToolsOptions): MemoryTools {
     if (state.version === null || v > state.version) state.version = v;
   };
 
-  async function call<T>(
+  // Every attempt of one call sends the same input, so a remember keeps its request id across
+  // retries and a lost answer is replayed by the server, never applied twice.
+  function call<T>(
     tool: ToolName | 'load',
     send: (signal: AbortSignal) => Promise<T>,
     requestId?: string,
   ): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
-      const started = performance.now();
-      log({ type: 'call', tool, attempt, requestId });
-      try {
-        const out = await send(AbortSignal.timeout(timeoutMs));
-        log({ type: 'answer', tool, attempt, ms: Math.round(performance.now() - started), requestId });
-        return out;
-      } catch (e) {
-        const error = toMemoryToolError(e);
-        if (error.reason === 'session_closed' || error.reason === 'memory_off') state.closed = error.reason;
-        if (!error.retryable || attempt >= retries) {
-          log({ type: 'error', tool, error, requestId });
+    return pRetry(
+      async (attemptNumber) => {
+        const attempt = attemptNumber - 1;
+        const started = performance.now();
+        log({ type: 'call', tool, attempt, requestId });
+        try {
+          const out = await send(AbortSignal.timeout(timeoutMs));
+          log({ type: 'answer', tool, attempt, ms: Math.round(performance.now() - started), requestId });
+          return out;
+        } catch (e) {
+          const error = toMemoryToolError(e);
+          if (error.reason === 'session_closed' || error.reason === 'memory_off') state.closed = error.reason;
           throw error;
         }
-        const ceiling = Math.min(maxBackoffMs, backoffMs * 2 ** attempt);
-        const delayMs = Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
-        log({ type: 'retry', tool, attempt, delayMs, reason: error.reason, requestId });
-        await sleep(delayMs);
-      }
-    }
+      },
+      {
+        retries,
+        // Jitter over a doubling ceiling: retry n waits between half of backoffMs·2ⁿ and all of
+        // it (100–200, 200–400, 400–800 ms by default), at most maxBackoffMs.
+        minTimeout: backoffMs / 2,
+        factor: 2,
+        randomize: true,
+        maxTimeout: maxBackoffMs,
+        shouldRetry: ({ error }) => isMemoryToolError(error) && error.retryable,
+        onFailedAttempt: ({ error, attemptNumber, retriesLeft, retryDelay }) => {
+          const failed = toMemoryToolError(error);
+          if (failed.retryable && retriesLeft > 0)
+            log({ type: 'retry', tool, attempt: attemptNumber - 1, delayMs: retryDelay, reason: failed.reason, requestId });
+          else log({ type: 'error', tool, error: failed, requestId });
+        },
+      },
+    );
   }
 
   async function load(): Promise<LoadResult> {
@@ -344,7 +357,7 @@ export function createMemoryTools(options: MemoryToolsOptions): MemoryTools {
     if (!parsed.success) throw invalidInput(tool, parsed.error.issues);
     switch (tool) {
       case 'remember':
-        return remember({ changes: (parsed.data as ToolArgs['remember']).changes as Change[] });
+        return remember({ changes: (parsed.data as ToolArgs['remember']).changes });
       case 'query':
         return query(parsed.data as ToolArgs['query']);
       case 'read':

@@ -55,7 +55,8 @@ function changeLine(c: Change): string {
  *
  * @example
  * const memory = createMemoryTools({ url, runToken });
- * const result = await runReefScenario(memory, { log: console.log });
+ * const transcript: string[] = [];
+ * const result = await runReefScenario(memory, { log: (line) => transcript.push(line) });
  * result.remembered.at(-1)?.version; // 3 on a fresh session
  */
 export async function runReefScenario(

@@ -1,4 +1,5 @@
 import type { TRPCRouterRecord } from '@trpc/server';
+import { stringifySetCookie } from 'cookie';
 import { ownerInputs } from '@sponge/contract';
 import {
   createApiKey,
@@ -17,7 +18,7 @@ import { ownerProcedure, publicProcedure } from '../trpc.ts';
 function sessionCookie(value: string, maxAgeSeconds: number, secure: boolean): string {
   // HttpOnly: scripts never see the token. SameSite=Lax: no cookie on cross-site POSTs, which is
   // what keeps a tRPC mutation from being triggered by another site's form.
-  return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
+  return stringifySetCookie({ name: SESSION_COOKIE, value, path: '/', httpOnly: true, sameSite: 'lax', maxAge: maxAgeSeconds, secure });
 }
 
 export const authRouter = {

