@@ -378,7 +378,7 @@ describe('a chat run end to end, with every SPEC §9 error of the agent tools', 
     expect(panel.workingNotes).toEqual([]);
     const items = await s.client(ada).chat.transcript.query({ runId });
     const cards = items.filter((i) => i.type === 'memory');
-    expect(cards).toEqual([{ type: 'memory', action: 'remembered', count: 0, names: [], sessionId, at: expect.any(String), forgotten: true }]);
+    expect(cards).toEqual([{ type: 'memory', action: 'remembered', count: 0, removed: 0, names: [], sessionId, at: expect.any(String), forgotten: true }]);
     expect(JSON.stringify(items)).not.toContain('lead:coral-cover');
     for (const call of [
       () => agent().agent.load.query(),
@@ -411,6 +411,37 @@ describe('note data', () => {
     const read = await s.call('query', 'agent.read', { name: 'lead:proto' }, runToken);
     expect(read.text).toContain('"data":{"__proto__":{"x":1},"n":[1,{"__proto__":null}]}');
     expect(read.data.digest).toBe(r.data.applied[0].digest);
+  });
+});
+
+describe('transcript cards of removals', () => {
+  it('count every change a remember call made, and say how many of them were removals', async () => {
+    // A run of its own, so the end-to-end run's counts stay as they are.
+    const { runId, runToken } = await s.client(ada).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'chat' });
+    const agent = s.client(runToken);
+    const add = (name: string) => ({ op: 'add' as const, name, text: name });
+    await agent.agent.remember.mutate({ basedOn: 0, requestId: 'rm-1', changes: [add('lead:a'), add('lead:b'), add('lead:c'), add('todo:d')] });
+    // Only removals: the web reads this card as "Removed 2 notes", never "Remembered".
+    await agent.agent.remember.mutate({
+      basedOn: 1,
+      requestId: 'rm-2',
+      changes: [
+        { op: 'remove', name: 'lead:a' },
+        { op: 'remove', name: 'lead:b' },
+      ],
+    });
+    await agent.agent.remember.mutate({
+      basedOn: 2,
+      requestId: 'rm-3',
+      changes: [add('lead:e'), { op: 'replace', name: 'lead:c', text: 'c, again' }, { op: 'remove', name: 'todo:d' }],
+    });
+    const items = await s.client(ada).chat.transcript.query({ runId });
+    const cards = items.flatMap((i) => (i.type === 'memory' && i.action === 'remembered' ? [i] : []));
+    expect(cards.map(({ count, removed, names }) => ({ count, removed, names }))).toEqual([
+      { count: 4, removed: 0, names: ['lead:a', 'lead:b', 'lead:c', 'todo:d'] },
+      { count: 2, removed: 2, names: ['lead:a', 'lead:b'] },
+      { count: 3, removed: 1, names: ['lead:e', 'lead:c', 'todo:d'] },
+    ]);
   });
 });
 

@@ -14,7 +14,13 @@ export type TranscriptItem =
   | {
       type: 'memory';
       action: 'remembered' | 'recalled';
+      /** Notes the call touched: added, replaced and removed alike (SPEC §6). */
       count: number;
+      /**
+       * How many of `count` were removals, beyond the SPEC shape: a call that only removed notes
+       * must not read "Remembered" in the web. Always 0 for a recall or a forgotten card.
+       */
+      removed: number;
       names: string[];
       sessionId: string;
       at: string;
@@ -33,6 +39,7 @@ export const chatRouter = {
           type: 'memory',
           action: 'remembered',
           count: 0,
+          removed: 0,
           names: [],
           sessionId: s.id,
           at: s.forgottenAt ?? s.purgedAt ?? s.expiresAt,
@@ -44,6 +51,7 @@ export const chatRouter = {
             type: 'memory',
             action: 'remembered',
             count: e.applied.length,
+            removed: e.applied.filter((a) => a.op === 'remove').length,
             names: e.applied.map((a) => a.name),
             sessionId: s.id,
             at: e.at,
@@ -52,7 +60,7 @@ export const chatRouter = {
         }
         // Recall events hold counts only (no names in the application database, see migrations).
         for (const r of await listRecallEvents(deps.app, run.id)) {
-          items.push({ type: 'memory', action: 'recalled', count: r.count, names: [], sessionId: s.id, at: r.at, forgotten: false });
+          items.push({ type: 'memory', action: 'recalled', count: r.count, removed: 0, names: [], sessionId: s.id, at: r.at, forgotten: false });
         }
       }
     }

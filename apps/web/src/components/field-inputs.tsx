@@ -161,7 +161,7 @@ function FieldInput({
     control = (
       <select {...common} onChange={(e) => onChange(path, e.target.value)}>
         <option value="">{field.required ? 'Choose…' : '—'}</option>
-        {(spec.values as readonly string[]).map((v) => (
+        {spec.values.map((v) => (
           <option key={v} value={v}>
             {v}
           </option>
@@ -181,7 +181,7 @@ function FieldInput({
     const listId = spec.type === 'ref' ? `${id}-names` : undefined;
     const suggestions =
       spec.type === 'ref'
-        ? knownNames.filter((n) => (spec.kinds as readonly string[]).includes(n.slice(0, n.indexOf(':'))))
+        ? knownNames.filter((n) => spec.kinds.includes(n.slice(0, n.indexOf(':'))))
         : [];
     control = (
       <>
@@ -221,7 +221,7 @@ function placeholder(spec: CodecSpec): string | undefined {
     case 'date':
       return 'YYYY-MM-DD';
     case 'ref':
-      return `${(spec.kinds as readonly string[])[0] ?? 'kind'}:slug`;
+      return `${spec.kinds[0] ?? 'kind'}:slug`;
     case 'doi':
       return '10.1000/xyz123';
     case 'url':

@@ -21,15 +21,23 @@ export function ForgetDialog({
   const forgotten = useRef(false);
   const forget = useMutation(
     trpc.memory.forget.mutationOptions({
-      onSuccess: () => {
-        forgotten.current = true;
-        setOpen(false);
-        onForgotten(new Date().toISOString());
-        // The panel, the run list and the transcripts' cards all change at once.
-        void queryClient.invalidateQueries();
-      },
+      // The panel, the run list and the transcripts' cards all change at once.
+      onSuccess: () => void queryClient.invalidateQueries(),
     }),
   );
+  // The ref is set from the click's own callbacks: handed to mutationOptions, which runs during
+  // render, it could be read during render (react-hooks/refs).
+  const forgetNow = () =>
+    forget.mutate(
+      { sessionId },
+      {
+        onSuccess: () => {
+          forgotten.current = true;
+          setOpen(false);
+          onForgotten(new Date().toISOString());
+        },
+      },
+    );
 
   return (
     <Dialog.Root
@@ -68,7 +76,7 @@ export function ForgetDialog({
               className="button danger-solid"
               aria-busy={forget.isPending || undefined}
               disabled={forget.isPending}
-              onClick={() => forget.mutate({ sessionId })}
+              onClick={forgetNow}
             >
               Forget now
             </button>

@@ -47,6 +47,11 @@ describe('prefill', () => {
       'interval.low': '1.0',
       authors: 'A\nB',
     });
+    // A number part reads as its digits; an object part as JSON, never "[object Object]".
+    expect(prefill(finding, { text: '', data: { effect: { value: 33.3, unit: { si: '%' } } } })).toEqual({
+      'effect.value': '33.3',
+      'effect.unit': '{"si":"%"}',
+    });
   });
 
   it('chooses a preferred text field, else the longest', () => {

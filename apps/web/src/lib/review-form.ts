@@ -37,7 +37,7 @@ export const isScalar = (spec: CodecSpec): boolean => SCALAR.has(spec.type);
 
 /** A list edited one item per line (scalar items), else as JSON. */
 export const listByLines = (spec: CodecSpec): boolean =>
-  spec.type === 'list' && isScalar(spec.of as CodecSpec);
+  spec.type === 'list' && isScalar(spec.of);
 
 /** Field names that read as "the record's statement", best first. */
 const TEXT_FIELD_PREFERENCE = [
@@ -90,8 +90,8 @@ function fill(values: FormValues, path: string, spec: CodecSpec, value: unknown)
       const [a, b] = spec.type === 'quantity' ? ['value', 'unit'] : ['amount', 'currency'];
       if (typeof value === 'object' && !Array.isArray(value)) {
         const o = value as Record<string, unknown>;
-        if (o[a] !== undefined) values[`${path}.${a}`] = String(o[a]);
-        if (o[b] !== undefined) values[`${path}.${b}`] = String(o[b]);
+        if (o[a] !== undefined) values[`${path}.${a}`] = asInput(o[a]);
+        if (o[b] !== undefined) values[`${path}.${b}`] = asInput(o[b]);
       } else if (typeof value === 'number' || typeof value === 'string') {
         values[`${path}.${a}`] = String(value);
       }
@@ -112,8 +112,13 @@ function fill(values: FormValues, path: string, spec: CodecSpec, value: unknown)
           : JSON.stringify(value, null, 2);
       return;
     default:
-      values[path] = typeof value === 'string' ? value : JSON.stringify(value);
+      values[path] = asInput(value);
   }
+}
+
+/** A JSON value as typed in an input: a string as it is, anything else (a part that is an object too) as JSON. */
+function asInput(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
 /** The API's input for the kind's fields; empty inputs are left out (the API names missing required ones). */
@@ -147,7 +152,7 @@ function build(path: string, spec: CodecSpec, values: FormValues): unknown {
     case 'list': {
       if (!raw.trim()) return undefined;
       if (listByLines(spec)) {
-        const of = spec.of as CodecSpec;
+        const of = spec.of;
         return raw
           .split('\n')
           .map((line) => line.trim())

@@ -3,6 +3,7 @@ import { Link, useParams } from 'react-router';
 import { DocumentActions } from '../components/document-actions.tsx';
 import { ErrorState, PageLoading, SkeletonRows } from '../components/states.tsx';
 import { isNotFound } from '../lib/errors.ts';
+import { memoryCardHeadline } from '../lib/memory-card.ts';
 import { formatAgo } from '../lib/time.ts';
 import { useTitle } from '../lib/use-title.ts';
 import { trpc, type RouterOutputs } from '../trpc.ts';
@@ -148,7 +149,7 @@ function RunItem({ run, documentId }: { run: Run; documentId: string }) {
   );
 }
 
-/** "Remembered 3 notes: …" with a link to the panel at that session; nothing named once forgotten. */
+/** "Remembered 3 notes: …" (or "Removed 2 notes: …") with a link to the panel at that session; nothing named once forgotten. */
 function MemoryCardView({ card, documentId }: { card: MemoryCard; documentId: string }) {
   const href = `/documents/${encodeURIComponent(documentId)}/memory?session=${encodeURIComponent(card.sessionId)}`;
   if (card.forgotten) {
@@ -162,12 +163,11 @@ function MemoryCardView({ card, documentId }: { card: MemoryCard; documentId: st
       </div>
     );
   }
-  const verb = card.action === 'recalled' ? 'Recalled' : 'Remembered';
   return (
     <div className="memory-card">
       <p>
         <MemoryIcon />
-        {verb} {card.count} {card.count === 1 ? 'note' : 'notes'}
+        {memoryCardHeadline(card)}
         {card.names.length > 0 && (
           <>
             : <span className="names">{card.names.join(', ')}</span>
