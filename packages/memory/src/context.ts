@@ -4,7 +4,7 @@
  */
 import type { Client } from '@libsql/client';
 import type { ReviewedViews } from './reviewed-view.ts';
-import type { WriteQueue } from './write-queue.ts';
+import type { WriteQueue } from './db/index.ts';
 
 export interface StoreContext {
   client: Client;

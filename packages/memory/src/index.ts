@@ -42,14 +42,19 @@ export type {
   StoreOptions,
   VerifyReport,
 } from './types.ts';
-export type { Migration } from './migrations.ts';
-export type { OpenDatabaseOptions, Synchronous } from './db.ts';
+export type {
+  DerivedMigration,
+  DerivedTables,
+  Migration,
+  MigrationSettings,
+  OpenDatabaseOptions,
+  Synchronous,
+} from './db/index.ts';
 export type { PurgerOptions } from './purger.ts';
 export type { ReviewedKnowledgeOptions } from './reviewed.ts';
 
 export { MemoryError, isMemoryError } from './errors.ts';
-export { openDatabase } from './db.ts';
-export { applyMigrations } from './migrations.ts';
+export { applyMigrations, openDatabase } from './db/index.ts';
 export { canonicalJson, kindOf, recordDigest, shortDigest } from './records.ts';
 export { createMemoryStore } from './store.ts';
 export { createReviewedKnowledge, reviewDecisionInputSchema } from './reviewed.ts';

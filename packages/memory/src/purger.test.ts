@@ -1,7 +1,7 @@
 import { createClient } from '@libsql/client';
 import type { Client, InStatement } from '@libsql/client';
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from './db.ts';
+import { openDatabase } from './db/index.ts';
 import { purgePass } from './purger.ts';
 import { TEST_PURGE_KEY, adds, failure, reasonOf, withHarness } from './test-support.ts';
 

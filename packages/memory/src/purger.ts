@@ -12,10 +12,10 @@ import { LibsqlError } from '@libsql/client';
 import type { Client, InStatement } from '@libsql/client';
 import { sessionContentTables } from './content.ts';
 import { num, str } from './context.ts';
-import { BUSY_TIMEOUT_MS, isEmbeddedUrl, openDatabase } from './db.ts';
+import { BUSY_TIMEOUT_MS, isEmbeddedUrl, openDatabase } from './db/index.ts';
 import { MemoryError, toMemoryError } from './errors.ts';
 import { MEMORY_MIGRATIONS, MEMORY_NAMESPACE } from './memory-schema.ts';
-import { applyMigrations } from './migrations.ts';
+import { applyMigrations } from './db/index.ts';
 import type { PurgeReport, Purger } from './types.ts';
 
 export interface PurgerOptions {

@@ -9,7 +9,7 @@ import type { Row } from '@libsql/client';
 import { deleteAllStatements, sessionContentTables } from './content.ts';
 import { num, str, strOrNull } from './context.ts';
 import type { StoreContext } from './context.ts';
-import { checkpointWal } from './db.ts';
+import { checkpointWal } from './db/index.ts';
 import { MemoryError, isUniqueViolation } from './errors.ts';
 import { parseInput } from './validation.ts';
 import type { OpenSessionInput, SessionInfo } from './types.ts';

@@ -4,16 +4,16 @@
  */
 import { explain, preload, query } from './answers.ts';
 import type { StoreContext } from './context.ts';
-import { openDatabase } from './db.ts';
+import { openDatabase } from './db/index.ts';
 import { MemoryError, toMemoryError } from './errors.ts';
 import { MEMORY_MIGRATIONS, MEMORY_NAMESPACE } from './memory-schema.ts';
-import { applyMigrations } from './migrations.ts';
+import { applyMigrations } from './db/index.ts';
 import { notes, read, reviewedInView } from './read.ts';
 import { remember } from './remember.ts';
 import { ReviewedViews } from './reviewed-view.ts';
 import { forget, getSession, getSessions, listSessions, openSession } from './sessions.ts';
 import { log, verify } from './verify.ts';
-import { createWriteQueue } from './write-queue.ts';
+import { createWriteQueue } from './db/index.ts';
 import { createRecallIndex } from './recall/recall-index.ts';
 import type { RecallIndex } from './recall/recall-index.ts';
 import type { RecallNote } from './recall/render.ts';

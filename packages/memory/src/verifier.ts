@@ -13,10 +13,10 @@
  */
 import type { Client, InStatement } from '@libsql/client';
 import { num, str } from './context.ts';
-import { openDatabase } from './db.ts';
+import { openDatabase } from './db/index.ts';
 import { MemoryError, toMemoryError } from './errors.ts';
 import { MEMORY_MIGRATIONS, MEMORY_NAMESPACE } from './memory-schema.ts';
-import { applyMigrations } from './migrations.ts';
+import { applyMigrations } from './db/index.ts';
 import {
   canonicalData,
   canonicalJson,

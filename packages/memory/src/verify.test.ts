@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createClient } from '@libsql/client';
 import type { Client } from '@libsql/client';
 import { createLocalEmbeddingAdapter, renderNote } from './recall/index.ts';
-import { openDatabase } from './db.ts';
+import { openDatabase } from './db/index.ts';
 import { openVerifier, repair, verifyReviewed } from './verifier.ts';
 import { inspect } from './verify.ts';
 import type { MemoryVerifier } from './verifier.ts';

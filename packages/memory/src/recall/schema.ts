@@ -5,8 +5,8 @@
  * dimension rebuilds them (the vectors are a rebuildable copy; `catchUp` refills them).
  */
 import type { Client, InStatement, ResultSet } from '@libsql/client';
-import { applyMigrations } from '../migrations.ts';
-import type { Migration } from '../migrations.ts';
+import { applyMigrations } from '../db/index.ts';
+import type { Migration } from '../db/index.ts';
 
 export const NOTE_VECTORS_TABLE = 'note_vectors';
 export const RECALL_EVENTS_TABLE = 'recall_events';

@@ -9,7 +9,7 @@
  * whenever an open asks for another shape. Whoever owns the tables refills them.
  */
 import type { Client, InStatement } from '@libsql/client';
-import { MemoryError, isUniqueViolation } from './errors.ts';
+import { MemoryError, isUniqueViolation } from '../errors.ts';
 
 /** What derived migrations may depend on, given at open (e.g. `{ dimensions: 384 }`). */
 export type MigrationSettings = Readonly<Record<string, string | number | boolean | undefined>>;

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalClient } from './local-client.ts';
 import type { GroupOutcome } from './local-client.ts';
 import { createWriteQueue } from './write-queue.ts';
-import { adds, reasonOf, withHarness } from './test-support.ts';
+import { adds, reasonOf, withHarness } from '../test-support.ts';
 
 let dir: string;
 const clients: Client[] = [];

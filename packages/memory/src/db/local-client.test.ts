@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { createClient, LibsqlBatchError, LibsqlError } from '@libsql/client';
 import type { Client, InStatement } from '@libsql/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase } from './db.ts';
-import { ShortcutClient } from './db-thread/shortcut-client.ts';
-import { WorkerClient } from './db-thread/worker-client.ts';
+import { openDatabase } from './open.ts';
+import { ShortcutClient } from './thread/shortcut-client.ts';
+import { WorkerClient } from './thread/worker-client.ts';
 import { LocalClient, STATEMENT_CACHE_SIZE } from './local-client.ts';
 
 let dir: string;

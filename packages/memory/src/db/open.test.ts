@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@libsql/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BUSY_TIMEOUT_MS, isEmbeddedUrl, openDatabase } from './db.ts';
-import { MemoryError } from './errors.ts';
+import { BUSY_TIMEOUT_MS, isEmbeddedUrl, openDatabase } from './open.ts';
+import { MemoryError } from '../errors.ts';
 import { applyMigrations } from './migrations.ts';
 import type { Migration } from './migrations.ts';
 

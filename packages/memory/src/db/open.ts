@@ -4,8 +4,8 @@
  */
 import { createClient } from '@libsql/client';
 import type { Client, Config } from '@libsql/client';
-import { ShortcutClient } from './db-thread/shortcut-client.ts';
-import { WorkerClient } from './db-thread/worker-client.ts';
+import { ShortcutClient } from './thread/shortcut-client.ts';
+import { WorkerClient } from './thread/worker-client.ts';
 import { LocalClient } from './local-client.ts';
 
 /** How long a writer waits for another process's write lock before giving up. */
@@ -26,7 +26,7 @@ export interface OpenDatabaseOptions {
   synchronous?: Synchronous | undefined;
   /**
    * Where an embedded file's SQLite calls run: 'main' (the default), or 'worker', a database
-   * thread of its own (db-thread/), so commits under load never block the caller's event loop,
+   * thread of its own (db/thread/), so commits under load never block the caller's event loop,
    * paired with a second connection on the event loop for calls that find the thread idle
    * (ShortcutClient). The API's memory database uses 'worker'; single-purpose processes and
    * tests keep 'main'.
