@@ -15,7 +15,7 @@ ensure_node() {
   if [ "$major" -ge "$NODE_MAJOR" ]; then return 0; fi
   local bin="$ROOT/tools/node/node_modules/node/bin"
   if [ ! -x "$bin/node" ] || [ "$("$bin/node" -p 'process.versions.node.split(".")[0]')" != "$NODE_MAJOR" ]; then
-    echo "bootstrap: installing Node.js $NODE_MAJOR from npm into tools/node (about 30 MB download, once)"
+    echo "bootstrap: installing Node.js $NODE_MAJOR from npm into tools/node (a download of about 50 MB, once)"
     npm ci --prefix "$ROOT/tools/node" --no-audit --no-fund --loglevel=error >/dev/null
   fi
   export PATH="$bin:$PATH"

@@ -8,7 +8,9 @@ import { join } from 'node:path';
 const failedSteps = new Set(process.argv.slice(2));
 const suites = [];
 
-const workspaces = ['packages', 'apps'].flatMap((group) => (existsSync(group) ? readdirSync(group).map((dir) => join(group, dir)) : []));
+const workspaces = ['packages', 'apps'].flatMap((group) =>
+  existsSync(group) ? readdirSync(group).map((dir) => join(group, dir)) : [],
+);
 for (const workspace of [...workspaces, 'bench']) {
   for (const [report, name, step] of [
     ['vitest.json', workspace, 'unit and integration tests'],
@@ -33,7 +35,12 @@ for (const [file, name] of [
 const e2e = 'e2e/test-results/results.json';
 if (existsSync(e2e)) {
   const s = JSON.parse(readFileSync(e2e, 'utf8')).stats ?? {};
-  suites.push({ name: 'e2e (Playwright)', step: 'end-to-end tests', passed: (s.expected ?? 0) + (s.flaky ?? 0), failed: s.unexpected ?? 0 });
+  suites.push({
+    name: 'e2e (Playwright)',
+    step: 'end-to-end tests',
+    passed: (s.expected ?? 0) + (s.flaky ?? 0),
+    failed: s.unexpected ?? 0,
+  });
 }
 
 let passed = 0;

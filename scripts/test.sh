@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every test: types, lint, unit and integration tests (vitest, real libSQL files and a real
+# Runs every test: formatting, types, type-aware lint, unit and integration tests (vitest, real libSQL files and a real
 # HTTP server), the contract smoke test and the Playwright end-to-end tests in Debian's Chromium.
 # The last line is the plain summary `N passed, N failed`.
 set -uo pipefail
@@ -19,6 +19,7 @@ step() {
 ensure_pnpm && ensure_deps || { echo "0 passed, 1 failed"; exit 1; }
 step "chromium" ensure_chromium
 step "build" pnpm turbo run build --output-logs=errors-only
+step "format" pnpm exec prettier --check --log-level=warn .
 step "typecheck" pnpm turbo run typecheck --output-logs=errors-only
 step "lint" pnpm turbo run lint --output-logs=errors-only
 # One workspace at a time: the concurrency and crash tests measure real contention on 2 cores.

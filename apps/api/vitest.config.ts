@@ -10,7 +10,15 @@ const onServers = process.env.TEST_DATABASES === 'sqld';
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts'],
-    exclude: onServers ? [...configDefaults.exclude, 'src/security/**', 'src/smoke.test.ts', 'src/config.test.ts', 'src/db-thread.test.ts'] : configDefaults.exclude,
+    exclude: onServers
+      ? [
+          ...configDefaults.exclude,
+          'src/security/**',
+          'src/smoke.test.ts',
+          'src/config.test.ts',
+          'src/db-thread.test.ts',
+        ]
+      : configDefaults.exclude,
     // Each file starts its own servers on temp libSQL files; two cores, so two files at a time.
     pool: 'forks',
     maxWorkers: 2,

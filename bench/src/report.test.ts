@@ -46,7 +46,9 @@ describe('the report', () => {
       builds: { 'x notes': '1.0 s' },
       loadAtStart: [1.2, 1, 1],
     });
-    expect(text).toMatch(/^\nCPUs: \d+ × .*; Node v\d+.*; load at start 1\.2; QUICK run \(smaller sizes\)\n\n\| figure/);
+    expect(text).toMatch(
+      /^\nCPUs: \d+ × .*; Node v\d+.*; load at start 1\.2; QUICK run \(smaller sizes\)\n\n\| figure/,
+    );
     expect(text.endsWith('\n\n- built x notes in 1.0 s\n')).toBe(true);
   });
 
@@ -54,9 +56,23 @@ describe('the report', () => {
     const dir = mkdtempSync(join(os.tmpdir(), 'bench-report-'));
     dirs.push(dir);
     const started = new Date('2026-12-03T08:57:30.294Z');
-    const full = writeResults(dir, { started, quick: false, partial: false, rows, builds: {}, loadAtStart: [0.5, 0.4, 0.3] });
+    const full = writeResults(dir, {
+      started,
+      quick: false,
+      partial: false,
+      rows,
+      builds: {},
+      loadAtStart: [0.5, 0.4, 0.3],
+    });
     expect(full).toBe(join(dir, '2026-12-03T08-57-30-294Z.json'));
-    const only = writeResults(dir, { started, quick: false, partial: true, rows, builds: {}, loadAtStart: [0.5, 0.4, 0.3] });
+    const only = writeResults(dir, {
+      started,
+      quick: false,
+      partial: true,
+      rows,
+      builds: {},
+      loadAtStart: [0.5, 0.4, 0.3],
+    });
     expect(only).toBe(join(dir, '2026-12-03T08-57-30-294Z-partial.json'));
     expect(readdirSync(dir)).toHaveLength(2);
     const json = JSON.parse(readFileSync(full, 'utf8'));

@@ -10,7 +10,11 @@ import type { Run } from './data/runs.ts';
 import type { AppDeps } from './deps.ts';
 import { notFound } from './errors.ts';
 
-export async function requireOwnedDocument(deps: AppDeps, userId: string, documentId: string): Promise<DocumentOwnership> {
+export async function requireOwnedDocument(
+  deps: AppDeps,
+  userId: string,
+  documentId: string,
+): Promise<DocumentOwnership> {
   const doc = await getDocumentOwnership(deps.app, documentId);
   if (!doc || doc.removedAt !== null || doc.ownerId !== userId) throw notFound('The document');
   return doc;

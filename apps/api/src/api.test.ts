@@ -47,7 +47,9 @@ describe('health and auth', () => {
     expect(cookie).toMatch(/SameSite=Lax/);
     expect(cookie).toMatch(/Path=\//);
     // The cookie alone signs the browser in.
-    const me = await fetch(`${s.url}/trpc/auth.me`, { headers: { cookie: `sponge_session=${body.result.data.userToken}` } });
+    const me = await fetch(`${s.url}/trpc/auth.me`, {
+      headers: { cookie: `sponge_session=${body.result.data.userToken}` },
+    });
     expect(((await me.json()) as Json).result.data).toEqual({ id: 'user-ada', name: 'Ada Lovelace' });
   });
 
@@ -61,7 +63,10 @@ describe('health and auth', () => {
 
   it('logout revokes the token and clears the cookie', async () => {
     const token = await s.login('user-grace');
-    const res = await fetch(`${s.url}/trpc/auth.logout`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
+    const res = await fetch(`${s.url}/trpc/auth.logout`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('set-cookie')).toMatch(/sponge_session=;.*Max-Age=0/);
     expect(await s.client(token).auth.me.query()).toBeNull();
@@ -73,11 +78,18 @@ describe('health and auth', () => {
     const key = await s.client(ada).auth.createApiKey.mutate({ label: 'my agent' });
     expect(key.apiKey).toMatch(/^ak_/);
     const keys = await s.client(ada).auth.apiKeys.query();
-    expect(keys.find((k) => k.id === key.id)).toEqual({ id: key.id, label: 'my agent', createdAt: key.createdAt });
+    expect(keys.find((k) => k.id === key.id)).toEqual({
+      id: key.id,
+      label: 'my agent',
+      createdAt: key.createdAt,
+    });
     expect(JSON.stringify(keys)).not.toContain(key.apiKey);
     expect(await s.client(key.apiKey).auth.me.query()).toEqual({ id: 'user-ada', name: 'Ada Lovelace' });
     expect((await s.client(key.apiKey).documents.list.query()).length).toBeGreaterThan(0);
-    expect(await s.client(ada).auth.revokeApiKey.mutate({ id: key.id })).toEqual({ id: key.id, revoked: true });
+    expect(await s.client(ada).auth.revokeApiKey.mutate({ id: key.id })).toEqual({
+      id: key.id,
+      revoked: true,
+    });
     const e = await errorOf(s.client(key.apiKey).documents.list.query());
     expect(e.reason).toBe('unauthenticated');
     const again = await errorOf(s.client(ada).auth.revokeApiKey.mutate({ id: key.id }));
@@ -88,7 +100,9 @@ describe('health and auth', () => {
     const key = await s.client(ada).auth.createApiKey.mutate({ label: 'own agent' });
     const before = await s.client(ada).runs.list.query({ documentId: REEF_DOCUMENT_ID });
     for (const mode of ['chat', 'staged'] as const) {
-      const e = await errorOf(s.client(key.apiKey).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode }));
+      const e = await errorOf(
+        s.client(key.apiKey).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode }),
+      );
       expect([e.code, e.reason]).toEqual(['FORBIDDEN', 'forbidden']);
     }
     expect(await s.client(ada).runs.list.query({ documentId: REEF_DOCUMENT_ID })).toEqual(before);
@@ -137,21 +151,35 @@ describe('documents', () => {
     const c = s.client(ada);
     const shared = await c.documents.share.mutate({ documentId: 'doc-survey-methods', userId: 'user-grace' });
     expect(shared.sharedWith.map((u) => u.id)).toEqual(['user-grace']);
-    expect((await s.client(grace).documents.get.query({ documentId: 'doc-survey-methods' })).access).toBe('shared');
+    expect((await s.client(grace).documents.get.query({ documentId: 'doc-survey-methods' })).access).toBe(
+      'shared',
+    );
     const published = await c.documents.publish.mutate({ documentId: 'doc-survey-methods' });
     expect(published.publishedAt).toMatch(/^\d{4}-/);
-    expect((await s.client(rosalind).documents.get.query({ documentId: 'doc-survey-methods' })).access).toBe('public');
-    const notMine = await errorOf(s.client(grace).documents.publish.mutate({ documentId: 'doc-survey-methods' }));
+    expect((await s.client(rosalind).documents.get.query({ documentId: 'doc-survey-methods' })).access).toBe(
+      'public',
+    );
+    const notMine = await errorOf(
+      s.client(grace).documents.publish.mutate({ documentId: 'doc-survey-methods' }),
+    );
     expect(notMine.reason).toBe('not_found');
-    const self = await errorOf(c.documents.share.mutate({ documentId: 'doc-survey-methods', userId: 'user-ada' }));
+    const self = await errorOf(
+      c.documents.share.mutate({ documentId: 'doc-survey-methods', userId: 'user-ada' }),
+    );
     expect(self.reason).toBe('invalid_input');
-    const nobody = await errorOf(c.documents.share.mutate({ documentId: 'doc-survey-methods', userId: 'user-nobody' }));
+    const nobody = await errorOf(
+      c.documents.share.mutate({ documentId: 'doc-survey-methods', userId: 'user-nobody' }),
+    );
     expect(nobody.reason).toBe('not_found');
     const removed = await c.documents.remove.mutate({ documentId: 'doc-survey-methods' });
     expect(removed.removedAt).toMatch(/^\d{4}-/);
     expect((await c.documents.list.query()).some((d) => d.id === 'doc-survey-methods')).toBe(false);
-    expect((await errorOf(s.client(grace).documents.get.query({ documentId: 'doc-survey-methods' }))).reason).toBe('not_found');
-    expect((await errorOf(c.documents.remove.mutate({ documentId: 'doc-survey-methods' }))).reason).toBe('not_found');
+    expect(
+      (await errorOf(s.client(grace).documents.get.query({ documentId: 'doc-survey-methods' }))).reason,
+    ).toBe('not_found');
+    expect((await errorOf(c.documents.remove.mutate({ documentId: 'doc-survey-methods' }))).reason).toBe(
+      'not_found',
+    );
   });
 });
 
@@ -160,7 +188,9 @@ describe('the demo run', () => {
     const runs = await s.client(ada).runs.list.query({ documentId: REEF_DOCUMENT_ID });
     const demo = runs.at(-1)!;
     expect(demo).toMatchObject({ mode: 'chat', status: 'finished', state: 'open', memory: true });
-    const panel = await s.client(ada).memory.panel.query({ documentId: REEF_DOCUMENT_ID, sessionId: demo.sessionId! });
+    const panel = await s
+      .client(ada)
+      .memory.panel.query({ documentId: REEF_DOCUMENT_ID, sessionId: demo.sessionId! });
     expect(panel.session).toMatchObject({ id: demo.sessionId, state: 'open', version: 2, pinnedRevision: 1 });
     expect(Date.parse(panel.session!.forgetsAt) - Date.parse(panel.session!.startedAt)).toBe(86_400_000);
     expect(panel.workingNotes.map((n) => n.name).sort()).toEqual([
@@ -169,7 +199,9 @@ describe('the demo run', () => {
       'ruled-out:dataset-2014',
       'todo:check-figure-3',
     ]);
-    expect(panel.workingNotes.find((n) => n.name === 'lead:reef-survey-2016')?.text).toMatch(/^methods section missing/);
+    expect(panel.workingNotes.find((n) => n.name === 'lead:reef-survey-2016')?.text).toMatch(
+      /^methods section missing/,
+    );
     const reviewed = panel.reviewedInView.find((r) => r.name === 'finding:bleaching-threshold')!;
     expect(reviewed).toMatchObject({ revision: 1, source: { documentId: REEF_DOCUMENT_ID } });
     const doc = await s.client(ada).documents.get.query({ documentId: REEF_DOCUMENT_ID });
@@ -177,8 +209,16 @@ describe('the demo run', () => {
     // The same name with different content: marked on both rows, never resolved away.
     const note = panel.workingNotes.find((n) => n.name === 'finding:bleaching-threshold')!;
     expect(note.digest).not.toBe(reviewed.digest);
-    expect(note.conflicts).toContainEqual({ source: 'reviewed', name: 'finding:bleaching-threshold', reason: 'different_content' });
-    expect(reviewed.conflicts).toContainEqual({ source: 'note', name: 'finding:bleaching-threshold', reason: 'different_content' });
+    expect(note.conflicts).toContainEqual({
+      source: 'reviewed',
+      name: 'finding:bleaching-threshold',
+      reason: 'different_content',
+    });
+    expect(reviewed.conflicts).toContainEqual({
+      source: 'note',
+      name: 'finding:bleaching-threshold',
+      reason: 'different_content',
+    });
     expect(panel.sessions.map((x) => x.id)).toContain(demo.sessionId);
   });
 
@@ -186,7 +226,13 @@ describe('the demo run', () => {
     const runs = await s.client(ada).runs.list.query({ documentId: REEF_DOCUMENT_ID });
     const demo = runs.at(-1)!;
     const items = await s.client(ada).chat.transcript.query({ runId: demo.id });
-    expect(items.map((i) => (i.type === 'message' ? i.role : `card:${i.count}`))).toEqual(['you', 'card:2', 'agent', 'card:2', 'agent']);
+    expect(items.map((i) => (i.type === 'message' ? i.role : `card:${i.count}`))).toEqual([
+      'you',
+      'card:2',
+      'agent',
+      'card:2',
+      'agent',
+    ]);
     const card = items[1]!;
     expect(card).toMatchObject({
       type: 'memory',
@@ -217,10 +263,15 @@ describe('a chat run end to end, with every SPEC §9 error of the agent tools', 
     expect(load.session).toMatchObject({ id: sessionId, version: 0, pinnedRevision: 1 });
     expect(load.tools.map((t) => t.name)).toEqual(['remember', 'query', 'read', 'explain', 'recall']);
     for (const t of load.tools) expect(t.inputSchema).toMatchObject({ type: 'object' });
-    const remember = load.tools[0]!.inputSchema as { properties: Record<string, unknown>; additionalProperties: unknown };
+    const remember = load.tools[0]!.inputSchema as {
+      properties: Record<string, unknown>;
+      additionalProperties: unknown;
+    };
     expect(Object.keys(remember.properties).sort()).toEqual(['basedOn', 'changes', 'requestId']);
     expect(remember.additionalProperties).toBe(false);
-    expect(load.preload.rows).toContainEqual(expect.objectContaining({ source: 'reviewed', name: 'finding:bleaching-threshold' }));
+    expect(load.preload.rows).toContainEqual(
+      expect.objectContaining({ source: 'reviewed', name: 'finding:bleaching-threshold' }),
+    );
     expect(load.preload.truncated).toBe(false);
   });
 
@@ -230,7 +281,12 @@ describe('a chat run end to end, with every SPEC §9 error of the agent tools', 
       requestId: 'r-1',
       changes: [
         { op: 'add' as const, name: 'lead:coral-cover', text: 'cover fell 51 percent at exposed sites' },
-        { op: 'add' as const, name: 'todo:grazers', text: 'check herbivore counts', links: [{ rel: 'supports' as const, to: 'lead:coral-cover' }] },
+        {
+          op: 'add' as const,
+          name: 'todo:grazers',
+          text: 'check herbivore counts',
+          links: [{ rel: 'supports' as const, to: 'lead:coral-cover' }],
+        },
       ],
     };
     const r1 = await agent().agent.remember.mutate(input);
@@ -239,26 +295,64 @@ describe('a chat run end to end, with every SPEC §9 error of the agent tools', 
     expect(r1.applied.map((a) => a.name)).toEqual(['lead:coral-cover', 'todo:grazers']);
     const again = await agent().agent.remember.mutate(input);
     expect(again).toEqual({ ...r1, replayed: true });
-    const raw = await s.call('mutation', 'agent.remember', { basedOn: 0, requestId: 'r-2', changes: [{ op: 'add', name: 'lead:x', text: 'x' }] }, token);
+    const raw = await s.call(
+      'mutation',
+      'agent.remember',
+      { basedOn: 0, requestId: 'r-2', changes: [{ op: 'add', name: 'lead:x', text: 'x' }] },
+      token,
+    );
     expect(raw.status).toBe(409);
-    expect(raw.error?.data).toMatchObject({ code: 'CONFLICT', httpStatus: 409, reason: 'stale_version', currentVersion: 1 });
+    expect(raw.error?.data).toMatchObject({
+      code: 'CONFLICT',
+      httpStatus: 409,
+      reason: 'stale_version',
+      currentVersion: 1,
+    });
     expect(raw.error?.message).toBeTruthy();
   });
 
   it('name_exists, no_such_note (replace, remove, read, link), request_id_reused', async () => {
-    const add = await errorOf(agent().agent.remember.mutate({ basedOn: 1, requestId: 'r-3', changes: [{ op: 'add', name: 'lead:coral-cover', text: 'again' }] }));
+    const add = await errorOf(
+      agent().agent.remember.mutate({
+        basedOn: 1,
+        requestId: 'r-3',
+        changes: [{ op: 'add', name: 'lead:coral-cover', text: 'again' }],
+      }),
+    );
     expect([add.code, add.reason]).toEqual(['CONFLICT', 'name_exists']);
-    const rep = await errorOf(agent().agent.remember.mutate({ basedOn: 1, requestId: 'r-4', changes: [{ op: 'replace', name: 'lead:missing', text: 'x' }] }));
+    const rep = await errorOf(
+      agent().agent.remember.mutate({
+        basedOn: 1,
+        requestId: 'r-4',
+        changes: [{ op: 'replace', name: 'lead:missing', text: 'x' }],
+      }),
+    );
     expect([rep.code, rep.reason]).toEqual(['NOT_FOUND', 'no_such_note']);
-    const rem = await errorOf(agent().agent.remember.mutate({ basedOn: 1, requestId: 'r-5', changes: [{ op: 'remove', name: 'lead:missing' }] }));
+    const rem = await errorOf(
+      agent().agent.remember.mutate({
+        basedOn: 1,
+        requestId: 'r-5',
+        changes: [{ op: 'remove', name: 'lead:missing' }],
+      }),
+    );
     expect(rem.reason).toBe('no_such_note');
     const link = await errorOf(
-      agent().agent.remember.mutate({ basedOn: 1, requestId: 'r-6', changes: [{ op: 'add', name: 'lead:y', text: 'y', links: [{ rel: 'supports', to: 'lead:nowhere' }] }] }),
+      agent().agent.remember.mutate({
+        basedOn: 1,
+        requestId: 'r-6',
+        changes: [{ op: 'add', name: 'lead:y', text: 'y', links: [{ rel: 'supports', to: 'lead:nowhere' }] }],
+      }),
     );
     expect(link.reason).toBe('no_such_note');
     const read = await errorOf(agent().agent.read.query({ name: 'lead:missing' }));
     expect([read.code, read.reason]).toEqual(['NOT_FOUND', 'no_such_note']);
-    const reused = await errorOf(agent().agent.remember.mutate({ basedOn: 1, requestId: 'r-1', changes: [{ op: 'add', name: 'lead:z', text: 'z' }] }));
+    const reused = await errorOf(
+      agent().agent.remember.mutate({
+        basedOn: 1,
+        requestId: 'r-1',
+        changes: [{ op: 'add', name: 'lead:z', text: 'z' }],
+      }),
+    );
     expect([reused.code, reused.reason]).toEqual(['UNPROCESSABLE_CONTENT', 'request_id_reused']);
     // Nothing of the refused calls was written.
     expect((await agent().agent.load.query()).session.version).toBe(1);
@@ -268,8 +362,11 @@ describe('a chat run end to end, with every SPEC §9 error of the agent tools', 
     const current = await agent().agent.query.query({ question: 'current_notes' });
     expect(current.version).toBe(1);
     expect(current.pinnedRevision).toBe(1);
-    expect(current.rows.map((r) => r.name)).toEqual(expect.arrayContaining(['lead:coral-cover', 'todo:grazers', 'finding:bleaching-threshold']));
-    for (const r of current.rows) expect(Object.keys(r).sort()).toEqual(['conflicts', 'digest', 'kind', 'name', 'row', 'source']);
+    expect(current.rows.map((r) => r.name)).toEqual(
+      expect.arrayContaining(['lead:coral-cover', 'todo:grazers', 'finding:bleaching-threshold']),
+    );
+    for (const r of current.rows)
+      expect(Object.keys(r).sort()).toEqual(['conflicts', 'digest', 'kind', 'name', 'row', 'source']);
     const supports = await agent().agent.query.query({ question: 'supports', name: 'lead:coral-cover' });
     expect(supports.rows.map((r) => r.name)).toContain('todo:grazers');
     const related = await agent().agent.query.query({ question: 'related_to', name: 'todo:grazers' });
@@ -281,7 +378,11 @@ describe('a chat run end to end, with every SPEC §9 error of the agent tools', 
     const page1 = await agent().agent.query.query({ question: 'current_notes', limit: 1 });
     expect(page1.rows).toHaveLength(1);
     expect(page1.nextCursor).toBeTruthy();
-    const page2 = await agent().agent.query.query({ question: 'current_notes', limit: 1, cursor: page1.nextCursor! });
+    const page2 = await agent().agent.query.query({
+      question: 'current_notes',
+      limit: 1,
+      cursor: page1.nextCursor!,
+    });
     expect(page2.rows[0]?.name).not.toBe(page1.rows[0]?.name);
     const missingName = await errorOf(agent().agent.query.query({ question: 'supports' } as never));
     expect(missingName.reason).toBe('invalid_input');
@@ -290,24 +391,45 @@ describe('a chat run end to end, with every SPEC §9 error of the agent tools', 
   it('explain, and explain_token_invalid for a tampered token', async () => {
     const ans = await agent().agent.query.query({ question: 'current_notes' });
     const why = await agent().agent.explain.query({ token: ans.explainToken, row: 0 });
-    expect(why).toMatchObject({ row: 0, name: ans.rows[0]!.name, question: 'current_notes', basis: { version: 1, pinnedRevision: 1 } });
+    expect(why).toMatchObject({
+      row: 0,
+      name: ans.rows[0]!.name,
+      question: 'current_notes',
+      basis: { version: 1, pinnedRevision: 1 },
+    });
     expect(typeof why.reason).toBe('string');
     // Flip a character in the middle (the last one may only carry padding bits).
     const mid = Math.floor(ans.explainToken.length / 2);
     const ch = ans.explainToken[mid];
-    const tampered = ans.explainToken.slice(0, mid) + (ch === 'A' ? 'B' : 'A') + ans.explainToken.slice(mid + 1);
+    const tampered =
+      ans.explainToken.slice(0, mid) + (ch === 'A' ? 'B' : 'A') + ans.explainToken.slice(mid + 1);
     const bad = await errorOf(agent().agent.explain.query({ token: tampered, row: 0 }));
     expect([bad.code, bad.reason]).toEqual(['BAD_REQUEST', 'explain_token_invalid']);
   });
 
   it('read with and without a digest; stale_digest once the note changed', async () => {
     const before = await agent().agent.read.query({ name: 'lead:coral-cover' });
-    expect(before).toMatchObject({ source: 'note', kind: 'lead', text: 'cover fell 51 percent at exposed sites', version: 1, author: `agent:${runId}` });
+    expect(before).toMatchObject({
+      source: 'note',
+      kind: 'lead',
+      text: 'cover fell 51 percent at exposed sites',
+      version: 1,
+      author: `agent:${runId}`,
+    });
     expect(before.digest).toMatch(/^[0-9a-f]{64}$/);
-    const reviewed = await agent().agent.read.query({ name: 'finding:bleaching-threshold', source: 'reviewed' });
+    const reviewed = await agent().agent.read.query({
+      name: 'finding:bleaching-threshold',
+      source: 'reviewed',
+    });
     expect(reviewed).toMatchObject({ source: 'reviewed', revision: 1 });
-    await agent().agent.remember.mutate({ basedOn: 1, requestId: 'r-7', changes: [{ op: 'replace', name: 'lead:coral-cover', text: 'cover fell by half' }] });
-    const stale = await errorOf(agent().agent.read.query({ name: 'lead:coral-cover', digest: before.digest }));
+    await agent().agent.remember.mutate({
+      basedOn: 1,
+      requestId: 'r-7',
+      changes: [{ op: 'replace', name: 'lead:coral-cover', text: 'cover fell by half' }],
+    });
+    const stale = await errorOf(
+      agent().agent.read.query({ name: 'lead:coral-cover', digest: before.digest }),
+    );
     expect([stale.code, stale.reason]).toEqual(['CONFLICT', 'stale_digest']);
   });
 
@@ -319,13 +441,38 @@ describe('a chat run end to end, with every SPEC §9 error of the agent tools', 
     const version = (await agent().agent.load.query()).session.version;
     const cases: unknown[] = [
       { basedOn: version, requestId: 'v-1', changes: [] },
-      { basedOn: version, requestId: 'v-2', changes: Array.from({ length: 65 }, (_, i) => ({ op: 'add', name: `todo:t${i}`, text: 't' })) },
+      {
+        basedOn: version,
+        requestId: 'v-2',
+        changes: Array.from({ length: 65 }, (_, i) => ({ op: 'add', name: `todo:t${i}`, text: 't' })),
+      },
       { basedOn: version, requestId: 'v-3', changes: [{ op: 'add', name: 'Lead:Bad Name', text: 't' }] },
-      { basedOn: version, requestId: 'v-4', changes: [{ op: 'add', name: 'lead:ok', text: 't' }], author: 'someone-else' },
-      { basedOn: version, requestId: 'v-5', changes: [{ op: 'add', name: 'lead:ok', text: 't', time: '2020-01-01T00:00:00Z' }] },
-      { basedOn: version, requestId: 'bad id with spaces', changes: [{ op: 'add', name: 'lead:ok', text: 't' }] },
-      { basedOn: version, requestId: 'v-6', changes: [{ op: 'add', name: 'lead:ok', text: 'x'.repeat(4_001) }] },
-      { basedOn: version, requestId: 'v-7', changes: [{ op: 'add', name: 'lead:ok', text: 't', links: [{ rel: 'cites', to: 'lead:x' }] }] },
+      {
+        basedOn: version,
+        requestId: 'v-4',
+        changes: [{ op: 'add', name: 'lead:ok', text: 't' }],
+        author: 'someone-else',
+      },
+      {
+        basedOn: version,
+        requestId: 'v-5',
+        changes: [{ op: 'add', name: 'lead:ok', text: 't', time: '2020-01-01T00:00:00Z' }],
+      },
+      {
+        basedOn: version,
+        requestId: 'bad id with spaces',
+        changes: [{ op: 'add', name: 'lead:ok', text: 't' }],
+      },
+      {
+        basedOn: version,
+        requestId: 'v-6',
+        changes: [{ op: 'add', name: 'lead:ok', text: 'x'.repeat(4_001) }],
+      },
+      {
+        basedOn: version,
+        requestId: 'v-7',
+        changes: [{ op: 'add', name: 'lead:ok', text: 't', links: [{ rel: 'cites', to: 'lead:x' }] }],
+      },
       { basedOn: -1, requestId: 'v-8', changes: [{ op: 'add', name: 'lead:ok', text: 't' }] },
       'not an object',
     ];
@@ -339,7 +486,11 @@ describe('a chat run end to end, with every SPEC §9 error of the agent tools', 
     const big = await s.call(
       'mutation',
       'agent.remember',
-      { basedOn: version, requestId: 'v-9', changes: [{ op: 'add', name: 'lead:big', text: 't', data: { blob: 'x'.repeat(17_000) } }] },
+      {
+        basedOn: version,
+        requestId: 'v-9',
+        changes: [{ op: 'add', name: 'lead:big', text: 't', data: { blob: 'x'.repeat(17_000) } }],
+      },
       token,
     );
     expect([big.status, big.error?.data.reason]).toEqual([400, 'invalid_input']);
@@ -378,11 +529,27 @@ describe('a chat run end to end, with every SPEC §9 error of the agent tools', 
     expect(panel.workingNotes).toEqual([]);
     const items = await s.client(ada).chat.transcript.query({ runId });
     const cards = items.filter((i) => i.type === 'memory');
-    expect(cards).toEqual([{ type: 'memory', action: 'remembered', count: 0, removed: 0, names: [], sessionId, at: expect.any(String), forgotten: true }]);
+    expect(cards).toEqual([
+      {
+        type: 'memory',
+        action: 'remembered',
+        count: 0,
+        removed: 0,
+        names: [],
+        sessionId,
+        at: expect.any(String),
+        forgotten: true,
+      },
+    ]);
     expect(JSON.stringify(items)).not.toContain('lead:coral-cover');
     for (const call of [
       () => agent().agent.load.query(),
-      () => agent().agent.remember.mutate({ basedOn: 2, requestId: 'late', changes: [{ op: 'add', name: 'lead:late', text: 'x' }] }),
+      () =>
+        agent().agent.remember.mutate({
+          basedOn: 2,
+          requestId: 'late',
+          changes: [{ op: 'add', name: 'lead:late', text: 'x' }],
+        }),
       () => agent().agent.query.query({ question: 'current_notes' }),
       () => agent().agent.read.query({ name: 'lead:coral-cover' }),
       () => agent().agent.recall.query({ text: 'x' }),
@@ -404,9 +571,16 @@ describe('a chat run end to end, with every SPEC §9 error of the agent tools', 
 describe('note data', () => {
   it('data comes back exactly as sent over HTTP, a "__proto__" key included', async () => {
     // A run of its own, so the end-to-end run's counts stay as they are.
-    const { runToken } = await s.client(ada).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'chat' });
+    const { runToken } = await s
+      .client(ada)
+      .runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'chat' });
     const data = JSON.parse('{"__proto__": {"x": 1}, "n": [1, {"__proto__": null}]}') as unknown;
-    const r = await s.call('mutation', 'agent.remember', { basedOn: 0, requestId: 'proto-1', changes: [{ op: 'add', name: 'lead:proto', text: 't', data }] }, runToken);
+    const r = await s.call(
+      'mutation',
+      'agent.remember',
+      { basedOn: 0, requestId: 'proto-1', changes: [{ op: 'add', name: 'lead:proto', text: 't', data }] },
+      runToken,
+    );
     expect(r.status, r.text).toBe(200);
     const read = await s.call('query', 'agent.read', { name: 'lead:proto' }, runToken);
     expect(read.text).toContain('"data":{"__proto__":{"x":1},"n":[1,{"__proto__":null}]}');
@@ -417,10 +591,16 @@ describe('note data', () => {
 describe('transcript cards of removals', () => {
   it('count every change a remember call made, and say how many of them were removals', async () => {
     // A run of its own, so the end-to-end run's counts stay as they are.
-    const { runId, runToken } = await s.client(ada).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'chat' });
+    const { runId, runToken } = await s
+      .client(ada)
+      .runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'chat' });
     const agent = s.client(runToken);
     const add = (name: string) => ({ op: 'add' as const, name, text: name });
-    await agent.agent.remember.mutate({ basedOn: 0, requestId: 'rm-1', changes: [add('lead:a'), add('lead:b'), add('lead:c'), add('todo:d')] });
+    await agent.agent.remember.mutate({
+      basedOn: 0,
+      requestId: 'rm-1',
+      changes: [add('lead:a'), add('lead:b'), add('lead:c'), add('todo:d')],
+    });
     // Only removals: the web reads this card as "Removed 2 notes", never "Remembered".
     await agent.agent.remember.mutate({
       basedOn: 1,
@@ -433,7 +613,11 @@ describe('transcript cards of removals', () => {
     await agent.agent.remember.mutate({
       basedOn: 2,
       requestId: 'rm-3',
-      changes: [add('lead:e'), { op: 'replace', name: 'lead:c', text: 'c, again' }, { op: 'remove', name: 'todo:d' }],
+      changes: [
+        add('lead:e'),
+        { op: 'replace', name: 'lead:c', text: 'c, again' },
+        { op: 'remove', name: 'todo:d' },
+      ],
     });
     const items = await s.client(ada).chat.transcript.query({ runId });
     const cards = items.flatMap((i) => (i.type === 'memory' && i.action === 'remembered' ? [i] : []));
@@ -450,10 +634,15 @@ describe('the inner context (no HTTP)', () => {
     const { createCallerFactory } = await import('./trpc.ts');
     const { appRouter } = await import('./router.ts');
     const { createInnerContext } = await import('./context.ts');
-    const caller = createCallerFactory(appRouter)(await createInnerContext({ deps: s.app, authorization: `Bearer ${ada}` }));
+    const caller = createCallerFactory(appRouter)(
+      await createInnerContext({ deps: s.app, authorization: `Bearer ${ada}` }),
+    );
     expect((await caller.auth.me())?.id).toBe('user-ada');
     const anonymous = createCallerFactory(appRouter)(await createInnerContext({ deps: s.app }));
-    await expect(anonymous.documents.list()).rejects.toMatchObject({ code: 'UNAUTHORIZED', reason: 'unauthenticated' });
+    await expect(anonymous.documents.list()).rejects.toMatchObject({
+      code: 'UNAUTHORIZED',
+      reason: 'unauthenticated',
+    });
   });
 });
 

@@ -11,13 +11,22 @@ import type { AppDeps } from './deps.ts';
 import { seedDemo } from './demo/seed.ts';
 import { createLogger } from './log.ts';
 import { indexAllDocuments, prepareDocumentIndex } from './data/document-search.ts';
-import { migrate, openAppDatabase, openEmbeddings, openMemoryStore, openReviewedKnowledge } from './stores.ts';
+import {
+  migrate,
+  openAppDatabase,
+  openEmbeddings,
+  openMemoryStore,
+  openReviewedKnowledge,
+} from './stores.ts';
 
 export interface OpenedApp extends AppDeps {
   close(): Promise<void>;
 }
 
-export async function openApp(config: Config, overrides: { now?: () => Date; log?: Logger } = {}): Promise<OpenedApp> {
+export async function openApp(
+  config: Config,
+  overrides: { now?: () => Date; log?: Logger } = {},
+): Promise<OpenedApp> {
   const log = overrides.log ?? createLogger(config.logLevel);
   const now = overrides.now ?? (() => new Date());
   if (config.appDb.url.startsWith('file:') || config.memoryDb.url.startsWith('file:')) {
@@ -25,7 +34,9 @@ export async function openApp(config: Config, overrides: { now?: () => Date; log
   }
   if (config.tokenSecret === undefined && !config.memoryDb.url.startsWith('file:')) {
     // Several API instances on one remote database must sign explain tokens with one key.
-    log.warn('TOKEN_SECRET is not set: using DATA_DIR/token-secret; set TOKEN_SECRET when several API instances share a database');
+    log.warn(
+      'TOKEN_SECRET is not set: using DATA_DIR/token-secret; set TOKEN_SECRET when several API instances share a database',
+    );
   }
   const tokenSecret = resolveTokenSecret(config);
   const embeddings = openEmbeddings(config.embeddings);
@@ -58,7 +69,9 @@ export async function openApp(config: Config, overrides: { now?: () => Date; log
       if (seeded) {
         log.info({ documents: seeded.documents, runId: seeded.runId }, 'demo data seeded');
         // Search vectors for the seeded library; never fatal (search also indexes lazily).
-        await indexAllDocuments(app, embeddings).catch((err: unknown) => log.warn({ err }, 'indexing the demo library failed'));
+        await indexAllDocuments(app, embeddings).catch((err: unknown) =>
+          log.warn({ err }, 'indexing the demo library failed'),
+        );
       }
     }
     let closed = false;

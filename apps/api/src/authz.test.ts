@@ -62,7 +62,8 @@ interface Row {
 }
 
 // Expectation profiles.
-const all = (o: Outcome): Record<Principal, Outcome> => Object.fromEntries(PRINCIPALS.map((p) => [p, o])) as Record<Principal, Outcome>;
+const all = (o: Outcome): Record<Principal, Outcome> =>
+  Object.fromEntries(PRINCIPALS.map((p) => [p, o])) as Record<Principal, Outcome>;
 const unauth = { purgeKey: 'UNAUTHORIZED', none: 'UNAUTHORIZED', malformed: 'UNAUTHORIZED' } as const;
 /** Signed-in people only (login token); API keys and run tokens are the wrong kind. */
 const people = (o: Partial<Record<Principal, Outcome>> = {}): Record<Principal, Outcome> => ({
@@ -130,18 +131,48 @@ const ROWS: Row[] = [
     input: (p, f) => ({ documentId: docFor(p, f) }),
     expect: people({ otherOwner: 'NOT_FOUND', apiKey: 'ok' }),
   },
-  { procedure: 'documents.search', kind: 'query', input: () => ({ query: 'reef' }), expect: people({ apiKey: 'ok' }) },
+  {
+    procedure: 'documents.search',
+    kind: 'query',
+    input: () => ({ query: 'reef' }),
+    expect: people({ apiKey: 'ok' }),
+  },
   {
     procedure: 'documents.share',
     kind: 'mutation',
     input: (p, f) => ({ documentId: docFor(p, f), userId: 'user-bystander' }),
     expect: ownerOnly(),
   },
-  { procedure: 'documents.publish', kind: 'mutation', input: (p, f) => ({ documentId: p === 'owner' ? f.dPublic : docFor(p, f) }), expect: ownerOnly() },
-  { procedure: 'documents.remove', kind: 'mutation', input: (p, f) => ({ documentId: p === 'owner' ? f.dTrash : docFor(p, f) }), expect: ownerOnly() },
-  { procedure: 'runs.accept', kind: 'mutation', input: (p, f) => ({ documentId: docFor(p, f), mode: 'staged' }), expect: ownerOnly() },
-  { procedure: 'runs.list', kind: 'query', input: (p, f) => ({ documentId: docFor(p, f) }), expect: ownerOnly('ok') },
-  { procedure: 'runs.finish', kind: 'mutation', input: (p, f) => ({ runId: p === 'owner' ? f.rTrash : runFor(p, f) }), expect: ownerOnly() },
+  {
+    procedure: 'documents.publish',
+    kind: 'mutation',
+    input: (p, f) => ({ documentId: p === 'owner' ? f.dPublic : docFor(p, f) }),
+    expect: ownerOnly(),
+  },
+  {
+    procedure: 'documents.remove',
+    kind: 'mutation',
+    input: (p, f) => ({ documentId: p === 'owner' ? f.dTrash : docFor(p, f) }),
+    expect: ownerOnly(),
+  },
+  {
+    procedure: 'runs.accept',
+    kind: 'mutation',
+    input: (p, f) => ({ documentId: docFor(p, f), mode: 'staged' }),
+    expect: ownerOnly(),
+  },
+  {
+    procedure: 'runs.list',
+    kind: 'query',
+    input: (p, f) => ({ documentId: docFor(p, f) }),
+    expect: ownerOnly('ok'),
+  },
+  {
+    procedure: 'runs.finish',
+    kind: 'mutation',
+    input: (p, f) => ({ runId: p === 'owner' ? f.rTrash : runFor(p, f) }),
+    expect: ownerOnly(),
+  },
   {
     procedure: 'runs.settings',
     kind: 'mutation',
@@ -154,10 +185,30 @@ const ROWS: Row[] = [
     input: (p, f) => ({ documentId: docFor(p, f), sessionId: sessionFor(p, f) }),
     expect: ownerOnly(),
   },
-  { procedure: 'memory.sessions', kind: 'query', input: (p, f) => ({ documentId: docFor(p, f) }), expect: ownerOnly() },
-  { procedure: 'memory.forget', kind: 'mutation', input: (p, f) => ({ sessionId: p === 'owner' ? f.sTrash : sessionFor(p, f) }), expect: ownerOnly() },
-  { procedure: 'chat.transcript', kind: 'query', input: (p, f) => ({ runId: runFor(p, f) }), expect: ownerOnly() },
-  { procedure: 'chat.say', kind: 'mutation', input: (p, f) => ({ runId: runFor(p, f), text: 'hello' }), expect: ownerOnly() },
+  {
+    procedure: 'memory.sessions',
+    kind: 'query',
+    input: (p, f) => ({ documentId: docFor(p, f) }),
+    expect: ownerOnly(),
+  },
+  {
+    procedure: 'memory.forget',
+    kind: 'mutation',
+    input: (p, f) => ({ sessionId: p === 'owner' ? f.sTrash : sessionFor(p, f) }),
+    expect: ownerOnly(),
+  },
+  {
+    procedure: 'chat.transcript',
+    kind: 'query',
+    input: (p, f) => ({ runId: runFor(p, f) }),
+    expect: ownerOnly(),
+  },
+  {
+    procedure: 'chat.say',
+    kind: 'mutation',
+    input: (p, f) => ({ runId: runFor(p, f), text: 'hello' }),
+    expect: ownerOnly(),
+  },
   { procedure: 'agent.load', kind: 'query', expect: agentOnly() },
   {
     procedure: 'agent.remember',
@@ -165,11 +216,20 @@ const ROWS: Row[] = [
     input: async (p) => {
       const token = fx.tokens[p];
       const basedOn = p === 'runToken' || p === 'otherRunToken' ? await currentVersion(token!) : 0;
-      return { basedOn, requestId: `matrix-${p}`, changes: [{ op: 'add', name: `lead:matrix-${p.toLowerCase()}`, text: 'matrix' }] };
+      return {
+        basedOn,
+        requestId: `matrix-${p}`,
+        changes: [{ op: 'add', name: `lead:matrix-${p.toLowerCase()}`, text: 'matrix' }],
+      };
     },
     expect: agentOnly(),
   },
-  { procedure: 'agent.query', kind: 'query', input: () => ({ question: 'current_notes' }), expect: agentOnly() },
+  {
+    procedure: 'agent.query',
+    kind: 'query',
+    input: () => ({ question: 'current_notes' }),
+    expect: agentOnly(),
+  },
   {
     procedure: 'agent.read',
     kind: 'query',
@@ -187,10 +247,25 @@ const ROWS: Row[] = [
   },
   { procedure: 'agent.recall', kind: 'query', input: () => ({ text: 'reef' }), expect: agentOnly() },
   { procedure: 'agent.say', kind: 'mutation', input: () => ({ text: 'hi' }), expect: agentOnly() },
-  { procedure: 'profiles.list', kind: 'query', input: (p, f) => ({ documentId: docFor(p, f) }), expect: ownerOnly() },
+  {
+    procedure: 'profiles.list',
+    kind: 'query',
+    input: (p, f) => ({ documentId: docFor(p, f) }),
+    expect: ownerOnly(),
+  },
   { procedure: 'profiles.preview', kind: 'query', input: () => ({ name: 'research' }), expect: people() },
-  { procedure: 'profiles.install', kind: 'mutation', input: (p, f) => ({ documentId: docFor(p, f), name: 'language' }), expect: ownerOnly() },
-  { procedure: 'profiles.installed', kind: 'query', input: (p, f) => ({ documentId: docFor(p, f) }), expect: ownerOnly() },
+  {
+    procedure: 'profiles.install',
+    kind: 'mutation',
+    input: (p, f) => ({ documentId: docFor(p, f), name: 'language' }),
+    expect: ownerOnly(),
+  },
+  {
+    procedure: 'profiles.installed',
+    kind: 'query',
+    input: (p, f) => ({ documentId: docFor(p, f) }),
+    expect: ownerOnly(),
+  },
   {
     procedure: 'review.decide',
     kind: 'mutation',
@@ -209,7 +284,12 @@ const ROWS: Row[] = [
     }),
     expect: ownerOnly(),
   },
-  { procedure: 'review.history', kind: 'query', input: (p, f) => ({ documentId: docFor(p, f) }), expect: ownerOnly() },
+  {
+    procedure: 'review.history',
+    kind: 'query',
+    input: (p, f) => ({ documentId: docFor(p, f) }),
+    expect: ownerOnly(),
+  },
   // Last: logging out revokes the callers' tokens.
   { procedure: 'auth.logout', kind: 'mutation', expect: all('ok') },
 ];
@@ -233,13 +313,19 @@ beforeAll(async () => {
   const c = s.client(ada);
   const mine = await c.documents.list.query();
   const own = mine.filter((d) => d.access === 'owner').map((d) => d.id);
-  const [dPrivate, dPublic, dTrash] = [own.find((d) => d === 'doc-reef-recovery-2016')!, own.find((d) => d === 'doc-sea-surface-temperature')!, own.find((d) => d === 'doc-survey-methods')!];
+  const [dPrivate, dPublic, dTrash] = [
+    own.find((d) => d === 'doc-reef-recovery-2016')!,
+    own.find((d) => d === 'doc-sea-surface-temperature')!,
+    own.find((d) => d === 'doc-survey-methods')!,
+  ];
   await c.documents.publish.mutate({ documentId: dPublic });
   const r1 = await c.runs.accept.mutate({ documentId: dPrivate, mode: 'chat' });
   const r2 = await c.runs.accept.mutate({ documentId: dPublic, mode: 'chat' });
   const rTrash = await c.runs.accept.mutate({ documentId: dPrivate, mode: 'chat' });
   const gDocs = await s.client(grace).documents.list.query();
-  const r3 = await s.client(grace).runs.accept.mutate({ documentId: gDocs.find((d) => d.access === 'owner')!.id, mode: 'chat' });
+  const r3 = await s
+    .client(grace)
+    .runs.accept.mutate({ documentId: gDocs.find((d) => d.access === 'owner')!.id, mode: 'chat' });
   await s.client(r1.runToken).agent.remember.mutate({
     basedOn: 0,
     requestId: 'alpha',
@@ -250,7 +336,8 @@ beforeAll(async () => {
     requestId: 'beta',
     changes: [{ op: 'add', name: 'lead:secret-beta', text: 'SECRET-NOTE-BETA about temperatures' }],
   });
-  const explainR1 = (await s.client(r1.runToken).agent.query.query({ question: 'current_notes' })).explainToken;
+  const explainR1 = (await s.client(r1.runToken).agent.query.query({ question: 'current_notes' }))
+    .explainToken;
   const apiKey = await c.auth.createApiKey.mutate({ label: 'matrix key' });
   const spare = await c.auth.createApiKey.mutate({ label: 'spare' });
   fx = {
@@ -284,7 +371,13 @@ afterAll(async () => {
 });
 
 describe('authorization matrix', () => {
-  const results: Array<{ procedure: string; principal: Principal; expected: string; got: string; pass: boolean }> = [];
+  const results: Array<{
+    procedure: string;
+    principal: Principal;
+    expected: string;
+    got: string;
+    pass: boolean;
+  }> = [];
 
   for (const row of ROWS) {
     it(`${row.procedure} × ${PRINCIPALS.length} callers`, async () => {
@@ -299,8 +392,18 @@ describe('authorization matrix', () => {
         const leaks = [...(MAY_SEE_ALPHA.has(p) ? [] : ALPHA), ...(MAY_SEE_BETA.has(p) ? [] : BETA)].filter(
           (m) => r.text.includes(m) && !sent.includes(m),
         );
-        results.push({ procedure: row.procedure, principal: p, expected: want, got, pass: got === want && leaks.length === 0 });
-        expect({ cell: `${row.procedure} as ${p}`, got, leaks }).toEqual({ cell: `${row.procedure} as ${p}`, got: want, leaks: [] });
+        results.push({
+          procedure: row.procedure,
+          principal: p,
+          expected: want,
+          got,
+          pass: got === want && leaks.length === 0,
+        });
+        expect({ cell: `${row.procedure} as ${p}`, got, leaks }).toEqual({
+          cell: `${row.procedure} as ${p}`,
+          got: want,
+          leaks: [],
+        });
         if (!r.ok) expect(r.status).toBeLessThan(500);
       }
     });
@@ -313,7 +416,8 @@ describe('authorization matrix', () => {
     const failed = results.filter((r) => !r.pass);
     const summary = `authorization matrix: ${ROWS.length} procedures × ${PRINCIPALS.length} callers = ${results.length} cells, ${results.length - failed.length} passed, ${failed.length} failed`;
     console.log(summary);
-    if (process.env.MATRIX_REPORT) writeFileSync(process.env.MATRIX_REPORT, JSON.stringify({ summary, results }, null, 2));
+    if (process.env.MATRIX_REPORT)
+      writeFileSync(process.env.MATRIX_REPORT, JSON.stringify({ summary, results }, null, 2));
     expect(results.length).toBe(ROWS.length * PRINCIPALS.length);
     expect(failed).toEqual([]);
   });

@@ -46,7 +46,10 @@ export interface Credential {
 }
 
 /** The bearer token, else the session cookie; `undefined` when neither is present. */
-export function readCredential(headers: { authorization?: string | undefined; cookie?: string | undefined }): Credential | 'malformed' | undefined {
+export function readCredential(headers: {
+  authorization?: string | undefined;
+  cookie?: string | undefined;
+}): Credential | 'malformed' | undefined {
   const auth = headers.authorization;
   if (auth !== undefined && auth !== '') {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
@@ -62,7 +65,10 @@ export function readCredential(headers: { authorization?: string | undefined; co
 }
 
 /** Resolves a credential to a caller, looking the token up by its hash in its kind's table. */
-export async function resolveCaller(deps: AppDeps, credential: Credential | 'malformed' | undefined): Promise<Caller> {
+export async function resolveCaller(
+  deps: AppDeps,
+  credential: Credential | 'malformed' | undefined,
+): Promise<Caller> {
   if (credential === undefined) return { kind: 'none', credential: 'absent' };
   if (credential === 'malformed') return { kind: 'none', credential: 'invalid' };
   const kind = tokenKind(credential.token);
@@ -80,7 +86,9 @@ export async function resolveCaller(deps: AppDeps, credential: Credential | 'mal
       : { kind: 'none', credential: 'invalid' };
   }
   const found = await runByTokenHash(deps.app, hash);
-  return found ? { kind: 'agent', run: found.run, document: found.document } : { kind: 'none', credential: 'invalid' };
+  return found
+    ? { kind: 'agent', run: found.run, document: found.document }
+    : { kind: 'none', credential: 'invalid' };
 }
 
 /**
@@ -94,7 +102,10 @@ export async function createInnerContext(opts: {
   setCookie?: (cookie: string) => void;
   secure?: boolean;
 }): Promise<Context> {
-  const caller = await resolveCaller(opts.deps, readCredential({ authorization: opts.authorization, cookie: opts.cookie }));
+  const caller = await resolveCaller(
+    opts.deps,
+    readCredential({ authorization: opts.authorization, cookie: opts.cookie }),
+  );
   return { deps: opts.deps, caller, setCookie: opts.setCookie ?? (() => {}), secure: opts.secure ?? false };
 }
 
@@ -106,7 +117,9 @@ export function createHttpContextFactory(deps: AppDeps) {
       deps,
       authorization: req.headers.authorization,
       cookie: req.headers.cookie,
-      secure: (req.socket as { encrypted?: boolean }).encrypted === true || req.headers['x-forwarded-proto'] === 'https',
+      secure:
+        (req.socket as { encrypted?: boolean }).encrypted === true ||
+        req.headers['x-forwarded-proto'] === 'https',
       setCookie: (c) => {
         cookies.push(c);
         res.setHeader('Set-Cookie', cookies);

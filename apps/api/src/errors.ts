@@ -12,7 +12,13 @@ export type { ApiReason };
 export class ApiError extends TRPCError {
   readonly reason: ApiReason;
   readonly currentVersion: number | undefined;
-  constructor(opts: { code: TRPC_ERROR_CODE_KEY; reason: ApiReason; message: string; currentVersion?: number; cause?: unknown }) {
+  constructor(opts: {
+    code: TRPC_ERROR_CODE_KEY;
+    reason: ApiReason;
+    message: string;
+    currentVersion?: number;
+    cause?: unknown;
+  }) {
     super({ code: opts.code, message: opts.message, cause: opts.cause });
     this.reason = opts.reason;
     this.currentVersion = opts.currentVersion;
@@ -67,12 +73,20 @@ export function fromMemoryError(e: MemoryErrorLike): ApiError {
   const currentVersion = typeof e.currentVersion === 'number' ? e.currentVersion : undefined;
   const message =
     e.reason === 'integrity' ? 'A stored record failed its integrity check; it was not returned.' : e.message;
-  return new ApiError({ code, reason: e.reason, message, ...(currentVersion !== undefined ? { currentVersion } : {}), cause: e });
+  return new ApiError({
+    code,
+    reason: e.reason,
+    message,
+    ...(currentVersion !== undefined ? { currentVersion } : {}),
+    cause: e,
+  });
 }
 
 export const notFound = (what = 'That object') =>
   new ApiError({ code: 'NOT_FOUND', reason: 'not_found', message: `${what} was not found.` });
-export const forbidden = (message: string) => new ApiError({ code: 'FORBIDDEN', reason: 'forbidden', message });
+export const forbidden = (message: string) =>
+  new ApiError({ code: 'FORBIDDEN', reason: 'forbidden', message });
 export const unauthenticated = (message = 'Sign in or send a valid bearer token.') =>
   new ApiError({ code: 'UNAUTHORIZED', reason: 'unauthenticated', message });
-export const invalidInput = (message: string) => new ApiError({ code: 'BAD_REQUEST', reason: 'invalid_input', message });
+export const invalidInput = (message: string) =>
+  new ApiError({ code: 'BAD_REQUEST', reason: 'invalid_input', message });

@@ -30,18 +30,29 @@ async function purgeOnce(memoryUrl: string) {
  * `purge --once` as its own process. Asynchronous on purpose: the API under test runs in this
  * process, and a blocking spawn would freeze it (and its keep-alive timers) meanwhile.
  */
-async function purgeMain(dataDir: string, purgeKey: string): Promise<{ status: number; stdout: string; stderr: string }> {
+async function purgeMain(
+  dataDir: string,
+  purgeKey: string,
+): Promise<{ status: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/purge-main.ts', '--once'], {
-      cwd: join(import.meta.dirname, '..'),
-      env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'info', PURGE_KEY: purgeKey },
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', 'src/purge-main.ts', '--once'],
+      {
+        cwd: join(import.meta.dirname, '..'),
+        env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'info', PURGE_KEY: purgeKey },
+        encoding: 'utf8',
+        timeout: 30_000,
+      },
+    );
     return { status: 0, stdout, stderr };
   } catch (e) {
     const err = e as { code?: number; stdout?: string; stderr?: string };
-    return { status: typeof err.code === 'number' ? err.code : 1, stdout: err.stdout ?? '', stderr: err.stderr ?? '' };
+    return {
+      status: typeof err.code === 'number' ? err.code : 1,
+      stdout: err.stdout ?? '',
+      stderr: err.stderr ?? '',
+    };
   }
 }
 
@@ -61,7 +72,14 @@ describe('with the default TTL', () => {
     expect(off.sessionId).toBeNull();
     for (const call of [
       () => s.client(off.runToken).agent.load.query(),
-      () => s.client(off.runToken).agent.remember.mutate({ basedOn: 0, requestId: 'x', changes: [{ op: 'add', name: 'lead:a', text: 'a' }] }),
+      () =>
+        s
+          .client(off.runToken)
+          .agent.remember.mutate({
+            basedOn: 0,
+            requestId: 'x',
+            changes: [{ op: 'add', name: 'lead:a', text: 'a' }],
+          }),
       () => s.client(off.runToken).agent.recall.query({ text: 'a' }),
     ]) {
       const e = await errorOf(call());
@@ -70,9 +88,16 @@ describe('with the default TTL', () => {
     // The run itself works: it can still talk in its transcript.
     await s.client(off.runToken).agent.say.mutate({ text: 'staged step done' });
     const runs = await s.client(ada).runs.list.query({ documentId: REEF_DOCUMENT_ID });
-    expect(runs.find((r) => r.id === off.runId)).toMatchObject({ memory: false, sessionId: null, state: null, session: null });
+    expect(runs.find((r) => r.id === off.runId)).toMatchObject({
+      memory: false,
+      sessionId: null,
+      state: null,
+      session: null,
+    });
 
-    expect(await s.client(ada).runs.settings.mutate({ documentId: REEF_DOCUMENT_ID, memoryInStagedRuns: true })).toEqual({
+    expect(
+      await s.client(ada).runs.settings.mutate({ documentId: REEF_DOCUMENT_ID, memoryInStagedRuns: true }),
+    ).toEqual({
       documentId: REEF_DOCUMENT_ID,
       memoryInStagedRuns: true,
     });
@@ -87,12 +112,25 @@ describe('with the default TTL', () => {
   it('a removed document’s run loses its tools on the next call, and its session is forgotten', async () => {
     const c = s.client(ada);
     const run = await c.runs.accept.mutate({ documentId: 'doc-survey-methods', mode: 'chat' });
-    await s.client(run.runToken).agent.remember.mutate({ basedOn: 0, requestId: 'a', changes: [{ op: 'add', name: 'lead:a', text: 'a' }] });
+    await s
+      .client(run.runToken)
+      .agent.remember.mutate({
+        basedOn: 0,
+        requestId: 'a',
+        changes: [{ op: 'add', name: 'lead:a', text: 'a' }],
+      });
     const removed = await c.documents.remove.mutate({ documentId: 'doc-survey-methods' });
     expect(removed.forgottenSessions).toBe(1);
     for (const call of [
       () => s.client(run.runToken).agent.load.query(),
-      () => s.client(run.runToken).agent.remember.mutate({ basedOn: 1, requestId: 'b', changes: [{ op: 'add', name: 'lead:b', text: 'b' }] }),
+      () =>
+        s
+          .client(run.runToken)
+          .agent.remember.mutate({
+            basedOn: 1,
+            requestId: 'b',
+            changes: [{ op: 'add', name: 'lead:b', text: 'b' }],
+          }),
       () => s.client(run.runToken).agent.read.query({ name: 'lead:a' }),
       () => s.client(run.runToken).agent.say.mutate({ text: 'x' }),
     ]) {
@@ -107,24 +145,40 @@ describe('with the default TTL', () => {
   it('a late write after Forget now and a purge pass is refused, and the session never comes back', async () => {
     const run = await s.client(ada).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'chat' });
     const agent = s.client(run.runToken);
-    await agent.agent.remember.mutate({ basedOn: 0, requestId: 'a', changes: [{ op: 'add', name: 'lead:slow-step', text: 'written before the purge' }] });
+    await agent.agent.remember.mutate({
+      basedOn: 0,
+      requestId: 'a',
+      changes: [{ op: 'add', name: 'lead:slow-step', text: 'written before the purge' }],
+    });
     await s.client(ada).memory.forget.mutate({ sessionId: run.sessionId! });
     const report = await purgeOnce(s.memoryUrl);
     expect(report.purgedSessions).toBeGreaterThanOrEqual(1);
     expect((await s.app.store.getSession(run.sessionId!))?.state).toBe('purged');
     const late = await errorOf(
-      agent.agent.remember.mutate({ basedOn: 1, requestId: 'late', changes: [{ op: 'add', name: 'lead:late', text: 'too late' }] }),
+      agent.agent.remember.mutate({
+        basedOn: 1,
+        requestId: 'late',
+        changes: [{ op: 'add', name: 'lead:late', text: 'too late' }],
+      }),
     );
     expect([late.code, late.reason]).toEqual(['PRECONDITION_FAILED', 'session_closed']);
     // The identical retry of the first call does not resurrect anything either.
     const retry = await errorOf(
-      agent.agent.remember.mutate({ basedOn: 0, requestId: 'a', changes: [{ op: 'add', name: 'lead:slow-step', text: 'written before the purge' }] }),
+      agent.agent.remember.mutate({
+        basedOn: 0,
+        requestId: 'a',
+        changes: [{ op: 'add', name: 'lead:slow-step', text: 'written before the purge' }],
+      }),
     );
     expect(retry.reason).toBe('session_closed');
-    const panel = await s.client(ada).memory.panel.query({ documentId: REEF_DOCUMENT_ID, sessionId: run.sessionId! });
+    const panel = await s
+      .client(ada)
+      .memory.panel.query({ documentId: REEF_DOCUMENT_ID, sessionId: run.sessionId! });
     expect(panel.session?.state).toBe('purged');
     expect(panel.workingNotes).toEqual([]);
-    const cards = (await s.client(ada).chat.transcript.query({ runId: run.runId })).filter((i) => i.type === 'memory');
+    const cards = (await s.client(ada).chat.transcript.query({ runId: run.runId })).filter(
+      (i) => i.type === 'memory',
+    );
     expect(cards).toEqual([expect.objectContaining({ forgotten: true, count: 0, names: [] })]);
     expect((await s.client(ada).memory.forget.mutate({ sessionId: run.sessionId! })).state).toBe('purged');
   });
@@ -152,10 +206,17 @@ describe('with the default TTL', () => {
   it('a stored note that fails its digest check is an integrity error, never silent, never SQL', async () => {
     const run = await s.client(ada).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'chat' });
     const agent = s.client(run.runToken);
-    await agent.agent.remember.mutate({ basedOn: 0, requestId: 'a', changes: [{ op: 'add', name: 'lead:tampered', text: 'original' }] });
+    await agent.agent.remember.mutate({
+      basedOn: 0,
+      requestId: 'a',
+      changes: [{ op: 'add', name: 'lead:tampered', text: 'original' }],
+    });
     const raw = createClient({ url: s.memoryUrl });
     try {
-      await raw.execute({ sql: `UPDATE notes SET text = 'changed behind the store' WHERE session_id = ? AND name = ?`, args: [run.sessionId!, 'lead:tampered'] });
+      await raw.execute({
+        sql: `UPDATE notes SET text = 'changed behind the store' WHERE session_id = ? AND name = ?`,
+        args: [run.sessionId!, 'lead:tampered'],
+      });
     } finally {
       raw.close();
     }
@@ -170,10 +231,19 @@ describe('with the default TTL', () => {
     const run = await s.client(ada).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'chat' });
     const token = run.runToken;
     const agent = s.client(token);
-    await agent.agent.remember.mutate({ basedOn: 0, requestId: 'a', changes: [{ op: 'add', name: 'lead:a', text: 'a' }] });
+    await agent.agent.remember.mutate({
+      basedOn: 0,
+      requestId: 'a',
+      changes: [{ op: 'add', name: 'lead:a', text: 'a' }],
+    });
     const runsBefore = (await s.client(ada).runs.list.query({ documentId: REEF_DOCUMENT_ID })).length;
 
-    const accept = await s.call('mutation', 'runs.accept', { documentId: REEF_DOCUMENT_ID, mode: 'chat', author: 'x' }, ada);
+    const accept = await s.call(
+      'mutation',
+      'runs.accept',
+      { documentId: REEF_DOCUMENT_ID, mode: 'chat', author: 'x' },
+      ada,
+    );
     expect([accept.status, accept.error?.data.reason]).toEqual([400, 'invalid_input']);
     const mode = await s.call('mutation', 'runs.accept', { documentId: REEF_DOCUMENT_ID, mode: 'live' }, ada);
     expect([mode.status, mode.error?.data.reason]).toEqual([400, 'invalid_input']);
@@ -182,7 +252,11 @@ describe('with the default TTL', () => {
     const huge = await fetch(`${s.url}/trpc/agent.remember`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ basedOn: 1, requestId: 'huge', changes: [{ op: 'add', name: 'lead:huge', text: 'x'.repeat(5 * 1024 * 1024) }] }),
+      body: JSON.stringify({
+        basedOn: 1,
+        requestId: 'huge',
+        changes: [{ op: 'add', name: 'lead:huge', text: 'x'.repeat(5 * 1024 * 1024) }],
+      }),
     });
     expect(huge.status).toBe(413);
     const hugeBody = (await huge.json()) as Json;
@@ -196,20 +270,27 @@ describe('with the default TTL', () => {
     });
     expect(junk.status).toBeGreaterThanOrEqual(400);
     expect(junk.status).toBeLessThan(500);
-    const badQuery = await fetch(`${s.url}/trpc/agent.query?input=%7Bnot-json`, { headers: { authorization: `Bearer ${token}` } });
+    const badQuery = await fetch(`${s.url}/trpc/agent.query?input=%7Bnot-json`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(badQuery.status).toBeGreaterThanOrEqual(400);
     expect(badQuery.status).toBeLessThan(500);
 
     // Batches: 10 is fine, 11 is refused as a whole.
     const paths = (n: number) => Array.from({ length: n }, () => 'health').join(',');
-    const inputs = (n: number) => encodeURIComponent(JSON.stringify(Object.fromEntries(Array.from({ length: n }, (_, i) => [i, null]))));
+    const inputs = (n: number) =>
+      encodeURIComponent(JSON.stringify(Object.fromEntries(Array.from({ length: n }, (_, i) => [i, null]))));
     const ten = await fetch(`${s.url}/trpc/${paths(10)}?batch=1&input=${inputs(10)}`);
     expect(ten.status).toBe(200);
     expect(((await ten.json()) as unknown[]).length).toBe(10);
     const eleven = await fetch(`${s.url}/trpc/${paths(11)}?batch=1&input=${inputs(11)}`);
     expect(eleven.status).toBe(400);
     // A batch of writes over the limit writes nothing.
-    const writes = Array.from({ length: 11 }, (_, i) => ({ basedOn: 1 + i, requestId: `b-${i}`, changes: [{ op: 'add', name: `lead:b${i}`, text: 'b' }] }));
+    const writes = Array.from({ length: 11 }, (_, i) => ({
+      basedOn: 1 + i,
+      requestId: `b-${i}`,
+      changes: [{ op: 'add', name: `lead:b${i}`, text: 'b' }],
+    }));
     const batchPost = await fetch(`${s.url}/trpc/${Array(11).fill('agent.remember').join(',')}?batch=1`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -219,7 +300,10 @@ describe('with the default TTL', () => {
 
     // The typed batch client works within the limit.
     const batched = s.client(token, { batch: true });
-    const [load, q] = await Promise.all([batched.agent.load.query(), batched.agent.query.query({ question: 'current_notes' })]);
+    const [load, q] = await Promise.all([
+      batched.agent.load.query(),
+      batched.agent.query.query({ question: 'current_notes' }),
+    ]);
     expect(load.session.version).toBe(1);
     expect(q.version).toBe(1);
     expect((await s.client(ada).runs.list.query({ documentId: REEF_DOCUMENT_ID })).length).toBe(runsBefore);
@@ -228,7 +312,13 @@ describe('with the default TTL', () => {
   it('reads a body with or without a Content-Length the same way, and refuses an oversized one either way', async () => {
     const run = await s.client(ada).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'chat' });
     const token = run.runToken;
-    await s.client(token).agent.remember.mutate({ basedOn: 0, requestId: 'a', changes: [{ op: 'add', name: 'lead:a', text: 'a' }] });
+    await s
+      .client(token)
+      .agent.remember.mutate({
+        basedOn: 0,
+        requestId: 'a',
+        changes: [{ op: 'add', name: 'lead:a', text: 'a' }],
+      });
     // The same call streamed without a Content-Length (chunked): tRPC's own reader, same answer.
     const chunked = await fetch(`${s.url}/trpc/agent.remember`, {
       method: 'POST',
@@ -236,7 +326,9 @@ describe('with the default TTL', () => {
       body: new ReadableStream({
         start(c) {
           c.enqueue(new TextEncoder().encode('{"basedOn": 1, "requestId": "chunked", '));
-          c.enqueue(new TextEncoder().encode('"changes": [{"op": "add", "name": "lead:chunked", "text": "é"}]}'));
+          c.enqueue(
+            new TextEncoder().encode('"changes": [{"op": "add", "name": "lead:chunked", "text": "é"}]}'),
+          );
           c.close();
         },
       }),
@@ -278,16 +370,30 @@ describe('the note quota', () => {
     let written = 0;
     while (written < 10_000) {
       const n = Math.min(64, 10_000 - written);
-      const changes = Array.from({ length: n }, (_, i) => ({ op: 'add' as const, name: `todo:n${written + i}`, text: 'q' }));
-      version = (await agent.agent.remember.mutate({ basedOn: version, requestId: `q-${version}`, changes })).version;
+      const changes = Array.from({ length: n }, (_, i) => ({
+        op: 'add' as const,
+        name: `todo:n${written + i}`,
+        text: 'q',
+      }));
+      version = (await agent.agent.remember.mutate({ basedOn: version, requestId: `q-${version}`, changes }))
+        .version;
       written += n;
     }
-    const over = await s.call('mutation', 'agent.remember', { basedOn: version, requestId: 'over', changes: [{ op: 'add', name: 'todo:over', text: 'q' }] }, run.runToken);
+    const over = await s.call(
+      'mutation',
+      'agent.remember',
+      { basedOn: version, requestId: 'over', changes: [{ op: 'add', name: 'todo:over', text: 'q' }] },
+      run.runToken,
+    );
     expect(over.status).toBe(429);
     expect(over.error?.data).toMatchObject({ code: 'TOO_MANY_REQUESTS', reason: 'quota' });
     expect((await agent.agent.load.query()).session.version).toBe(version);
     // Replacing and removing still work at the quota.
-    const rm = await agent.agent.remember.mutate({ basedOn: version, requestId: 'rm', changes: [{ op: 'remove', name: 'todo:n0' }] });
+    const rm = await agent.agent.remember.mutate({
+      basedOn: version,
+      requestId: 'rm',
+      changes: [{ op: 'remove', name: 'todo:n0' }],
+    });
     expect(rm.version).toBe(version + 1);
   }, 180_000);
 });
@@ -305,26 +411,45 @@ describe('with a 1-second TTL', () => {
     const ada = await s.login('user-ada');
     const run = await s.client(ada).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'chat' });
     const agent = s.client(run.runToken);
-    await agent.agent.remember.mutate({ basedOn: 0, requestId: 'a', changes: [{ op: 'add', name: 'lead:quick', text: 'q' }] });
+    await agent.agent.remember.mutate({
+      basedOn: 0,
+      requestId: 'a',
+      changes: [{ op: 'add', name: 'lead:quick', text: 'q' }],
+    });
     await sleep(1_300);
     for (const call of [
       () => agent.agent.load.query(),
-      () => agent.agent.remember.mutate({ basedOn: 1, requestId: 'b', changes: [{ op: 'add', name: 'lead:b', text: 'b' }] }),
+      () =>
+        agent.agent.remember.mutate({
+          basedOn: 1,
+          requestId: 'b',
+          changes: [{ op: 'add', name: 'lead:b', text: 'b' }],
+        }),
       () => agent.agent.query.query({ question: 'current_notes' }),
       () => agent.agent.read.query({ name: 'lead:quick' }),
     ]) {
       const e = await errorOf(call());
       expect([e.code, e.reason]).toEqual(['PRECONDITION_FAILED', 'session_closed']);
     }
-    const panel = await s.client(ada).memory.panel.query({ documentId: REEF_DOCUMENT_ID, sessionId: run.sessionId! });
+    const panel = await s
+      .client(ada)
+      .memory.panel.query({ documentId: REEF_DOCUMENT_ID, sessionId: run.sessionId! });
     expect(panel.session?.state).toBe('expired');
     // Expired but not yet purged: the owner still sees what will be deleted.
     expect(panel.workingNotes.map((n) => n.name)).toEqual(['lead:quick']);
     await purgeOnce(s.memoryUrl);
-    const after = await s.client(ada).memory.panel.query({ documentId: REEF_DOCUMENT_ID, sessionId: run.sessionId! });
+    const after = await s
+      .client(ada)
+      .memory.panel.query({ documentId: REEF_DOCUMENT_ID, sessionId: run.sessionId! });
     expect(after.session?.state).toBe('purged');
     expect(after.workingNotes).toEqual([]);
-    const late = await errorOf(agent.agent.remember.mutate({ basedOn: 1, requestId: 'c', changes: [{ op: 'add', name: 'lead:c', text: 'c' }] }));
+    const late = await errorOf(
+      agent.agent.remember.mutate({
+        basedOn: 1,
+        requestId: 'c',
+        changes: [{ op: 'add', name: 'lead:c', text: 'c' }],
+      }),
+    );
     expect(late.reason).toBe('session_closed');
   });
 });
@@ -348,18 +473,30 @@ describe('on an injected clock', () => {
     expect(r.error?.data).toMatchObject({ code: 'PRECONDITION_FAILED', reason: 'runs_closed' });
     expect(r.error?.message).toMatch(/ACCEPT_RUNS_UNTIL/);
     t += 60_000;
-    const w = await s.client(before.runToken).agent.remember.mutate({ basedOn: 0, requestId: 'a', changes: [{ op: 'add', name: 'lead:after-cutoff', text: 'still fine' }] });
+    const w = await s
+      .client(before.runToken)
+      .agent.remember.mutate({
+        basedOn: 0,
+        requestId: 'a',
+        changes: [{ op: 'add', name: 'lead:after-cutoff', text: 'still fine' }],
+      });
     expect(w.version).toBe(1);
   });
 
   it('an explain token expires after EXPLAIN_TOKEN_TTL_SECONDS (explain_token_invalid), the answer itself stays valid', async () => {
     const ada = await s.login('user-ada');
-    const doc = (await s.client(ada).documents.list.query()).find((d) => d.access === 'owner' && d.id !== REEF_DOCUMENT_ID)!;
+    const doc = (await s.client(ada).documents.list.query()).find(
+      (d) => d.access === 'owner' && d.id !== REEF_DOCUMENT_ID,
+    )!;
     // Back before the run cut-off the previous test passed, so this run can be accepted.
     t = Date.parse('2030-01-01T00:20:00Z');
     const run = await s.client(ada).runs.accept.mutate({ documentId: doc.id, mode: 'chat' });
     const agent = s.client(run.runToken);
-    await agent.agent.remember.mutate({ basedOn: 0, requestId: 'a', changes: [{ op: 'add', name: 'lead:e', text: 'e' }] });
+    await agent.agent.remember.mutate({
+      basedOn: 0,
+      requestId: 'a',
+      changes: [{ op: 'add', name: 'lead:e', text: 'e' }],
+    });
     const ans = await agent.agent.query.query({ question: 'current_notes' });
     expect((await agent.agent.explain.query({ token: ans.explainToken, row: 0 })).name).toBe('lead:e');
     t += 601_000;

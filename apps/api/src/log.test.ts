@@ -29,11 +29,20 @@ describe('createLogger', () => {
   it('writes one JSON object a line when not on a terminal, without credentials', () => {
     const { stream, lines } = sink(false);
     const log = createLogger('info', 'sponge-test', { destination: stream });
-    log.info({ port: 3000, run: { runToken: 'rt_secret' }, req: { headers: { cookie: 'sponge_session=ut_x' } } }, 'listening');
+    log.info(
+      { port: 3000, run: { runToken: 'rt_secret' }, req: { headers: { cookie: 'sponge_session=ut_x' } } },
+      'listening',
+    );
     log.debug('below the level');
     expect(lines).toHaveLength(1);
     const line = JSON.parse(lines[0]!) as Record<string, unknown>;
-    expect(line).toMatchObject({ level: 30, name: 'sponge-test', service: 'sponge-test', msg: 'listening', port: 3000 });
+    expect(line).toMatchObject({
+      level: 30,
+      name: 'sponge-test',
+      service: 'sponge-test',
+      msg: 'listening',
+      port: 3000,
+    });
     expect(lines[0]).not.toMatch(/rt_secret|ut_x/);
   });
 

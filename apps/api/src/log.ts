@@ -34,7 +34,10 @@ export function createLogger(level: string, name = 'sponge-api', options: Logger
     level,
     base: { service: name },
     // Never log a credential, even by accident through a request object.
-    redact: { paths: ['req.headers.authorization', 'req.headers.cookie', '*.runToken', '*.userToken', '*.apiKey'], remove: true },
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers.cookie', '*.runToken', '*.userToken', '*.apiKey'],
+      remove: true,
+    },
   };
   if (pretty) return pino(settings, prettyDestination(out));
   // Standard output: pino's own synchronous writer, the cheapest per line under load.

@@ -23,7 +23,14 @@ async function main(): Promise<void> {
   const log = createLogger(config.logLevel);
   const server = await startServer(config, { log });
   log.info(
-    { url: server.url, port: server.port, dataDir: config.dataDir, demo: config.demo, recallMode: config.recallMode, webDist: config.webDist },
+    {
+      url: server.url,
+      port: server.port,
+      dataDir: config.dataDir,
+      demo: config.demo,
+      recallMode: config.recallMode,
+      webDist: config.webDist,
+    },
     'sponge api listening',
   );
   const stop = (signal: string) => {

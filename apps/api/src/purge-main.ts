@@ -26,7 +26,10 @@ function readArgs(argv: string[]): { once: boolean } | number {
   try {
     const { values } = parseArgs({
       args,
-      options: { once: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } },
+      options: {
+        once: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
     });
     if (!values.help) return { once: values.once };
     process.stdout.write(`${USAGE}\n`);

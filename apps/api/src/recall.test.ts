@@ -15,9 +15,17 @@ import { startTestServer } from './testing/harness.ts';
 import type { TestServer } from './testing/harness.ts';
 
 const NOTES = [
-  { op: 'add' as const, name: 'lead:reef-heat', text: 'Coral reefs bleached after the marine heatwave; recovery took years.' },
+  {
+    op: 'add' as const,
+    name: 'lead:reef-heat',
+    text: 'Coral reefs bleached after the marine heatwave; recovery took years.',
+  },
   { op: 'add' as const, name: 'lead:seagrass', text: 'Seagrass meadows store carbon in their sediments.' },
-  { op: 'add' as const, name: 'finding:larvae', text: 'Larval supply from nearby reefs limited recovery at isolated sites.' },
+  {
+    op: 'add' as const,
+    name: 'finding:larvae',
+    text: 'Larval supply from nearby reefs limited recovery at isolated sites.',
+  },
 ];
 
 /** A private document of Grace's that is full of the query's words. */
@@ -63,9 +71,14 @@ describe('recall, shadow by default', () => {
     const run = await acceptRun(s, ada);
     const agent = s.client(run.runToken);
     await agent.agent.remember.mutate({ basedOn: 0, requestId: 'r-1', changes: NOTES });
-    expect(await agent.agent.recall.query({ text: 'coral bleaching recovery' })).toEqual({ mode: 'shadow', rows: [] });
+    expect(await agent.agent.recall.query({ text: 'coral bleaching recovery' })).toEqual({
+      mode: 'shadow',
+      rows: [],
+    });
 
-    const panel = await s.client(ada).memory.panel.query({ documentId: REEF_DOCUMENT_ID, sessionId: run.sessionId! });
+    const panel = await s
+      .client(ada)
+      .memory.panel.query({ documentId: REEF_DOCUMENT_ID, sessionId: run.sessionId! });
     expect(panel.recentRecalls).toHaveLength(1);
     const [event] = panel.recentRecalls;
     expect(event!.mode).toBe('shadow');
@@ -74,13 +87,17 @@ describe('recall, shadow by default', () => {
     expect(JSON.stringify(panel.recentRecalls)).not.toContain('coral bleaching recovery');
 
     // The transcript card stays content-free: a count, no names.
-    const cards = (await s.client(ada).chat.transcript.query({ runId: run.runId })).filter((i) => i.type === 'memory' && i.action === 'recalled');
+    const cards = (await s.client(ada).chat.transcript.query({ runId: run.runId })).filter(
+      (i) => i.type === 'memory' && i.action === 'recalled',
+    );
     expect(cards).toHaveLength(1);
     expect(cards[0]).toMatchObject({ names: [] });
 
     // Forget now: the panel has no recalls left.
     await s.client(ada).memory.forget.mutate({ sessionId: run.sessionId! });
-    const after = await s.client(ada).memory.panel.query({ documentId: REEF_DOCUMENT_ID, sessionId: run.sessionId! });
+    const after = await s
+      .client(ada)
+      .memory.panel.query({ documentId: REEF_DOCUMENT_ID, sessionId: run.sessionId! });
     expect(after.recentRecalls).toEqual([]);
   });
 
@@ -108,7 +125,11 @@ describe('recall, shadow by default', () => {
     try {
       await db.execute({
         sql: 'UPDATE documents SET text = ?, abstract = ? WHERE id = ?',
-        args: ['Volcanic soils of the high plateau and their minerals.', 'Volcanic soils.', FOREIGN_PRIVATE.id],
+        args: [
+          'Volcanic soils of the high plateau and their minerals.',
+          'Volcanic soils.',
+          FOREIGN_PRIVATE.id,
+        ],
       });
     } finally {
       db.close();
@@ -139,9 +160,14 @@ describe('recall, off', () => {
     await new Promise((r) => setTimeout(r, 300));
     const db = createClient({ url: s.memoryUrl });
     try {
-      const tables = await db.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('note_vectors', 'recall_events')");
+      const tables = await db.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('note_vectors', 'recall_events')",
+      );
       for (const t of tables.rows) {
-        const n = await db.execute({ sql: `SELECT count(*) AS n FROM ${String(t.name)} WHERE session_id = ?`, args: [run.sessionId] });
+        const n = await db.execute({
+          sql: `SELECT count(*) AS n FROM ${String(t.name)} WHERE session_id = ?`,
+          args: [run.sessionId],
+        });
         expect(Number(n.rows[0]!.n)).toBe(0);
       }
     } finally {
@@ -165,7 +191,12 @@ describe('recall, live', () => {
     const run = await acceptRun(s, ada);
     const agent = s.client(run.runToken);
     const first = await agent.agent.remember.mutate({ basedOn: 0, requestId: 'r-1', changes: NOTES });
-    const res = await s.call('query', 'agent.recall', { text: 'coral bleaching recovery', limit: 2 }, run.runToken);
+    const res = await s.call(
+      'query',
+      'agent.recall',
+      { text: 'coral bleaching recovery', limit: 2 },
+      run.runToken,
+    );
     expect(res.ok).toBe(true);
     expect(res.data.mode).toBe('live');
     expect(res.data.rows).toHaveLength(2);
@@ -177,7 +208,9 @@ describe('recall, live', () => {
     const second = await agent.agent.remember.mutate({
       basedOn: 1,
       requestId: 'r-2',
-      changes: [{ op: 'replace', name: 'lead:reef-heat', text: 'Coral reefs recovered where herbivores grazed.' }],
+      changes: [
+        { op: 'replace', name: 'lead:reef-heat', text: 'Coral reefs recovered where herbivores grazed.' },
+      ],
     });
     const again = await agent.agent.recall.query({ text: 'coral reefs recovered' });
     expect(again.mode).toBe('live');
@@ -185,7 +218,9 @@ describe('recall, live', () => {
     expect(digests).toContain(second.applied[0]!.digest);
     expect(digests).not.toContain(first.applied[0]!.digest);
 
-    const panel = await s.client(ada).memory.panel.query({ documentId: REEF_DOCUMENT_ID, sessionId: run.sessionId! });
+    const panel = await s
+      .client(ada)
+      .memory.panel.query({ documentId: REEF_DOCUMENT_ID, sessionId: run.sessionId! });
     expect(panel.recentRecalls.map((r) => r.mode)).toEqual(['live', 'live']);
   });
 });
@@ -204,8 +239,17 @@ describe('the cloud adapter against a local OpenAI-compatible server', () => {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         void (async () => {
-          const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { input: string[]; model: string; dimensions?: number };
-          seen.push({ url: req.url ?? '', model: body.model, inputs: body.input.length, ...(body.dimensions !== undefined ? { dimensions: body.dimensions } : {}) });
+          const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+            input: string[];
+            model: string;
+            dimensions?: number;
+          };
+          seen.push({
+            url: req.url ?? '',
+            model: body.model,
+            inputs: body.input.length,
+            ...(body.dimensions !== undefined ? { dimensions: body.dimensions } : {}),
+          });
           const vectors = await local.embed(body.input);
           res.writeHead(200, { 'content-type': 'application/json' });
           res.end(

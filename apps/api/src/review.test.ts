@@ -193,15 +193,13 @@ describe('review.decide: accept', () => {
 describe('review.decide: reject and history', () => {
   it('a reject records the decision only: no revision, no record, but it is in the history', async () => {
     const before = await latest();
-    const out = await s
-      .client(ada)
-      .review.decide.mutate(
-        proposal({
-          name: 'finding:grazers-only-factor',
-          decision: 'reject',
-          comment: 'The passage does not say grazers are the only factor.',
-        }),
-      );
+    const out = await s.client(ada).review.decide.mutate(
+      proposal({
+        name: 'finding:grazers-only-factor',
+        decision: 'reject',
+        comment: 'The passage does not say grazers are the only factor.',
+      }),
+    );
     expect(out).toMatchObject({ decision: 'reject', revision: null, latestRevision: before });
     expect(await latest()).toBe(before);
     const records = await s.app.reviewed.recordsAt(REEF_DOCUMENT_ID, before);
@@ -306,8 +304,12 @@ describe('review.decide: refusals change nothing', () => {
     expect(r.error?.message).toMatch(/fields\.statement/);
     expect(r.error?.message).toMatch(/fields\.study/);
     // A field the record parser would silently drop is refused instead.
-    const proto = await refused(proposal({ fields: JSON.parse('{"statement": "s", "__proto__": {"statement": "t"}}') }));
-    expect(proto.error?.data.issues).toEqual([{ path: 'fields.__proto__', message: 'the field name "__proto__" is not allowed' }]);
+    const proto = await refused(
+      proposal({ fields: JSON.parse('{"statement": "s", "__proto__": {"statement": "t"}}') }),
+    );
+    expect(proto.error?.data.issues).toEqual([
+      { path: 'fields.__proto__', message: 'the field name "__proto__" is not allowed' },
+    ]);
   });
 
   it('the kind must belong to a profile installed on the document, and the name must be of that kind', async () => {

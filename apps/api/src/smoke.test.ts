@@ -12,7 +12,12 @@ const smoke = resolve(repoRoot, '../shared/contract/smoke.mjs');
 
 describe.skipIf(!existsSync(smoke))('contract smoke test', () => {
   it('passes against `pnpm --filter @sponge/api start`', () => {
-    const r = spawnSync(process.execPath, [smoke], { cwd: repoRoot, encoding: 'utf8', timeout: 120_000, env: { ...process.env, LOG_LEVEL: 'warn' } });
+    const r = spawnSync(process.execPath, [smoke], {
+      cwd: repoRoot,
+      encoding: 'utf8',
+      timeout: 120_000,
+      env: { ...process.env, LOG_LEVEL: 'warn' },
+    });
     const out = `${r.stdout}\n${r.stderr}`;
     expect(out, out).toMatch(/\d+ passed, 0 failed/);
     expect(r.status, out).toBe(0);

@@ -21,7 +21,12 @@ function rawGet(
       res.on('data', (d: Buffer) => (body += d.toString()));
       res.on('error', reject);
       res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, body, type: res.headers['content-type'], headers: res.headers }),
+        resolve({
+          status: res.statusCode ?? 0,
+          body,
+          type: res.headers['content-type'],
+          headers: res.headers,
+        }),
       );
     });
     req.on('error', reject);
@@ -66,7 +71,9 @@ describe('serving the built web app', () => {
     const js = await fetch(`${s.url}/assets/app-abc123.js`);
     expect(js.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
     expect(js.headers.get('cache-control')).toContain('immutable');
-    expect((await fetch(`${s.url}/assets/app-abc123.css`)).headers.get('content-type')).toBe('text/css; charset=utf-8');
+    expect((await fetch(`${s.url}/assets/app-abc123.css`)).headers.get('content-type')).toBe(
+      'text/css; charset=utf-8',
+    );
     const deep = await fetch(`${s.url}/documents/doc-reef-recovery-2016/memory?session=x`);
     expect(deep.status).toBe(200);
     expect(await deep.text()).toContain('<div id="root">');
@@ -82,15 +89,26 @@ describe('serving the built web app', () => {
       expect(r.headers.get('cache-control'), path).toBe(IMMUTABLE);
     }
     // index.html by any name, the SPA fallback (also under /assets/), and files outside /assets/.
-    for (const path of ['/', '/index.html', '/documents/doc-1/memory', '/assets/', '/assets/page', '/favicon.svg']) {
+    for (const path of [
+      '/',
+      '/index.html',
+      '/documents/doc-1/memory',
+      '/assets/',
+      '/assets/page',
+      '/favicon.svg',
+    ]) {
       const r = await fetch(`${s.url}${path}`);
       expect(r.status, path).toBe(200);
       expect(r.headers.get('cache-control'), path).toBe('no-cache');
       expect(r.headers.get('x-content-type-options'), path).toBe('nosniff');
       expect(r.headers.get('x-frame-options'), path).toBe('DENY');
     }
-    expect((await fetch(`${s.url}/assets/page`)).headers.get('content-type')).toBe('text/html; charset=utf-8');
-    expect((await fetch(`${s.url}/favicon.svg`)).headers.get('content-type')).toBe('image/svg+xml; charset=utf-8');
+    expect((await fetch(`${s.url}/assets/page`)).headers.get('content-type')).toBe(
+      'text/html; charset=utf-8',
+    );
+    expect((await fetch(`${s.url}/favicon.svg`)).headers.get('content-type')).toBe(
+      'image/svg+xml; charset=utf-8',
+    );
     // no-cache means "ask first": the shell's ETag makes that a 304 while it is unchanged.
     const etag = (await fetch(`${s.url}/`)).headers.get('etag');
     expect(etag).toBeTruthy();

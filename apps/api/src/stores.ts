@@ -45,7 +45,11 @@ export function openAppDatabase(options: { url: string; authToken?: string | und
   return openDatabase(options);
 }
 
-export async function migrate(client: Client, namespace: string, migrations: readonly Migration[]): Promise<void> {
+export async function migrate(
+  client: Client,
+  namespace: string,
+  migrations: readonly Migration[],
+): Promise<void> {
   await applyMigrations(client, namespace, migrations);
 }
 

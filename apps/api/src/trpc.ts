@@ -19,7 +19,14 @@ import { initTRPC } from '@trpc/server';
 import type { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server';
 import type { Caller, Context } from './context.ts';
-import { ApiError, defaultReason, forbidden, fromMemoryError, isMemoryError, unauthenticated } from './errors.ts';
+import {
+  ApiError,
+  defaultReason,
+  forbidden,
+  fromMemoryError,
+  isMemoryError,
+  unauthenticated,
+} from './errors.ts';
 import type { ApiReason } from './errors.ts';
 
 /** One validation issue, flattened to a dotted path (`changes.3.name`) and a message. */
@@ -72,7 +79,8 @@ const t = initTRPC.context<Context>().create({
     let reason = reasonOf(error);
     let message = shape.message;
     if (issues) message = describeIssues(issues);
-    else if (error.code === 'PAYLOAD_TOO_LARGE') message = `The request body is larger than the ${MAX_BODY_LABEL} limit.`;
+    else if (error.code === 'PAYLOAD_TOO_LARGE')
+      message = `The request body is larger than the ${MAX_BODY_LABEL} limit.`;
     else if (error.code === 'INTERNAL_SERVER_ERROR' && api?.reason !== 'integrity') {
       // Never leak SQL or stack details; the log has them.
       reason = 'internal';
@@ -164,7 +172,8 @@ export function agentProcedure<Extra extends object>(check: (caller: AgentCaller
   return base.use(({ ctx, next }) => {
     const c = ctx.caller;
     if (c.kind === 'none') throw unauthenticated('Send the run token as Authorization: Bearer <runToken>.');
-    if (c.kind !== 'agent') throw forbidden('The agent tools take a run token; user tokens and API keys never work here.');
+    if (c.kind !== 'agent')
+      throw forbidden('The agent tools take a run token; user tokens and API keys never work here.');
     return next({ ctx: { ...ctx, caller: c, run: c.run, ...check(c) } });
   });
 }

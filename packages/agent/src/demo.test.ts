@@ -29,7 +29,10 @@ describe('flags', () => {
     const saved = process.env.RUN_TOKEN;
     delete process.env.RUN_TOKEN;
     try {
-      expect(await run(['--url', 'http://127.0.0.1:9'])).toMatchObject({ code: 2, err: expect.stringMatching(/--run-token is required/) });
+      expect(await run(['--url', 'http://127.0.0.1:9'])).toMatchObject({
+        code: 2,
+        err: expect.stringMatching(/--run-token is required/),
+      });
     } finally {
       if (saved !== undefined) process.env.RUN_TOKEN = saved;
     }

@@ -203,7 +203,16 @@ describe('transport', () => {
     const { tools, events } = toolsFor(api.url, { retries: 3, backoffMs: 40, maxBackoffMs: 50 });
     await expect(tools.remember(addLead)).rejects.toMatchObject({ reason: 'network', retryable: true });
     const remember = events.filter((e) => e.type !== 'stale' && e.type !== 'answer' && e.tool === 'remember');
-    expect(remember.map((e) => e.type)).toEqual(['call', 'retry', 'call', 'retry', 'call', 'retry', 'call', 'error']);
+    expect(remember.map((e) => e.type)).toEqual([
+      'call',
+      'retry',
+      'call',
+      'retry',
+      'call',
+      'retry',
+      'call',
+      'error',
+    ]);
     const delays = remember.flatMap((e) => (e.type === 'retry' ? [e.delayMs] : []));
     expect(delays[0]).toBeGreaterThanOrEqual(20);
     expect(delays.every((d) => d <= 50)).toBe(true);
@@ -218,7 +227,10 @@ describe('transport', () => {
     const { tools, events } = toolsFor(api.url);
     const error = await tools.remember(addLead).catch((e: unknown) => e);
     expect(isMemoryToolError(error, 'name_exists')).toBe(true);
-    expect(events.filter((e) => e.type === 'retry' || e.type === 'error').map((e) => e.type)).toEqual(['retry', 'error']);
+    expect(events.filter((e) => e.type === 'retry' || e.type === 'error').map((e) => e.type)).toEqual([
+      'retry',
+      'error',
+    ]);
     expect(events.at(-1)).toMatchObject({ type: 'error', error });
     expect(error).toMatchObject({ code: 'CONFLICT', httpStatus: 409, retryable: false });
     expect(api.seen.filter((s) => s.path === 'agent.remember')).toHaveLength(2);

@@ -227,7 +227,14 @@ export function createMemoryTools(options: MemoryToolsOptions): MemoryTools {
         onFailedAttempt: ({ error, attemptNumber, retriesLeft, retryDelay }) => {
           const failed = toMemoryToolError(error);
           if (failed.retryable && retriesLeft > 0)
-            log({ type: 'retry', tool, attempt: attemptNumber - 1, delayMs: retryDelay, reason: failed.reason, requestId });
+            log({
+              type: 'retry',
+              tool,
+              attempt: attemptNumber - 1,
+              delayMs: retryDelay,
+              reason: failed.reason,
+              requestId,
+            });
           else log({ type: 'error', tool, error: failed, requestId });
         },
       },

@@ -20,16 +20,27 @@ describe('the contract package', () => {
     expect(files.length).toBeGreaterThan(3);
     for (const [file, text] of files) {
       const specifiers = [...String(text).matchAll(/from '([^']+)'/g)].map((m) => m[1]);
-      for (const s of specifiers) expect(s === 'zod' || s!.startsWith('./'), `${file} imports ${s}`).toBe(true);
+      for (const s of specifiers)
+        expect(s === 'zod' || s!.startsWith('./'), `${file} imports ${s}`).toBe(true);
     }
   });
 
   it('describes the five tools once, in both views, with the same names and order', () => {
     expect(toolDescriptors().map((t) => t.name)).toEqual([...TOOL_NAMES]);
-    expect(modelToolDescriptors().map((t) => t.name)).toEqual(['remember', 'query', 'read', 'explain', 'recall']);
+    expect(modelToolDescriptors().map((t) => t.name)).toEqual([
+      'remember',
+      'query',
+      'read',
+      'explain',
+      'recall',
+    ]);
     const api = toolDescriptors().find((t) => t.name === 'remember')!;
     expect([api.procedure, api.type]).toEqual(['agent.remember', 'mutation']);
-    expect(Object.keys(api.inputSchema.properties as object).sort()).toEqual(['basedOn', 'changes', 'requestId']);
+    expect(Object.keys(api.inputSchema.properties as object).sort()).toEqual([
+      'basedOn',
+      'changes',
+      'requestId',
+    ]);
     const model = modelToolDescriptors().find((t) => t.name === 'remember')!;
     // The runtime owns basedOn and requestId: a model is never asked for them.
     expect(Object.keys(model.inputSchema.properties as object)).toEqual(['changes']);
@@ -38,16 +49,25 @@ describe('the contract package', () => {
 
   it('refuses unknown fields such as an author or a time', () => {
     const change = { op: 'add', name: 'lead:a', text: 'a' };
-    expect(rememberInputSchema.safeParse({ basedOn: 0, requestId: 'r', changes: [change] }).success).toBe(true);
-    expect(rememberInputSchema.safeParse({ basedOn: 0, requestId: 'r', changes: [change], author: 'x' }).success).toBe(false);
+    expect(rememberInputSchema.safeParse({ basedOn: 0, requestId: 'r', changes: [change] }).success).toBe(
+      true,
+    );
+    expect(
+      rememberInputSchema.safeParse({ basedOn: 0, requestId: 'r', changes: [change], author: 'x' }).success,
+    ).toBe(false);
     expect(toolArgsSchemas.remember.safeParse({ changes: [{ ...change, time: 'now' }] }).success).toBe(false);
-    const tooMany = Array.from({ length: LIMITS.changesPerCall + 1 }, (_, i) => ({ ...change, name: `lead:a${i}` }));
+    const tooMany = Array.from({ length: LIMITS.changesPerCall + 1 }, (_, i) => ({
+      ...change,
+      name: `lead:a${i}`,
+    }));
     expect(toolArgsSchemas.remember.safeParse({ changes: tooMany }).success).toBe(false);
   });
 
   it('has an input schema for the owner actions, strict as well', () => {
     expect(ownerInputs['runs.accept'].safeParse({ documentId: 'd', mode: 'chat' }).success).toBe(true);
-    expect(ownerInputs['runs.accept'].safeParse({ documentId: 'd', mode: 'chat', ownerId: 'u' }).success).toBe(false);
+    expect(
+      ownerInputs['runs.accept'].safeParse({ documentId: 'd', mode: 'chat', ownerId: 'u' }).success,
+    ).toBe(false);
     expect(ownerInputs['review.decide'].safeParse({}).success).toBe(false);
   });
 });

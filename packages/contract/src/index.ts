@@ -17,7 +17,20 @@ export {
 export type { Change, JsonValue, Link, LinkRel, QueryRow, Question } from './records.ts';
 export { API_REASONS, ERROR_REASONS, REASON_TO_CODE } from './errors.ts';
 export type { ApiReason, ErrorCode, ErrorReason } from './errors.ts';
-export { RUN_MODES, idSchema, messageTextSchema, ownerInputs, packNameSchema, sayInputSchema } from './owner-inputs.ts';
+export {
+  RUN_MODES,
+  idSchema,
+  messageTextSchema,
+  ownerInputs,
+  packNameSchema,
+  sayInputSchema,
+} from './owner-inputs.ts';
 export type { OwnerInput, OwnerProcedure, ReviewDecideInput, RunMode } from './owner-inputs.ts';
-export { TOOL_NAMES, modelToolDescriptors, toolArgsSchemas, toolDescriptors, toolInputSchemas } from './tools.ts';
+export {
+  TOOL_NAMES,
+  modelToolDescriptors,
+  toolArgsSchemas,
+  toolDescriptors,
+  toolInputSchemas,
+} from './tools.ts';
 export type { ModelToolDescriptor, ToolArgs, ToolDescriptor, ToolName } from './tools.ts';

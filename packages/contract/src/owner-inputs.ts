@@ -27,14 +27,20 @@ const fieldsSchema = z
   .unknown()
   .superRefine((value, ctx) => {
     if (value !== null && typeof value === 'object' && Object.hasOwn(value, '__proto__'))
-      ctx.addIssue({ code: 'custom', message: 'the field name "__proto__" is not allowed', path: ['__proto__'] });
+      ctx.addIssue({
+        code: 'custom',
+        message: 'the field name "__proto__" is not allowed',
+        path: ['__proto__'],
+      });
   })
-  .pipe(z.record(z.string().max(64, 'a field name is at most 64 characters'), z.unknown())) as unknown as z.ZodType<
-  Record<string, unknown>,
-  Record<string, unknown>
->;
+  .pipe(
+    z.record(z.string().max(64, 'a field name is at most 64 characters'), z.unknown()),
+  ) as unknown as z.ZodType<Record<string, unknown>, Record<string, unknown>>;
 
-export const packNameSchema = z.string().min(1, 'name must not be empty').max(64, 'name is at most 64 characters');
+export const packNameSchema = z
+  .string()
+  .min(1, 'name must not be empty')
+  .max(64, 'name is at most 64 characters');
 
 const documentId = z.strictObject({ documentId: idSchema });
 
@@ -47,7 +53,11 @@ export const ownerInputs = {
   'auth.revokeApiKey': z.strictObject({ id: idSchema }),
   'documents.get': documentId,
   'documents.search': z.strictObject({
-    query: z.string().trim().min(1, 'query must not be empty').max(1_000, 'query is at most 1,000 characters'),
+    query: z
+      .string()
+      .trim()
+      .min(1, 'query must not be empty')
+      .max(1_000, 'query is at most 1,000 characters'),
     limit: z.number().int().min(1).max(50).optional(),
   }),
   'documents.share': z.strictObject({ documentId: idSchema, userId: idSchema }),
@@ -77,7 +87,9 @@ export const ownerInputs = {
     fields: fieldsSchema,
     /** The reviewed record's name, `kind:slug`, of the chosen kind. */
     name: nameSchema,
-    text: z.string().max(LIMITS.textChars, `text is at most ${LIMITS.textChars.toLocaleString('en')} characters`),
+    text: z
+      .string()
+      .max(LIMITS.textChars, `text is at most ${LIMITS.textChars.toLocaleString('en')} characters`),
     sourceDocumentId: idSchema,
     passage: z
       .string()

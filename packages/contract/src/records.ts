@@ -81,8 +81,16 @@ function notJson(value: unknown): { path: Array<string | number>; message: strin
     }
     const proto = typeof v === 'object' ? Object.getPrototypeOf(v) : undefined;
     if (!Array.isArray(v) && proto !== Object.prototype && proto !== null) {
-      const got = v === undefined ? 'undefined' : typeof v === 'object' ? (proto?.constructor?.name ?? 'an object') : typeof v;
-      return { path: pathOf(node), message: `expected a JSON value (null, boolean, number, string, array or object), got ${got}` };
+      const got =
+        v === undefined
+          ? 'undefined'
+          : typeof v === 'object'
+            ? (proto?.constructor?.name ?? 'an object')
+            : typeof v;
+      return {
+        path: pathOf(node),
+        message: `expected a JSON value (null, boolean, number, string, array or object), got ${got}`,
+      };
     }
     const object = v as object;
     if (onPath.has(object)) return { path: pathOf(node), message: 'expected a JSON value, got a cycle' };
@@ -91,9 +99,14 @@ function notJson(value: unknown): { path: Array<string | number>; message: strin
     const count = Array.isArray(object) ? object.length : Object.keys(object).length;
     values += count;
     if (values > maxValues) {
-      return { path: [], message: `data holds more than ${maxValues.toLocaleString('en-US')} values; its canonical JSON would be over the 16 KiB limit` };
+      return {
+        path: [],
+        message: `data holds more than ${maxValues.toLocaleString('en-US')} values; its canonical JSON would be over the 16 KiB limit`,
+      };
     }
-    const keys: Array<string | number> = Array.isArray(object) ? Array.from(object, (_, i) => i) : Object.keys(object);
+    const keys: Array<string | number> = Array.isArray(object)
+      ? Array.from(object, (_, i) => i)
+      : Object.keys(object);
     for (let i = keys.length - 1; i >= 0; i--) {
       const key = keys[i]!;
       stack.push({ value: (object as Record<string | number, unknown>)[key], parent: node, key });
@@ -139,7 +152,11 @@ export const rememberInputSchema = z
     const seen = new Set<string>();
     input.changes.forEach((c, i) => {
       if (seen.has(c.name)) {
-        ctx.addIssue({ code: 'custom', path: ['changes', i, 'name'], message: `${c.name} appears twice in one call` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['changes', i, 'name'],
+          message: `${c.name} appears twice in one call`,
+        });
       }
       seen.add(c.name);
     });
@@ -165,7 +182,10 @@ export const queryInputSchema = z
 export const readInputSchema = z.strictObject({
   name: nameSchema,
   source: z.enum(['note', 'reviewed']).optional(),
-  digest: z.string().regex(/^[0-9a-f]{64}$/, 'digest is 64 lowercase hex digits').optional(),
+  digest: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, 'digest is 64 lowercase hex digits')
+    .optional(),
 });
 
 export const explainInputSchema = z.strictObject({

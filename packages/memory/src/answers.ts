@@ -9,7 +9,14 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { StoreContext } from './context.ts';
 import { MemoryError } from './errors.ts';
-import { computeAnswer, conflictGraph, computePage, numberAnswer, positionSchema, toQueryRows } from './questions.ts';
+import {
+  computeAnswer,
+  conflictGraph,
+  computePage,
+  numberAnswer,
+  positionSchema,
+  toQueryRows,
+} from './questions.ts';
 import type { Answer, AsOf, Candidate, Conflict, Position, QuestionParams } from './questions.ts';
 import { shortDigest } from './records.ts';
 import { LIMITS, explainInputSchema, queryInputSchema } from '@sponge/contract';
@@ -38,22 +45,40 @@ const explainPayload = cursorPayload.extend({
 });
 type ExplainPayload = z.infer<typeof explainPayload>;
 
-async function asOf(ctx: StoreContext, session: SessionRow, version: number, revision: number): Promise<AsOf> {
-  return { sessionId: session.id, version, pinnedRevision: revision, view: await ctx.reviewed.get(session.documentId, revision) };
+async function asOf(
+  ctx: StoreContext,
+  session: SessionRow,
+  version: number,
+  revision: number,
+): Promise<AsOf> {
+  return {
+    sessionId: session.id,
+    version,
+    pinnedRevision: revision,
+    view: await ctx.reviewed.get(session.documentId, revision),
+  };
 }
 
 export async function query(ctx: StoreContext, agent: AgentContext, input: unknown): Promise<QueryAnswer> {
   const valid = parseInput(queryInputSchema, input, 'query input');
   const session = await requireOpenSession(ctx, agent.sessionId);
-  const params: QuestionParams = { question: valid.question, name: valid.name ?? null, sinceVersion: valid.sinceVersion ?? null };
+  const params: QuestionParams = {
+    question: valid.question,
+    name: valid.name ?? null,
+    sinceVersion: valid.sinceVersion ?? null,
+  };
   let version = session.version;
   let revision = session.pinnedRevision;
   let pos: Position = null;
   if (valid.cursor !== undefined) {
     const cursor = readCursor(ctx, valid.cursor);
-    if (cursor.sid !== session.id) throw new MemoryError('invalid_input', 'cursor belongs to another session');
+    if (cursor.sid !== session.id)
+      throw new MemoryError('invalid_input', 'cursor belongs to another session');
     if (cursor.q !== params.question || cursor.n !== params.name || cursor.sv !== params.sinceVersion) {
-      throw new MemoryError('invalid_input', `cursor belongs to another question; send the same question, name and sinceVersion as the first page (${cursor.q})`);
+      throw new MemoryError(
+        'invalid_input',
+        `cursor belongs to another question; send the same question, name and sinceVersion as the first page (${cursor.q})`,
+      );
     }
     ({ v: version, rev: revision, pos } = cursor);
   }
@@ -61,16 +86,32 @@ export async function query(ctx: StoreContext, agent: AgentContext, input: unkno
   const at = await asOf(ctx, session, version, revision);
   const { answer, next } = await computeAnswer(ctx, at, params, pos, limit);
 
-  const base: CursorPayload = { sid: session.id, q: params.question, n: params.name, sv: params.sinceVersion, v: version, rev: revision, pos };
+  const base: CursorPayload = {
+    sid: session.id,
+    q: params.question,
+    n: params.name,
+    sv: params.sinceVersion,
+    v: version,
+    rev: revision,
+    pos,
+  };
   const answerId = randomBytes(12).toString('base64url');
   const expiresAt = new Date(ctx.now().getTime() + ctx.explainTtlMs);
-  const explainToken = signToken(ctx.tokenSecret, 'explain', { ...base, aid: answerId, lim: limit, exp: expiresAt.getTime() } satisfies ExplainPayload);
+  const explainToken = signToken(ctx.tokenSecret, 'explain', {
+    ...base,
+    aid: answerId,
+    lim: limit,
+    exp: expiresAt.getTime(),
+  } satisfies ExplainPayload);
   return {
     answerId,
     version,
     pinnedRevision: revision,
     rows: toQueryRows(answer),
-    nextCursor: next === null ? null : signToken(ctx.tokenSecret, 'cursor', { ...base, pos: next } satisfies CursorPayload),
+    nextCursor:
+      next === null
+        ? null
+        : signToken(ctx.tokenSecret, 'cursor', { ...base, pos: next } satisfies CursorPayload),
     explainToken,
     explainExpiresAt: expiresAt.toISOString(),
   };
@@ -78,7 +119,11 @@ export async function query(ctx: StoreContext, agent: AgentContext, input: unkno
 
 function readCursor(ctx: StoreContext, cursor: string): CursorPayload {
   const parsed = cursorPayload.safeParse(verifyToken(ctx.tokenSecret, 'cursor', cursor));
-  if (!parsed.success) throw new MemoryError('invalid_input', 'cursor is not one this store issued (or it was altered); start again without a cursor');
+  if (!parsed.success)
+    throw new MemoryError(
+      'invalid_input',
+      'cursor is not one this store issued (or it was altered); start again without a cursor',
+    );
   return parsed.data;
 }
 
@@ -90,7 +135,13 @@ function readCursor(ctx: StoreContext, cursor: string): CursorPayload {
 export async function preload(ctx: StoreContext, agent: AgentContext): Promise<Preload> {
   const session = await requireOpenSession(ctx, agent.sessionId);
   const at = await asOf(ctx, session, session.version, session.pinnedRevision);
-  const page = await computePage(ctx, at, { question: 'current_notes', name: null, sinceVersion: null }, null, LIMITS.preloadRows);
+  const page = await computePage(
+    ctx,
+    at,
+    { question: 'current_notes', name: null, sinceVersion: null },
+    null,
+    LIMITS.preloadRows,
+  );
   const graph = await conflictGraph(ctx, at, page.rows);
   for (let take = page.rows.length; take >= 0; take--) {
     const answer = numberAnswer(graph, take);
@@ -102,22 +153,35 @@ export async function preload(ctx: StoreContext, agent: AgentContext): Promise<P
   return { rows: [], truncated: page.rows.length > 0 };
 }
 
-export async function explain(ctx: StoreContext, agent: AgentContext, input: unknown): Promise<ExplainResult> {
+export async function explain(
+  ctx: StoreContext,
+  agent: AgentContext,
+  input: unknown,
+): Promise<ExplainResult> {
   const valid = parseInput(explainInputSchema, input, 'explain input');
   const session = await requireOpenSession(ctx, agent.sessionId);
   const parsed = explainPayload.safeParse(verifyToken(ctx.tokenSecret, 'explain', valid.token));
-  if (!parsed.success) throw new MemoryError('explain_token_invalid', 'the explain token is not one this store issued, or it was altered');
+  if (!parsed.success)
+    throw new MemoryError(
+      'explain_token_invalid',
+      'the explain token is not one this store issued, or it was altered',
+    );
   const token = parsed.data;
-  if (token.sid !== session.id) throw new MemoryError('explain_token_invalid', 'the explain token belongs to another session');
+  if (token.sid !== session.id)
+    throw new MemoryError('explain_token_invalid', 'the explain token belongs to another session');
   if (ctx.now().getTime() >= token.exp) {
-    throw new MemoryError('explain_token_invalid', `the explain token expired at ${new Date(token.exp).toISOString()}; ask the question again`);
+    throw new MemoryError(
+      'explain_token_invalid',
+      `the explain token expired at ${new Date(token.exp).toISOString()}; ask the question again`,
+    );
   }
   const params: QuestionParams = { question: token.q, name: token.n, sinceVersion: token.sv };
   const at = await asOf(ctx, session, token.v, token.rev);
   const { answer } = await computeAnswer(ctx, at, params, token.pos, token.lim);
   const row = answer.rows[valid.row];
   if (!row) {
-    const has = answer.rows.length === 0 ? 'no rows' : `${answer.rows.length} rows (0..${answer.rows.length - 1})`;
+    const has =
+      answer.rows.length === 0 ? 'no rows' : `${answer.rows.length} rows (0..${answer.rows.length - 1})`;
     throw new MemoryError('invalid_input', `row ${valid.row} is out of range: that answer has ${has}`);
   }
   const { reason, path } = describe(at, params, answer, valid.row, row);
@@ -135,7 +199,13 @@ export async function explain(ctx: StoreContext, agent: AgentContext, input: unk
 // ---------------------------------------------------------------------------------------------
 // Sentences for people
 
-function describe(at: AsOf, params: QuestionParams, answer: Answer, index: number, row: Candidate): { reason: string; path: string[] } {
+function describe(
+  at: AsOf,
+  params: QuestionParams,
+  answer: Answer,
+  index: number,
+  row: Candidate,
+): { reason: string; path: string[] } {
   const why = row.why;
   switch (why.t) {
     case 'note': {
@@ -170,10 +240,14 @@ function describe(at: AsOf, params: QuestionParams, answer: Answer, index: numbe
     case 'counterpart': {
       // Name the page row that brought it in (a counterpart's first partner on the page).
       const marks = answer.conflicts[index] ?? [];
-      const at0 = Math.max(0, marks.findIndex((n) => n < answer.primaryCount));
+      const at0 = Math.max(
+        0,
+        marks.findIndex((n) => n < answer.primaryCount),
+      );
       const partner = marks[at0];
       const conflict = answer.conflictReasons[index]?.[at0];
-      if (partner === undefined || conflict === undefined) return { reason: `${row.name} is shown as the counterpart of a conflict`, path: [row.name] };
+      if (partner === undefined || conflict === undefined)
+        return { reason: `${row.name} is shown as the counterpart of a conflict`, path: [row.name] };
       const sentence = conflictSentence(at, conflict);
       return {
         reason: `${row.name} (${sourceLabel(row)}) is shown because it conflicts with row ${partner} (${answer.rows[partner]!.name}): ${sentence.reason}`,

@@ -12,7 +12,10 @@ const childScript = fileURLToPath(new URL('./remember-race-child.ts', import.met
 
 /** Starts a child; resolves `ready` once it opened its store, `done` with its outcomes. */
 function startChild(args: string[]): { ready: Promise<void>; go: () => void; done: Promise<string[]> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', childScript, ...args], { cwd: packageDir, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', childScript, ...args], {
+    cwd: packageDir,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   let markReady: () => void = () => {};
@@ -39,7 +42,13 @@ describe('concurrent remember', () => {
       const { ctx } = await h.session();
       const outcomes = await Promise.all(
         Array.from({ length: 16 }, (_, i) =>
-          reasonOf(h.store.remember(ctx, { basedOn: 0, requestId: `c-${i}`, changes: [{ op: 'add', name: `lead:c-${i}`, text: String(i) }] })),
+          reasonOf(
+            h.store.remember(ctx, {
+              basedOn: 0,
+              requestId: `c-${i}`,
+              changes: [{ op: 'add', name: `lead:c-${i}`, text: String(i) }],
+            }),
+          ),
         ),
       );
       expect(outcomes.filter((o) => o === 'ok')).toHaveLength(1);
@@ -57,41 +66,63 @@ describe('concurrent remember', () => {
       const { ctx } = await h.session();
       const errors = await Promise.all(
         Array.from({ length: 16 }, (_, i) =>
-          stores[i % 4]!.remember(ctx, { basedOn: 0, requestId: `m-${i}`, changes: [{ op: 'add', name: `lead:m-${i}`, text: String(i) }] }).then(
+          stores[i % 4]!.remember(ctx, {
+            basedOn: 0,
+            requestId: `m-${i}`,
+            changes: [{ op: 'add', name: `lead:m-${i}`, text: String(i) }],
+          }).then(
             () => null,
             (e: { reason: string; currentVersion?: number }) => e,
           ),
         ),
       );
       expect(errors.filter((e) => e === null)).toHaveLength(1);
-      for (const e of errors.filter((x) => x !== null)) expect(e).toMatchObject({ reason: 'stale_version', currentVersion: 1 });
+      for (const e of errors.filter((x) => x !== null))
+        expect(e).toMatchObject({ reason: 'stale_version', currentVersion: 1 });
       expect((await h.store.getSession(ctx.sessionId))?.version).toBe(1);
     }));
 
-  it('two Node processes racing on one database file: exactly 1 applied in total, no lost update', () =>
-    withHarness(async (h) => {
-      const { ctx } = await h.session();
-      await h.store.remember(ctx, { basedOn: 0, requestId: 'seed', changes: [{ op: 'add', name: 'lead:seed', text: 'seed' }] });
-      // Both children open their store first, then are released together: 8 calls each, all on version 1.
-      const children = [startChild([h.memoryPath, ctx.sessionId, '1', 'pa', '8']), startChild([h.memoryPath, ctx.sessionId, '1', 'pb', '8'])];
-      await Promise.all(children.map((c) => c.ready));
-      for (const c of children) c.go();
-      const all = (await Promise.all(children.map((c) => c.done))).flat();
-      expect(all.filter((o) => o === 'ok:2')).toHaveLength(1);
-      expect(all.filter((o) => o === 'stale_version:2')).toHaveLength(15);
-      const session = await h.store.getSession(ctx.sessionId);
-      expect(session?.version).toBe(2);
-      expect(session?.noteCount).toBe(2);
-      const report = await h.store.verify(ctx.sessionId);
-      expect(report).toMatchObject({ ok: true, logEntries: 2, notes: 2 });
-    }), 120_000);
+  it(
+    'two Node processes racing on one database file: exactly 1 applied in total, no lost update',
+    () =>
+      withHarness(async (h) => {
+        const { ctx } = await h.session();
+        await h.store.remember(ctx, {
+          basedOn: 0,
+          requestId: 'seed',
+          changes: [{ op: 'add', name: 'lead:seed', text: 'seed' }],
+        });
+        // Both children open their store first, then are released together: 8 calls each, all on version 1.
+        const children = [
+          startChild([h.memoryPath, ctx.sessionId, '1', 'pa', '8']),
+          startChild([h.memoryPath, ctx.sessionId, '1', 'pb', '8']),
+        ];
+        await Promise.all(children.map((c) => c.ready));
+        for (const c of children) c.go();
+        const all = (await Promise.all(children.map((c) => c.done))).flat();
+        expect(all.filter((o) => o === 'ok:2')).toHaveLength(1);
+        expect(all.filter((o) => o === 'stale_version:2')).toHaveLength(15);
+        const session = await h.store.getSession(ctx.sessionId);
+        expect(session?.version).toBe(2);
+        expect(session?.noteCount).toBe(2);
+        const report = await h.store.verify(ctx.sessionId);
+        expect(report).toMatchObject({ ok: true, logEntries: 2, notes: 2 });
+      }),
+    120_000,
+  );
 
   it('a retry storm with one request id writes one change and answers every retry with the same result', () =>
     withHarness(async (h) => {
       const other = await h.openStore();
       const { ctx } = await h.session();
-      const input = { basedOn: 0, requestId: 'storm', changes: [{ op: 'add' as const, name: 'lead:once', text: 'exactly once' }] };
-      const results = await Promise.all(Array.from({ length: 24 }, (_, i) => (i % 2 ? other : h.store).remember(ctx, input)));
+      const input = {
+        basedOn: 0,
+        requestId: 'storm',
+        changes: [{ op: 'add' as const, name: 'lead:once', text: 'exactly once' }],
+      };
+      const results = await Promise.all(
+        Array.from({ length: 24 }, (_, i) => (i % 2 ? other : h.store).remember(ctx, input)),
+      );
       expect(results.filter((r) => !r.replayed)).toHaveLength(1);
       const first = results.find((r) => !r.replayed)!;
       for (const r of results) expect({ ...r, replayed: false }).toEqual(first);
@@ -109,7 +140,13 @@ describe('concurrent remember', () => {
         for (let k = 0; k < 15; k++) {
           for (;;) {
             const version = (await stores[w]!.getSession(ctx.sessionId))!.version;
-            const outcome = await reasonOf(stores[w]!.remember(ctx, { basedOn: version, requestId: `w${w}-${k}`, changes: [{ op: 'add', name: `lead:w${w}-${k}`, text: 'x' }] }));
+            const outcome = await reasonOf(
+              stores[w]!.remember(ctx, {
+                basedOn: version,
+                requestId: `w${w}-${k}`,
+                changes: [{ op: 'add', name: `lead:w${w}-${k}`, text: 'x' }],
+              }),
+            );
             if (outcome === 'ok') break;
             expect(outcome).toBe('stale_version');
           }

@@ -13,7 +13,11 @@ export class MemoryError extends Error {
   /** Set with `stale_version`: the version the caller has to read again. */
   readonly currentVersion?: number;
 
-  constructor(reason: ErrorReason, message: string, options: { currentVersion?: number; cause?: unknown } = {}) {
+  constructor(
+    reason: ErrorReason,
+    message: string,
+    options: { currentVersion?: number; cause?: unknown } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.reason = reason;
     if (options.currentVersion !== undefined) this.currentVersion = options.currentVersion;
@@ -43,10 +47,14 @@ const MARKER = /sponge:([a-z_]+)(?::([^\n]*))?/;
 export function raisedReason(error: unknown): { reason: ErrorReason; detail: string | null } | null {
   // The driver repeats the SQLite message on `cause`; read one message at a time so the detail
   // is not doubled.
-  const messages = error instanceof Error ? [error.message, error.cause instanceof Error ? error.cause.message : ''] : [String(error)];
+  const messages =
+    error instanceof Error
+      ? [error.message, error.cause instanceof Error ? error.cause.message : '']
+      : [String(error)];
   for (const message of messages) {
     const match = MARKER.exec(message);
-    if (match && REASONS.has(match[1]!)) return { reason: match[1] as ErrorReason, detail: match[2]?.trim() || null };
+    if (match && REASONS.has(match[1]!))
+      return { reason: match[1] as ErrorReason, detail: match[2]?.trim() || null };
   }
   return null;
 }
@@ -81,11 +89,17 @@ export function toMemoryError(error: unknown, context?: string): MemoryError {
   }
   const code = (error as { code?: unknown } | null)?.code;
   if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
-    return new MemoryError('integrity', `the memory database stayed busy${context ? ` during ${context}` : ''}; try again`, {
-      cause: error,
-    });
+    return new MemoryError(
+      'integrity',
+      `the memory database stayed busy${context ? ` during ${context}` : ''}; try again`,
+      {
+        cause: error,
+      },
+    );
   }
-  return new MemoryError('integrity', `the memory database failed${context ? ` during ${context}` : ''}`, { cause: error });
+  return new MemoryError('integrity', `the memory database failed${context ? ` during ${context}` : ''}`, {
+    cause: error,
+  });
 }
 
 export function messageOf(error: unknown): string {

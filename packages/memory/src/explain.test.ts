@@ -22,19 +22,31 @@ describe('explain', () => {
       await accept(h, 'finding:z', 'reviewed z');
       const { ctx } = await h.session({ pinnedRevision: 2 });
       await h.store.remember(ctx, { basedOn: 0, requestId: '1', changes: adds('x', 2) });
-      await h.store.remember(ctx, { basedOn: 1, requestId: '2', changes: [{ op: 'replace', name: 'lead:x-0', text: 'v2' }] });
+      await h.store.remember(ctx, {
+        basedOn: 1,
+        requestId: '2',
+        changes: [{ op: 'replace', name: 'lead:x-0', text: 'v2' }],
+      });
       await h.store.remember(ctx, { basedOn: 2, requestId: '3', changes: adds('pad', 1, 'todo') });
       const answer = await h.store.query(ctx, { question: 'current_notes' });
       expect(answer.version).toBe(3);
-      const before = await Promise.all(answer.rows.map((r) => h.store.explain(ctx, { token: answer.explainToken, row: r.row })));
+      const before = await Promise.all(
+        answer.rows.map((r) => h.store.explain(ctx, { token: answer.explainToken, row: r.row })),
+      );
 
       // Memory moves on: lead:x-0 removed, lead:x-1 replaced, more notes.
       await h.store.remember(ctx, {
         basedOn: 3,
         requestId: '4',
-        changes: [{ op: 'remove', name: 'lead:x-0' }, { op: 'replace', name: 'lead:x-1', text: 'changed' }, ...adds('more', 3)],
+        changes: [
+          { op: 'remove', name: 'lead:x-0' },
+          { op: 'replace', name: 'lead:x-1', text: 'changed' },
+          ...adds('more', 3),
+        ],
       });
-      const after = await Promise.all(answer.rows.map((r) => h.store.explain(ctx, { token: answer.explainToken, row: r.row })));
+      const after = await Promise.all(
+        answer.rows.map((r) => h.store.explain(ctx, { token: answer.explainToken, row: r.row })),
+      );
       expect(after).toEqual(before);
 
       const byName = new Map(after.map((e) => [`${e.source}:${e.name}`, e]));
@@ -44,9 +56,15 @@ describe('explain', () => {
         path: ['lead:x-0'],
         basis: { version: 3, pinnedRevision: 2 },
       });
-      expect(byName.get('note:lead:x-1')!.reason).toBe(`lead:x-1 is a working note at version 3, added at version 1 by ${ctx.author}`);
-      expect(byName.get('reviewed:finding:y')!.reason).toMatch(/^finding:y is reviewed knowledge at revision 2 \(accepted at revision 1 by user:rev/);
-      expect(byName.get('reviewed:finding:z')!.reason).toMatch(/^finding:z is reviewed knowledge at revision 2 \(accepted at revision 2/);
+      expect(byName.get('note:lead:x-1')!.reason).toBe(
+        `lead:x-1 is a working note at version 3, added at version 1 by ${ctx.author}`,
+      );
+      expect(byName.get('reviewed:finding:y')!.reason).toMatch(
+        /^finding:y is reviewed knowledge at revision 2 \(accepted at revision 1 by user:rev/,
+      );
+      expect(byName.get('reviewed:finding:z')!.reason).toMatch(
+        /^finding:z is reviewed knowledge at revision 2 \(accepted at revision 2/,
+      );
     }));
 
   it('explains links, changes and conflict counterparts with a path', () =>
@@ -63,11 +81,18 @@ describe('explain', () => {
       });
       const supports = await h.store.query(ctx, { question: 'supports', name: 'finding:b' });
       const s0 = await h.store.explain(ctx, { token: supports.explainToken, row: 0 });
-      expect(s0).toMatchObject({ name: 'lead:a', source: 'note', question: 'supports', path: ['lead:a', 'supports', 'finding:b'] });
+      expect(s0).toMatchObject({
+        name: 'lead:a',
+        source: 'note',
+        question: 'supports',
+        path: ['lead:a', 'supports', 'finding:b'],
+      });
       expect(s0.reason).toMatch(/^lead:a has a supports link to finding:b at version 1/);
 
       const related = await h.store.query(ctx, { question: 'related_to', name: 'lead:a' });
-      const reasons = await Promise.all(related.rows.map((r) => h.store.explain(ctx, { token: related.explainToken, row: r.row })));
+      const reasons = await Promise.all(
+        related.rows.map((r) => h.store.explain(ctx, { token: related.explainToken, row: r.row })),
+      );
       expect(reasons.map((e) => e.path)).toContainEqual(['lead:a', 'supports', 'finding:b']);
       expect(reasons.map((e) => e.path)).toContainEqual(['lead:c', 'contradicts', 'lead:a']);
 
@@ -75,21 +100,30 @@ describe('explain', () => {
       const page = await h.store.query(ctx, { question: 'current_notes', limit: 1 });
       expect(page.rows.map((r) => r.name)).toEqual(['lead:c', 'lead:a']);
       const counterpart = await h.store.explain(ctx, { token: page.explainToken, row: 1 });
-      expect(counterpart.reason).toMatch(/^lead:a \(a working note\) is shown because it conflicts with row 0 \(lead:c\): lead:c \(a working note\) has a contradicts link to lead:a/);
+      expect(counterpart.reason).toMatch(
+        /^lead:a \(a working note\) is shown because it conflicts with row 0 \(lead:c\): lead:c \(a working note\) has a contradicts link to lead:a/,
+      );
       expect(counterpart.path).toEqual(['lead:c', 'contradicts', 'lead:a']);
 
       const conflicts = await h.store.query(ctx, { question: 'conflicts' });
-      const k = await Promise.all(conflicts.rows.map((r) => h.store.explain(ctx, { token: conflicts.explainToken, row: r.row })));
+      const k = await Promise.all(
+        conflicts.rows.map((r) => h.store.explain(ctx, { token: conflicts.explainToken, row: r.row })),
+      );
       expect(k.map((e) => [e.name, e.question, e.path])).toEqual([
         ['lead:a', 'conflicts', ['lead:c', 'contradicts', 'lead:a']],
         ['lead:c', 'conflicts', ['lead:c', 'contradicts', 'lead:a']],
       ]);
 
-      await h.store.remember(ctx, { basedOn: 1, requestId: '2', changes: [{ op: 'remove', name: 'lead:c' }] });
+      await h.store.remember(ctx, {
+        basedOn: 1,
+        requestId: '2',
+        changes: [{ op: 'remove', name: 'lead:c' }],
+      });
       const changed = await h.store.query(ctx, { question: 'changed_since', sinceVersion: 1 });
       const c0 = await h.store.explain(ctx, { token: changed.explainToken, row: 0 });
-      expect(c0.reason).toBe(`lead:c was removed at version 2 by ${ctx.author}, after version 1 (answer at version 2)`);
-
+      expect(c0.reason).toBe(
+        `lead:c was removed at version 2 by ${ctx.author}, after version 1 (answer at version 2)`,
+      );
     }));
 
   it('refuses tampered, expired and other-session tokens, cursors, and rows out of range', () =>
@@ -112,16 +146,28 @@ describe('explain', () => {
         body,
         'not-a-token',
       ];
-      for (const t of tampered) expect((await failure(h.store.explain(a.ctx, { token: t, row: 0 }))).reason, t).toBe('explain_token_invalid');
+      for (const t of tampered)
+        expect((await failure(h.store.explain(a.ctx, { token: t, row: 0 }))).reason, t).toBe(
+          'explain_token_invalid',
+        );
       // Another session's agent cannot use it.
       expect((await failure(h.store.explain(b.ctx, { token, row: 0 }))).reason).toBe('explain_token_invalid');
       // A cursor is signed for another purpose.
-      expect((await failure(h.store.explain(a.ctx, { token: answer.nextCursor!, row: 0 }))).reason).toBe('explain_token_invalid');
+      expect((await failure(h.store.explain(a.ctx, { token: answer.nextCursor!, row: 0 }))).reason).toBe(
+        'explain_token_invalid',
+      );
       // A token signed with another secret.
-      const otherStore = await createMemoryStore({ url: h.memoryUrl, tokenSecret: `${TEST_SECRET}-other`, reviewed: h.reviewed, now: h.clock.now });
+      const otherStore = await createMemoryStore({
+        url: h.memoryUrl,
+        tokenSecret: `${TEST_SECRET}-other`,
+        reviewed: h.reviewed,
+        now: h.clock.now,
+      });
       try {
         const foreign = await otherStore.query(a.ctx, { question: 'current_notes' });
-        expect((await failure(h.store.explain(a.ctx, { token: foreign.explainToken, row: 0 }))).reason).toBe('explain_token_invalid');
+        expect((await failure(h.store.explain(a.ctx, { token: foreign.explainToken, row: 0 }))).reason).toBe(
+          'explain_token_invalid',
+        );
       } finally {
         otherStore.close();
       }
@@ -143,6 +189,8 @@ describe('explain', () => {
       const answer = await short.query(ctx, { question: 'current_notes' });
       expect(Date.parse(answer.explainExpiresAt) - h.clock.now().getTime()).toBe(30_000);
       expect((await failure(h.openStore({ explainTtlSeconds: 601 }))).reason).toBe('invalid_input');
-      expect((await failure(h.openStore({ tokenSecret: 'short' }))).message).toMatch(/at least 32 characters/);
+      expect((await failure(h.openStore({ tokenSecret: 'short' }))).message).toMatch(
+        /at least 32 characters/,
+      );
     }));
 });

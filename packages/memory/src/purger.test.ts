@@ -18,13 +18,17 @@ describe('purge worker', () => {
   it('registers its credential on first use and refuses any other key afterwards', () =>
     withHarness(async (h) => {
       (await h.openPurger()).close();
-      expect((await failure(h.openPurger({ purgeKey: 'another-key-0123456789' }))).reason).toBe('unauthenticated');
+      expect((await failure(h.openPurger({ purgeKey: 'another-key-0123456789' }))).reason).toBe(
+        'unauthenticated',
+      );
       expect((await failure(h.openPurger({ purgeKey: 'short' }))).message).toMatch(/at least 16 characters/);
       // Only the hash is stored.
       const stored = await h.raw().execute('SELECT key_hash FROM purge_credential');
       expect(stored.rows).toHaveLength(1);
       expect(String(stored.rows[0]?.key_hash)).not.toContain(TEST_PURGE_KEY);
-      await expect(h.raw().execute(`UPDATE purge_credential SET key_hash = 'x'`)).rejects.toThrow(/sponge:unauthenticated/);
+      await expect(h.raw().execute(`UPDATE purge_credential SET key_hash = 'x'`)).rejects.toThrow(
+        /sponge:unauthenticated/,
+      );
       await expect(h.openPurger()).resolves.toBeDefined();
     }));
 
@@ -34,7 +38,14 @@ describe('purge worker', () => {
       const forgotten = await h.session();
       const alive = await h.session();
       for (const s of [expired, forgotten, alive]) {
-        await h.store.remember(s.ctx, { basedOn: 0, requestId: '1', changes: [...adds('x', 5), { op: 'add', name: 'lead:l', text: 'l', links: [{ rel: 'supports', to: 'lead:x-0' }] }] });
+        await h.store.remember(s.ctx, {
+          basedOn: 0,
+          requestId: '1',
+          changes: [
+            ...adds('x', 5),
+            { op: 'add', name: 'lead:l', text: 'l', links: [{ rel: 'supports', to: 'lead:x-0' }] },
+          ],
+        });
       }
       await h.store.forget(forgotten.info.id);
       // Open `alive` later so it is not expired when `expired` is.
@@ -49,14 +60,23 @@ describe('purge worker', () => {
       expect(report.deletedRows).toBeGreaterThan(0);
       for (const s of [expired, forgotten, alive]) {
         const info = await h.store.getSession(s.info.id);
-        expect(info).toMatchObject({ state: 'purged', purgedAt: h.clock.now().toISOString(), noteCount: 0, ownerId: 'user:o', documentId: 'doc:d' });
+        expect(info).toMatchObject({
+          state: 'purged',
+          purgedAt: h.clock.now().toISOString(),
+          noteCount: 0,
+          ownerId: 'user:o',
+          documentId: 'doc:d',
+        });
         expect(await h.store.notes(s.info.id)).toEqual([]);
         expect(await h.store.log(s.info.id)).toEqual([]);
       }
       expect((await h.store.getSession(forgotten.info.id))?.forgottenAt).not.toBeNull();
       const raw = h.raw();
       for (const table of ['notes', 'note_changes', 'log', 'link_index']) {
-        const rs = await raw.execute({ sql: `SELECT count(*) AS n FROM ${table} WHERE session_id != ?`, args: [fresh.info.id] });
+        const rs = await raw.execute({
+          sql: `SELECT count(*) AS n FROM ${table} WHERE session_id != ?`,
+          args: [fresh.info.id],
+        });
         expect(rs.rows[0]?.n, table).toBe(0);
       }
       // The fresh session is untouched; a second pass has nothing to do.
@@ -72,12 +92,28 @@ describe('purge worker', () => {
       const purger = await h.openPurger({ now: () => new Date(h.clock.now().getTime() + DAY) });
       await purger.purgeOnce();
       expect((await h.store.getSession(ctx.sessionId))?.state).toBe('purged');
-      expect(await reasonOf(h.store.remember(ctx, { basedOn: 1, requestId: '2', changes: adds('late', 1) }))).toBe('session_closed');
-      expect(await reasonOf(h.store.remember(ctx, { basedOn: 0, requestId: '1', changes: adds('x', 2) }))).toBe('session_closed');
+      expect(
+        await reasonOf(h.store.remember(ctx, { basedOn: 1, requestId: '2', changes: adds('late', 1) })),
+      ).toBe('session_closed');
+      expect(
+        await reasonOf(h.store.remember(ctx, { basedOn: 0, requestId: '1', changes: adds('x', 2) })),
+      ).toBe('session_closed');
       expect(await reasonOf(h.store.query(ctx, { question: 'current_notes' }))).toBe('session_closed');
       // Not by raw SQL either: the trigger refuses the way back to open.
-      await expect(h.raw().execute({ sql: `UPDATE sessions SET state = 'open' WHERE id = ?`, args: [ctx.sessionId] })).rejects.toThrow(/sponge:session_closed/);
-      expect(await reasonOf(h.store.openSession({ id: ctx.sessionId, ownerId: 'user:o', documentId: 'doc:d', runId: 'r', pinnedRevision: 0 }))).toBe('invalid_input');
+      await expect(
+        h.raw().execute({ sql: `UPDATE sessions SET state = 'open' WHERE id = ?`, args: [ctx.sessionId] }),
+      ).rejects.toThrow(/sponge:session_closed/);
+      expect(
+        await reasonOf(
+          h.store.openSession({
+            id: ctx.sessionId,
+            ownerId: 'user:o',
+            documentId: 'doc:d',
+            runId: 'r',
+            pinnedRevision: 0,
+          }),
+        ),
+      ).toBe('invalid_input');
       expect((await h.store.getSession(ctx.sessionId))?.state).toBe('purged');
       expect(await h.store.forget(ctx.sessionId)).toMatchObject({ state: 'purged' });
     }));
@@ -87,7 +123,9 @@ describe('purge worker', () => {
       const sessions = [await h.session(), await h.session()];
       for (const { ctx } of sessions) {
         let v = 0;
-        for (let i = 0; i < 3; i++) v = (await h.store.remember(ctx, { basedOn: v, requestId: `c${i}`, changes: adds(`x${i}`, 10) })).version;
+        for (let i = 0; i < 3; i++)
+          v = (await h.store.remember(ctx, { basedOn: v, requestId: `c${i}`, changes: adds(`x${i}`, 10) }))
+            .version;
       }
       h.clock.advance(DAY);
       // Watch every write the pass sends: its statements, rows, start and end.
@@ -99,7 +137,9 @@ describe('purge worker', () => {
             return async (stmts: InStatement[], mode: 'write') => {
               const start = performance.now();
               const results = await target.batch(stmts, mode);
-              const deleted = stmts.flatMap((st, i) => (typeof st !== 'string' && st.sql.startsWith('DELETE') ? [results[i]!.rowsAffected] : []));
+              const deleted = stmts.flatMap((st, i) =>
+                typeof st !== 'string' && st.sql.startsWith('DELETE') ? [results[i]!.rowsAffected] : [],
+              );
               writes.push({ start, end: performance.now(), deleted });
               return results;
             };
@@ -108,7 +148,8 @@ describe('purge worker', () => {
             return async (stmt: InStatement) => {
               const start = performance.now();
               const rs = await target.execute(stmt);
-              if (typeof stmt !== 'string' && /^\s*(UPDATE|DELETE|INSERT)/.test(stmt.sql)) writes.push({ start, end: performance.now(), deleted: [] });
+              if (typeof stmt !== 'string' && /^\s*(UPDATE|DELETE|INSERT)/.test(stmt.sql))
+                writes.push({ start, end: performance.now(), deleted: [] });
               return rs;
             };
           }
@@ -116,7 +157,12 @@ describe('purge worker', () => {
         },
       }) as Client;
       try {
-        const report = await purgePass(spy, h.memoryUrl, h.clock.now, { chunkSize: 7, sessionsPerBatch: 2, closePerStatement: 1, minPauseMs: 3 });
+        const report = await purgePass(spy, h.memoryUrl, h.clock.now, {
+          chunkSize: 7,
+          sessionsPerBatch: 2,
+          closePerStatement: 1,
+          minPauseMs: 3,
+        });
         // Per session: 30 notes + 30 changes + 3 log rows.
         expect(report).toMatchObject({ purgedSessions: 2, deletedRows: 126 });
         const deletes = writes.flatMap((w) => w.deleted);
@@ -128,7 +174,9 @@ describe('purge worker', () => {
         // Between one write's end and the next write's start: at least the pause.
         for (let i = 1; i < writes.length; i++) {
           const held = writes[i - 1]!.end - writes[i - 1]!.start;
-          expect(writes[i]!.start - writes[i - 1]!.end, `gap after write ${i - 1}`).toBeGreaterThanOrEqual(Math.max(3, held) - 1);
+          expect(writes[i]!.start - writes[i - 1]!.end, `gap after write ${i - 1}`).toBeGreaterThanOrEqual(
+            Math.max(3, held) - 1,
+          );
         }
       } finally {
         real.close();
@@ -163,14 +211,38 @@ describe('purge worker', () => {
       await h.store.remember(ctx, { basedOn: 0, requestId: '1', changes: adds('x', 10) });
       // A crash right after the first step of a pass: state purged, content still there.
       const raw = h.raw();
-      await raw.execute({ sql: `UPDATE sessions SET state = 'purged', purged_at = ? WHERE id = ?`, args: [h.clock.now().toISOString(), ctx.sessionId] });
-      await raw.execute({ sql: `DELETE FROM notes WHERE rowid IN (SELECT rowid FROM notes WHERE session_id = ? LIMIT 3)`, args: [ctx.sessionId] });
+      await raw.execute({
+        sql: `UPDATE sessions SET state = 'purged', purged_at = ? WHERE id = ?`,
+        args: [h.clock.now().toISOString(), ctx.sessionId],
+      });
+      await raw.execute({
+        sql: `DELETE FROM notes WHERE rowid IN (SELECT rowid FROM notes WHERE session_id = ? LIMIT 3)`,
+        args: [ctx.sessionId],
+      });
       const purger = await h.openPurger();
       const report = await purger.purgeOnce({ chunkSize: 4 });
       expect(report.purgedSessions).toBe(0);
       expect(report.deletedRows).toBe(7 + 10 + 1);
-      expect(Number((await raw.execute({ sql: 'SELECT count(*) AS n FROM note_changes WHERE session_id = ?', args: [ctx.sessionId] })).rows[0]?.n)).toBe(0);
-      expect(Number((await raw.execute({ sql: 'SELECT content_cleared AS c FROM sessions WHERE id = ?', args: [ctx.sessionId] })).rows[0]?.c)).toBe(1);
+      expect(
+        Number(
+          (
+            await raw.execute({
+              sql: 'SELECT count(*) AS n FROM note_changes WHERE session_id = ?',
+              args: [ctx.sessionId],
+            })
+          ).rows[0]?.n,
+        ),
+      ).toBe(0);
+      expect(
+        Number(
+          (
+            await raw.execute({
+              sql: 'SELECT content_cleared AS c FROM sessions WHERE id = ?',
+              args: [ctx.sessionId],
+            })
+          ).rows[0]?.c,
+        ),
+      ).toBe(1);
     }));
 
   it('deletes recall rows too (every table with a session_id column is session content)', () =>
@@ -178,15 +250,25 @@ describe('purge worker', () => {
       const { ctx } = await h.session();
       const raw = h.raw();
       await raw.execute('CREATE TABLE recall_vectors_test (session_id TEXT NOT NULL, name TEXT, v BLOB)');
-      await raw.execute({ sql: `INSERT INTO recall_vectors_test VALUES (?, 'lead:x', x'00'), (?, 'lead:y', x'01'), ('other', 'lead:z', x'02')`, args: [ctx.sessionId, ctx.sessionId] });
+      await raw.execute({
+        sql: `INSERT INTO recall_vectors_test VALUES (?, 'lead:x', x'00'), (?, 'lead:y', x'01'), ('other', 'lead:z', x'02')`,
+        args: [ctx.sessionId, ctx.sessionId],
+      });
       await h.store.forget(ctx.sessionId);
-      expect((await raw.execute('SELECT session_id FROM recall_vectors_test')).rows.map((r) => r.session_id)).toEqual(['other']);
+      expect(
+        (await raw.execute('SELECT session_id FROM recall_vectors_test')).rows.map((r) => r.session_id),
+      ).toEqual(['other']);
 
       const expired = await h.session();
-      await raw.execute({ sql: `INSERT INTO recall_vectors_test VALUES (?, 'lead:x', x'00')`, args: [expired.info.id] });
+      await raw.execute({
+        sql: `INSERT INTO recall_vectors_test VALUES (?, 'lead:x', x'00')`,
+        args: [expired.info.id],
+      });
       h.clock.advance(DAY);
       await (await h.openPurger()).purgeOnce();
-      expect((await raw.execute('SELECT session_id FROM recall_vectors_test')).rows.map((r) => r.session_id)).toEqual(['other']);
+      expect(
+        (await raw.execute('SELECT session_id FROM recall_vectors_test')).rows.map((r) => r.session_id),
+      ).toEqual(['other']);
     }));
 
   it('marks sessions stuck in opening for more than 10 minutes empty, and only those', () =>
@@ -207,7 +289,9 @@ describe('purge worker', () => {
         expect((await purger.purgeOnce()).emptiedSessions).toBe(1);
         expect((await h.store.getSession('stuck'))?.state).toBe('empty');
         // Empty is final.
-        await expect(raw.execute(`UPDATE sessions SET state = 'open' WHERE id = 'stuck'`)).rejects.toThrow(/sponge:/);
+        await expect(raw.execute(`UPDATE sessions SET state = 'open' WHERE id = 'stuck'`)).rejects.toThrow(
+          /sponge:/,
+        );
       } finally {
         raw.close();
       }

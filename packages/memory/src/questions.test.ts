@@ -3,7 +3,12 @@ import { adds, failure, withHarness } from './test-support.ts';
 import type { Harness } from './test-support.ts';
 import type { AgentContext, QueryAnswer, QueryInput, QueryRow } from './types.ts';
 
-async function accept(h: Harness, name: string, text: string, links: Array<{ rel: 'supports' | 'depends_on' | 'contradicts'; to: string }> = []) {
+async function accept(
+  h: Harness,
+  name: string,
+  text: string,
+  links: Array<{ rel: 'supports' | 'depends_on' | 'contradicts'; to: string }> = [],
+) {
   return h.reviewed.decide({
     documentId: 'doc:d',
     reviewerId: 'user:o',
@@ -37,10 +42,20 @@ describe('query: the question menu', () => {
       await accept(h, 'finding:a', 'A');
       const { ctx } = await h.session({ pinnedRevision: 2 });
       await h.store.remember(ctx, { basedOn: 0, requestId: '1', changes: adds('x', 3) }); // x-0, x-1, x-2 at v1
-      await h.store.remember(ctx, { basedOn: 1, requestId: '2', changes: [{ op: 'replace', name: 'lead:x-0', text: 'changed' }] });
+      await h.store.remember(ctx, {
+        basedOn: 1,
+        requestId: '2',
+        changes: [{ op: 'replace', name: 'lead:x-0', text: 'changed' }],
+      });
       const answer = await h.store.query(ctx, { question: 'current_notes' });
       expect(answer).toMatchObject({ version: 2, pinnedRevision: 2, nextCursor: null });
-      expect(names(answer.rows)).toEqual(['n:lead:x-0', 'n:lead:x-2', 'n:lead:x-1', 'r:finding:a', 'r:finding:b']);
+      expect(names(answer.rows)).toEqual([
+        'n:lead:x-0',
+        'n:lead:x-2',
+        'n:lead:x-1',
+        'r:finding:a',
+        'r:finding:b',
+      ]);
       expect(answer.rows.map((r) => r.row)).toEqual([0, 1, 2, 3, 4]);
       for (const row of answer.rows) {
         expect(Object.keys(row).sort()).toEqual(['conflicts', 'digest', 'kind', 'name', 'row', 'source']);
@@ -55,7 +70,9 @@ describe('query: the question menu', () => {
       await accept(h, 'finding:r2', 'r2');
       const { ctx } = await h.session({ pinnedRevision: 2 });
       let v = 0;
-      for (let i = 0; i < 5; i++) v = (await h.store.remember(ctx, { basedOn: v, requestId: `c${i}`, changes: adds(`v${i}`, 2) })).version;
+      for (let i = 0; i < 5; i++)
+        v = (await h.store.remember(ctx, { basedOn: v, requestId: `c${i}`, changes: adds(`v${i}`, 2) }))
+          .version;
       const whole = await h.store.query(ctx, { question: 'current_notes', limit: 100 });
       const first = await h.store.query(ctx, { question: 'current_notes', limit: 3 });
       expect(first.rows).toHaveLength(3);
@@ -63,12 +80,20 @@ describe('query: the question menu', () => {
       await h.store.remember(ctx, {
         basedOn: v,
         requestId: 'later',
-        changes: [{ op: 'add', name: 'lead:new', text: 'new' }, { op: 'remove', name: 'lead:v0-0' }, { op: 'replace', name: 'lead:v2-1', text: 'changed' }],
+        changes: [
+          { op: 'add', name: 'lead:new', text: 'new' },
+          { op: 'remove', name: 'lead:v0-0' },
+          { op: 'replace', name: 'lead:v2-1', text: 'changed' },
+        ],
       });
       // …and a removed note comes back with other content.
-      await h.store.remember(ctx, { basedOn: v + 1, requestId: 'again', changes: [{ op: 'add', name: 'lead:v0-0', text: 'back' }] });
+      await h.store.remember(ctx, {
+        basedOn: v + 1,
+        requestId: 'again',
+        changes: [{ op: 'add', name: 'lead:v0-0', text: 'back' }],
+      });
       const pages = [first];
-      for (let cursor = first.nextCursor; cursor; ) {
+      for (let cursor = first.nextCursor; cursor;) {
         const page = await h.store.query(ctx, { question: 'current_notes', limit: 3, cursor });
         expect(page.version).toBe(v);
         pages.push(page);
@@ -90,16 +115,27 @@ describe('query: the question menu', () => {
       await h.store.remember(a.ctx, { basedOn: 0, requestId: '1', changes: adds('x', 5) });
       const page = await h.store.query(a.ctx, { question: 'current_notes', limit: 2 });
       const cursor = page.nextCursor!;
-      expect((await failure(h.store.query(b.ctx, { question: 'current_notes', cursor }))).message).toMatch(/another session/);
-      expect((await failure(h.store.query(a.ctx, { question: 'conflicts', cursor }))).message).toMatch(/another question/);
+      expect((await failure(h.store.query(b.ctx, { question: 'current_notes', cursor }))).message).toMatch(
+        /another session/,
+      );
+      expect((await failure(h.store.query(a.ctx, { question: 'conflicts', cursor }))).message).toMatch(
+        /another question/,
+      );
       const [body, mac] = cursor.split('.') as [string, string];
       const payload = JSON.parse(Buffer.from(body, 'base64url').toString()) as { v: number };
       payload.v = 0;
       const forged = `${Buffer.from(JSON.stringify(payload)).toString('base64url')}.${mac}`;
-      expect((await failure(h.store.query(a.ctx, { question: 'current_notes', cursor: forged }))).reason).toBe('invalid_input');
-      expect((await failure(h.store.query(a.ctx, { question: 'current_notes', cursor: 'garbage' }))).reason).toBe('invalid_input');
+      expect(
+        (await failure(h.store.query(a.ctx, { question: 'current_notes', cursor: forged }))).reason,
+      ).toBe('invalid_input');
+      expect(
+        (await failure(h.store.query(a.ctx, { question: 'current_notes', cursor: 'garbage' }))).reason,
+      ).toBe('invalid_input');
       // An explain token is not a cursor.
-      expect((await failure(h.store.query(a.ctx, { question: 'current_notes', cursor: page.explainToken }))).reason).toBe('invalid_input');
+      expect(
+        (await failure(h.store.query(a.ctx, { question: 'current_notes', cursor: page.explainToken })))
+          .reason,
+      ).toBe('invalid_input');
     }));
 
   it('validates its input: limit 1..100, name for related_to/supports, sinceVersion for changed_since, no extra fields', () =>
@@ -114,7 +150,9 @@ describe('query: the question menu', () => {
         { question: 'everything' },
         { question: 'current_notes', where: 'text LIKE %' },
       ]) {
-        expect((await failure(h.store.query(ctx, input as QueryInput))).reason, JSON.stringify(input)).toBe('invalid_input');
+        expect((await failure(h.store.query(ctx, input as QueryInput))).reason, JSON.stringify(input)).toBe(
+          'invalid_input',
+        );
       }
     }));
 
@@ -129,7 +167,15 @@ describe('query: the question menu', () => {
         requestId: '1',
         changes: [
           { op: 'add', name: 'lead:b', text: 'b', links: [{ rel: 'supports', to: 'finding:threshold' }] },
-          { op: 'add', name: 'lead:a', text: 'a', links: [{ rel: 'contradicts', to: 'finding:threshold' }, { rel: 'depends_on', to: 'lead:c' }] },
+          {
+            op: 'add',
+            name: 'lead:a',
+            text: 'a',
+            links: [
+              { rel: 'contradicts', to: 'finding:threshold' },
+              { rel: 'depends_on', to: 'lead:c' },
+            ],
+          },
           { op: 'add', name: 'lead:c', text: 'c' },
           { op: 'add', name: 'lead:unrelated', text: 'u' },
         ],
@@ -137,7 +183,13 @@ describe('query: the question menu', () => {
       const related = await h.store.query(ctx, { question: 'related_to', name: 'finding:threshold' });
       // lead:a contradicts finding:threshold, so the reviewed record itself is appended as its
       // counterpart: both ends of a conflict are always in the answer.
-      expect(names(related.rows)).toEqual(['n:lead:a', 'n:lead:b', 'r:finding:cites-t', 'r:finding:method', 'r:finding:threshold']);
+      expect(names(related.rows)).toEqual([
+        'n:lead:a',
+        'n:lead:b',
+        'r:finding:cites-t',
+        'r:finding:method',
+        'r:finding:threshold',
+      ]);
       expect(related.rows.map((r) => r.conflicts)).toEqual([[4], [], [], [], [0]]);
       const ofA = await h.store.query(ctx, { question: 'related_to', name: 'lead:a' });
       // lead:a's own row comes back only as the counterpart of the conflict it is part of.
@@ -152,24 +204,48 @@ describe('query: the question menu', () => {
     withHarness(async (h) => {
       const { ctx } = await h.session();
       const changes = [
-        { op: 'add' as const, name: 'target:x', text: 'x', links: [{ rel: 'depends_on' as const, to: 'lead:m05' }, { rel: 'supports' as const, to: 'lead:m17' }] },
+        {
+          op: 'add' as const,
+          name: 'target:x',
+          text: 'x',
+          links: [
+            { rel: 'depends_on' as const, to: 'lead:m05' },
+            { rel: 'supports' as const, to: 'lead:m17' },
+          ],
+        },
         ...Array.from({ length: 30 }, (_, i) => ({
           op: 'add' as const,
           name: `lead:m${String(i).padStart(2, '0')}`,
           text: String(i),
-          links: i % 3 === 0 ? [] : [{ rel: (i % 2 ? 'supports' : 'depends_on') as 'supports' | 'depends_on', to: 'target:x' }, { rel: 'contradicts' as const, to: 'target:x' }],
+          links:
+            i % 3 === 0
+              ? []
+              : [
+                  { rel: (i % 2 ? 'supports' : 'depends_on') as 'supports' | 'depends_on', to: 'target:x' },
+                  { rel: 'contradicts' as const, to: 'target:x' },
+                ],
         })),
       ];
       await h.store.remember(ctx, { basedOn: 0, requestId: '1', changes });
       const expectedRelated = changes
-        .filter((c) => c.name !== 'target:x' && (c.links.some((l) => l.to === 'target:x') || ['lead:m05', 'lead:m17'].includes(c.name)))
+        .filter(
+          (c) =>
+            c.name !== 'target:x' &&
+            (c.links.some((l) => l.to === 'target:x') || ['lead:m05', 'lead:m17'].includes(c.name)),
+        )
         .map((c) => `n:${c.name}`)
         .sort();
       const pages = await allPages(h, ctx, { question: 'related_to', name: 'target:x', limit: 4 });
       expect(pages.flatMap((p) => names(p.rows.filter((r) => r.row < 4)))).toEqual(expectedRelated);
-      const supporters = changes.filter((c) => c.links.some((l) => l.rel === 'supports' && l.to === 'target:x')).map((c) => `n:${c.name}`);
+      const supporters = changes
+        .filter((c) => c.links.some((l) => l.rel === 'supports' && l.to === 'target:x'))
+        .map((c) => `n:${c.name}`);
       const sPages = await allPages(h, ctx, { question: 'supports', name: 'target:x', limit: 3 });
-      expect(sPages.flatMap((p) => names(p.rows).filter((n) => supporters.includes(n) || !n.startsWith('n:target')))).toEqual(supporters);
+      expect(
+        sPages.flatMap((p) =>
+          names(p.rows).filter((n) => supporters.includes(n) || !n.startsWith('n:target')),
+        ),
+      ).toEqual(supporters);
     }));
 
   it('conflicts: same name with different digests, and contradicts links; both rows marked, counterparts appended', () =>
@@ -189,7 +265,12 @@ describe('query: the question menu', () => {
         ],
       });
       const conflicts = await h.store.query(ctx, { question: 'conflicts' });
-      expect(names(conflicts.rows)).toEqual(['n:finding:threshold', 'n:lead:p', 'n:lead:q', 'r:finding:threshold']);
+      expect(names(conflicts.rows)).toEqual([
+        'n:finding:threshold',
+        'n:lead:p',
+        'n:lead:q',
+        'r:finding:threshold',
+      ]);
       const byName = new Map(conflicts.rows.map((r) => [`${r.source}:${r.name}`, r]));
       expect(byName.get('note:finding:threshold')!.conflicts).toEqual([3]);
       expect(byName.get('reviewed:finding:threshold')!.conflicts).toEqual([0]);
@@ -203,7 +284,9 @@ describe('query: the question menu', () => {
       const withQ = pages.find((p) => p.rows[0]?.name === 'lead:q')!;
       expect(names(withQ.rows)).toEqual(['n:lead:q', 'n:lead:p']);
       expect(withQ.rows.map((r) => r.conflicts)).toEqual([[1], [0]]);
-      const withT = pages.find((p) => p.rows[0]?.name === 'finding:threshold' && p.rows[0].source === 'note')!;
+      const withT = pages.find(
+        (p) => p.rows[0]?.name === 'finding:threshold' && p.rows[0].source === 'note',
+      )!;
       expect(names(withT.rows)).toEqual(['n:finding:threshold', 'r:finding:threshold']);
       expect(withT.rows.map((r) => r.conflicts)).toEqual([[1], [0]]);
       const same = pages.find((p) => p.rows[0]?.name === 'finding:same')!;
@@ -224,17 +307,37 @@ describe('query: the question menu', () => {
       });
       const before = await h.store.query(ctx, { question: 'conflicts' });
       expect(before.rows).toHaveLength(2);
-      await h.store.remember(ctx, { basedOn: 1, requestId: '2', changes: [{ op: 'remove', name: 'lead:p' }] });
+      await h.store.remember(ctx, {
+        basedOn: 1,
+        requestId: '2',
+        changes: [{ op: 'remove', name: 'lead:p' }],
+      });
       expect((await h.store.query(ctx, { question: 'conflicts' })).rows).toEqual([]);
-      expect((await h.store.read(ctx, { name: 'lead:q' })).links).toEqual([{ rel: 'contradicts', to: 'lead:p' }]);
+      expect((await h.store.read(ctx, { name: 'lead:q' })).links).toEqual([
+        { rel: 'contradicts', to: 'lead:p' },
+      ]);
     }));
 
   it('changed_since: notes added, replaced or removed after a version, newest first, removed with digest null', () =>
     withHarness(async (h) => {
       const { ctx } = await h.session();
       await h.store.remember(ctx, { basedOn: 0, requestId: '1', changes: adds('x', 4) });
-      await h.store.remember(ctx, { basedOn: 1, requestId: '2', changes: [{ op: 'replace', name: 'lead:x-1', text: 'r' }, { op: 'remove', name: 'lead:x-2' }] });
-      await h.store.remember(ctx, { basedOn: 2, requestId: '3', changes: [{ op: 'add', name: 'lead:y', text: 'y' }, { op: 'replace', name: 'lead:x-1', text: 'again' }] });
+      await h.store.remember(ctx, {
+        basedOn: 1,
+        requestId: '2',
+        changes: [
+          { op: 'replace', name: 'lead:x-1', text: 'r' },
+          { op: 'remove', name: 'lead:x-2' },
+        ],
+      });
+      await h.store.remember(ctx, {
+        basedOn: 2,
+        requestId: '3',
+        changes: [
+          { op: 'add', name: 'lead:y', text: 'y' },
+          { op: 'replace', name: 'lead:x-1', text: 'again' },
+        ],
+      });
       const since1 = await h.store.query(ctx, { question: 'changed_since', sinceVersion: 1 });
       expect(since1.rows.map((r) => [r.name, r.digest === null])).toEqual([
         ['lead:x-1', false],
@@ -244,6 +347,12 @@ describe('query: the question menu', () => {
       expect(since1.rows[2]).toMatchObject({ source: 'note', kind: 'lead', digest: null, conflicts: [] });
       expect((await h.store.query(ctx, { question: 'changed_since', sinceVersion: 3 })).rows).toEqual([]);
       const since0 = await allPages(h, ctx, { question: 'changed_since', sinceVersion: 0, limit: 2 });
-      expect(since0.flatMap((p) => p.rows.map((r) => r.name))).toEqual(['lead:x-1', 'lead:y', 'lead:x-2', 'lead:x-3', 'lead:x-0']);
+      expect(since0.flatMap((p) => p.rows.map((r) => r.name))).toEqual([
+        'lead:x-1',
+        'lead:y',
+        'lead:x-2',
+        'lead:x-3',
+        'lead:x-0',
+      ]);
     }));
 });

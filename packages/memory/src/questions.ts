@@ -107,7 +107,14 @@ function noteCandidate(note: NoteAt, why: Why): Candidate {
 }
 
 function reviewedCandidate(record: ReviewedRecord, why: Why): Candidate {
-  return { source: 'reviewed', kind: record.kind, name: record.name, digest: record.digest, links: record.links, why };
+  return {
+    source: 'reviewed',
+    kind: record.kind,
+    name: record.name,
+    digest: record.digest,
+    links: record.links,
+    why,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -178,7 +185,11 @@ async function incomingNotes(
 }
 
 /** Live notes (as of V) with a contradicts link to any of `names`. */
-async function incomingContradicts(ctx: StoreContext, at: AsOf, names: Iterable<string>): Promise<Array<{ to: string; from: NoteAt }>> {
+async function incomingContradicts(
+  ctx: StoreContext,
+  at: AsOf,
+  names: Iterable<string>,
+): Promise<Array<{ to: string; from: NoteAt }>> {
   const list = [...new Set(names)];
   if (list.length === 0) return [];
   const rs = await ctx.client.execute({
@@ -190,7 +201,10 @@ async function incomingContradicts(ctx: StoreContext, at: AsOf, names: Iterable<
            ORDER BY l.to_name, l.from_name`,
     args: [JSON.stringify(list), at.sessionId, at.version, at.version],
   });
-  return rs.rows.map((r) => ({ to: str(r.to_name), from: toNoteAt(r as unknown as Record<string, unknown>) }));
+  return rs.rows.map((r) => ({
+    to: str(r.to_name),
+    from: toNoteAt(r as unknown as Record<string, unknown>),
+  }));
 }
 
 /** Every live contradicts link of the session's notes as of V (the partial index holds only these). */
@@ -203,13 +217,22 @@ async function allContradicts(ctx: StoreContext, at: AsOf): Promise<Array<{ to: 
            ORDER BY l.from_name, l.to_name`,
     args: [at.sessionId, at.version, at.version],
   });
-  return rs.rows.map((r) => ({ to: str(r.to_name), from: toNoteAt(r as unknown as Record<string, unknown>) }));
+  return rs.rows.map((r) => ({
+    to: str(r.to_name),
+    from: toNoteAt(r as unknown as Record<string, unknown>),
+  }));
 }
 
 // ---------------------------------------------------------------------------------------------
 // Pages
 
-export async function computePage(ctx: StoreContext, at: AsOf, params: QuestionParams, pos: Position, limit: number): Promise<Page> {
+export async function computePage(
+  ctx: StoreContext,
+  at: AsOf,
+  params: QuestionParams,
+  pos: Position,
+  limit: number,
+): Promise<Page> {
   switch (params.question) {
     case 'current_notes':
       return currentNotesPage(ctx, at, pos, limit);
@@ -233,7 +256,12 @@ export async function computePage(ctx: StoreContext, at: AsOf, params: QuestionP
  * cost is the page plus the changes made since V, never the depth of superseded history. At the
  * session's current version the second set is empty.
  */
-async function liveNotesPage(ctx: StoreContext, at: AsOf, after: { v: number; s: number }, limit: number): Promise<NoteAt[]> {
+async function liveNotesPage(
+  ctx: StoreContext,
+  at: AsOf,
+  after: { v: number; s: number },
+  limit: number,
+): Promise<NoteAt[]> {
   const rs = await ctx.client.execute({
     // In "moved", the inner LIMIT -1 keeps a range on the primary key (session_id, version) over
     // the changes after V only, instead of a DISTINCT walk of the whole session by name.
@@ -271,7 +299,14 @@ async function currentNotesPage(ctx: StoreContext, at: AsOf, pos: Position, limi
     const after = pos ?? { v: at.version + 1, s: 0 };
     const notes = await liveNotesPage(ctx, at, after, limit + 1);
     for (const note of notes.slice(0, limit)) {
-      rows.push(noteCandidate(note, { t: 'note', version: note.version, op: note.op as 'add' | 'replace', author: note.author }));
+      rows.push(
+        noteCandidate(note, {
+          t: 'note',
+          version: note.version,
+          op: note.op as 'add' | 'replace',
+          author: note.author,
+        }),
+      );
     }
     if (notes.length > limit) {
       const last = notes[limit - 1]!;
@@ -279,11 +314,21 @@ async function currentNotesPage(ctx: StoreContext, at: AsOf, pos: Position, limi
     }
   }
   const afterName = pos?.p === 'r' ? pos.name : '';
-  return fillReviewed(rows, at.view.records.filter((r) => compareNames(r.name, afterName) > 0), limit, (r) => ({ t: 'reviewed', record: r }));
+  return fillReviewed(
+    rows,
+    at.view.records.filter((r) => compareNames(r.name, afterName) > 0),
+    limit,
+    (r) => ({ t: 'reviewed', record: r }),
+  );
 }
 
 /** Appends reviewed records (already filtered and ordered) until the page is full. */
-function fillReviewed(rows: Candidate[], records: ReviewedRecord[], limit: number, why: (r: ReviewedRecord) => Why): Page {
+function fillReviewed(
+  rows: Candidate[],
+  records: ReviewedRecord[],
+  limit: number,
+  why: (r: ReviewedRecord) => Why,
+): Page {
   const room = limit - rows.length;
   const taken = records.slice(0, Math.max(0, room));
   for (const record of taken) rows.push(reviewedCandidate(record, why(record)));
@@ -294,15 +339,23 @@ function fillReviewed(rows: Candidate[], records: ReviewedRecord[], limit: numbe
   return { rows, next: null };
 }
 
-async function changedSincePage(ctx: StoreContext, at: AsOf, since: number, pos: Position, limit: number): Promise<Page> {
+async function changedSincePage(
+  ctx: StoreContext,
+  at: AsOf,
+  since: number,
+  pos: Position,
+  limit: number,
+): Promise<Page> {
   const after = pos?.p === 'c' ? pos : { v: at.version + 1, s: 0 };
   const changes = await changesPage(ctx, at, after, limit + 1, { since, includeRemoved: true });
-  const rows = changes.slice(0, limit).map((c) =>
-    noteCandidate(
-      { ...c, kind: c.kind || kindOf(c.name), links: c.op === 'remove' ? [] : c.links },
-      { t: 'changed', version: c.version, op: c.op, author: c.author, since },
-    ),
-  );
+  const rows = changes
+    .slice(0, limit)
+    .map((c) =>
+      noteCandidate(
+        { ...c, kind: c.kind || kindOf(c.name), links: c.op === 'remove' ? [] : c.links },
+        { t: 'changed', version: c.version, op: c.op, author: c.author, since },
+      ),
+    );
   if (changes.length > limit) {
     const last = changes[limit - 1]!;
     return { rows, next: { p: 'c', v: last.version, s: last.seq } };
@@ -314,16 +367,31 @@ async function changedSincePage(ctx: StoreContext, at: AsOf, since: number, pos:
  * related_to (rel null: links either way) and supports (rel 'supports': links TO the name).
  * Notes by name first, then reviewed records by name; the name itself is never its own row.
  */
-async function linkedPage(ctx: StoreContext, at: AsOf, name: string, rel: LinkRel | null, pos: Position, limit: number): Promise<Page> {
+async function linkedPage(
+  ctx: StoreContext,
+  at: AsOf,
+  name: string,
+  rel: LinkRel | null,
+  pos: Position,
+  limit: number,
+): Promise<Page> {
   const rows: Candidate[] = [];
   // Outgoing links of the name itself (only for related_to): from its note at V and its reviewed record.
   const outgoing: Array<{ from: string; rel: LinkRel; to: string }> = [];
   if (rel === null) {
     const self = (await notesAsOf(ctx, at, [name])).get(name);
     for (const l of self?.links ?? []) outgoing.push({ from: name, rel: l.rel, to: l.to });
-    for (const l of at.view.byName.get(name)?.links ?? []) outgoing.push({ from: name, rel: l.rel, to: l.to });
+    for (const l of at.view.byName.get(name)?.links ?? [])
+      outgoing.push({ from: name, rel: l.rel, to: l.to });
   }
-  const outgoingNotes = rel === null ? await notesAsOf(ctx, at, outgoing.map((o) => o.to).filter((t) => t !== name)) : new Map<string, NoteAt>();
+  const outgoingNotes =
+    rel === null
+      ? await notesAsOf(
+          ctx,
+          at,
+          outgoing.map((o) => o.to).filter((t) => t !== name),
+        )
+      : new Map<string, NoteAt>();
 
   if (pos === null || pos.p === 'n') {
     const afterName = pos?.p === 'n' ? pos.name : '';
@@ -338,7 +406,10 @@ async function linkedPage(ctx: StoreContext, at: AsOf, name: string, rel: LinkRe
     for (const note of incoming) {
       if (byName.has(note.name)) continue;
       const link = note.links.find((l) => l.to === name && (rel === null || l.rel === rel));
-      byName.set(note.name, noteCandidate(note, { t: 'link', from: note.name, rel: link?.rel ?? rel ?? 'depends_on', to: name }));
+      byName.set(
+        note.name,
+        noteCandidate(note, { t: 'link', from: note.name, rel: link?.rel ?? rel ?? 'depends_on', to: name }),
+      );
     }
     // `incoming` is complete only up to its last fetched name; anything after it waits for the next page.
     const horizon = incoming.length > limit ? incoming[limit]!.name : null;
@@ -353,7 +424,8 @@ async function linkedPage(ctx: StoreContext, at: AsOf, name: string, rel: LinkRe
   const reviewed = new Map<string, { record: ReviewedRecord; why: Why }>();
   for (const o of outgoing) {
     const record = at.view.byName.get(o.to);
-    if (record && record.name !== name && !reviewed.has(record.name)) reviewed.set(record.name, { record, why: { t: 'link', ...o } });
+    if (record && record.name !== name && !reviewed.has(record.name))
+      reviewed.set(record.name, { record, why: { t: 'link', ...o } });
   }
   for (const l of at.view.incoming.get(name) ?? []) {
     if (rel !== null && l.rel !== rel) continue;
@@ -362,9 +434,16 @@ async function linkedPage(ctx: StoreContext, at: AsOf, name: string, rel: LinkRe
       reviewed.set(record.name, { record, why: { t: 'link', from: l.from, rel: l.rel, to: name } });
     }
   }
-  const ordered = [...reviewed.values()].filter((r) => compareNames(r.record.name, afterName) > 0).sort((a, b) => compareNames(a.record.name, b.record.name));
+  const ordered = [...reviewed.values()]
+    .filter((r) => compareNames(r.record.name, afterName) > 0)
+    .sort((a, b) => compareNames(a.record.name, b.record.name));
   const whyOf = new Map(ordered.map((r) => [r.record.name, r.why]));
-  return fillReviewed(rows, ordered.map((r) => r.record), limit, (r) => whyOf.get(r.name)!);
+  return fillReviewed(
+    rows,
+    ordered.map((r) => r.record),
+    limit,
+    (r) => whyOf.get(r.name)!,
+  );
 }
 
 /**
@@ -386,11 +465,18 @@ async function conflictsPage(ctx: StoreContext, at: AsOf, pos: Position, limit: 
     add(reviewedCandidate(record, { t: 'conflict', conflict }));
   }
   const links: Array<{ from: Candidate; to: string }> = [];
-  for (const { from, to } of await allContradicts(ctx, at)) links.push({ from: noteCandidate(from, { t: 'counterpart' }), to });
+  for (const { from, to } of await allContradicts(ctx, at))
+    links.push({ from: noteCandidate(from, { t: 'counterpart' }), to });
   for (const record of at.view.records) {
-    for (const l of record.links) if (l.rel === 'contradicts') links.push({ from: reviewedCandidate(record, { t: 'counterpart' }), to: l.to });
+    for (const l of record.links)
+      if (l.rel === 'contradicts')
+        links.push({ from: reviewedCandidate(record, { t: 'counterpart' }), to: l.to });
   }
-  const targets = await notesAsOf(ctx, at, links.map((l) => l.to));
+  const targets = await notesAsOf(
+    ctx,
+    at,
+    links.map((l) => l.to),
+  );
   for (const { from, to } of links) {
     const ends: Candidate[] = [];
     const note = targets.get(to);
@@ -399,7 +485,11 @@ async function conflictsPage(ctx: StoreContext, at: AsOf, pos: Position, limit: 
     if (record) ends.push(reviewedCandidate(record, { t: 'counterpart' }));
     for (const end of ends) {
       if (keyOf(end) === keyOf(from)) continue;
-      const conflict: Conflict = { t: 'contradicts', from: { source: from.source, name: from.name }, to: { source: end.source, name: end.name } };
+      const conflict: Conflict = {
+        t: 'contradicts',
+        from: { source: from.source, name: from.name },
+        to: { source: end.source, name: end.name },
+      };
       add({ ...from, why: { t: 'conflict', conflict } });
       add({ ...end, why: { t: 'conflict', conflict } });
     }
@@ -412,7 +502,8 @@ async function conflictsPage(ctx: StoreContext, at: AsOf, pos: Position, limit: 
     const i = list.findIndex((c) => compareNames(c.name, name) > 0);
     return i < 0 ? list.length : i;
   };
-  const start = pos?.p === 'n' ? after(notes, pos.name) : pos?.p === 'r' ? notes.length + after(reviewed, pos.name) : 0;
+  const start =
+    pos?.p === 'n' ? after(notes, pos.name) : pos?.p === 'r' ? notes.length + after(reviewed, pos.name) : 0;
   const rows = ordered.slice(start, start + limit);
   if (start + limit >= ordered.length) return { rows, next: null };
   const last = rows.at(-1)!;
@@ -455,7 +546,13 @@ export function conflictGraph(ctx: StoreContext, at: AsOf, primaries: Candidate[
   return linkConflicts(conflictReads(ctx, at), primaries);
 }
 
-export async function computeAnswer(ctx: StoreContext, at: AsOf, params: QuestionParams, pos: Position, limit: number): Promise<{ answer: Answer; next: Position }> {
+export async function computeAnswer(
+  ctx: StoreContext,
+  at: AsOf,
+  params: QuestionParams,
+  pos: Position,
+  limit: number,
+): Promise<{ answer: Answer; next: Position }> {
   const page = await computePage(ctx, at, params, pos, limit);
   const graph = await conflictGraph(ctx, at, page.rows);
   return { answer: numberAnswer(graph), next: page.next };

@@ -23,7 +23,11 @@ describe('read', () => {
       await accept(h, 'finding:x', 'reviewed x');
       await accept(h, 'finding:only-reviewed', 'only reviewed');
       const { ctx } = await h.session({ pinnedRevision: 2 });
-      const r = await h.store.remember(ctx, { basedOn: 0, requestId: '1', changes: [{ op: 'add', name: 'finding:x', text: 'my note', data: { n: 1.5 }, links: [] }] });
+      const r = await h.store.remember(ctx, {
+        basedOn: 0,
+        requestId: '1',
+        changes: [{ op: 'add', name: 'finding:x', text: 'my note', data: { n: 1.5 }, links: [] }],
+      });
       const note = await h.store.read(ctx, { name: 'finding:x' });
       expect(note).toEqual({
         source: 'note',
@@ -39,14 +43,27 @@ describe('read', () => {
         updatedAt: h.clock.now().toISOString(),
       });
       const reviewed = await h.store.read(ctx, { name: 'finding:x', source: 'reviewed' });
-      expect(reviewed).toMatchObject({ source: 'reviewed', text: 'reviewed x', revision: 2, author: 'user:rev', digest: recordDigest({ kind: 'finding', name: 'finding:x', text: 'reviewed x' }) });
+      expect(reviewed).toMatchObject({
+        source: 'reviewed',
+        text: 'reviewed x',
+        revision: 2,
+        author: 'user:rev',
+        digest: recordDigest({ kind: 'finding', name: 'finding:x', text: 'reviewed x' }),
+      });
       expect(reviewed.version).toBeUndefined();
-      expect(await h.store.read(ctx, { name: 'finding:only-reviewed' })).toMatchObject({ source: 'reviewed', text: 'only reviewed' });
-      expect((await failure(h.store.read(ctx, { name: 'finding:only-reviewed', source: 'note' }))).reason).toBe('no_such_note');
+      expect(await h.store.read(ctx, { name: 'finding:only-reviewed' })).toMatchObject({
+        source: 'reviewed',
+        text: 'only reviewed',
+      });
+      expect(
+        (await failure(h.store.read(ctx, { name: 'finding:only-reviewed', source: 'note' }))).reason,
+      ).toBe('no_such_note');
       const missing = await failure(h.store.read(ctx, { name: 'lead:nothing' }));
       expect(missing.reason).toBe('no_such_note');
       expect(missing.message).toMatch(/lead:nothing/);
-      expect((await failure(h.store.read(ctx, { name: 'finding:x', author: 'x' } as never))).reason).toBe('invalid_input');
+      expect((await failure(h.store.read(ctx, { name: 'finding:x', author: 'x' } as never))).reason).toBe(
+        'invalid_input',
+      );
     }));
 
   it('a digest in the input that no longer matches is stale_digest', () =>
@@ -55,7 +72,11 @@ describe('read', () => {
       const first = await h.store.remember(ctx, { basedOn: 0, requestId: '1', changes: adds('x', 1) });
       const digest = first.applied[0]!.digest!;
       await expect(h.store.read(ctx, { name: 'lead:x-0', digest })).resolves.toMatchObject({ digest });
-      await h.store.remember(ctx, { basedOn: 1, requestId: '2', changes: [{ op: 'replace', name: 'lead:x-0', text: 'changed' }] });
+      await h.store.remember(ctx, {
+        basedOn: 1,
+        requestId: '2',
+        changes: [{ op: 'replace', name: 'lead:x-0', text: 'changed' }],
+      });
       const stale = await failure(h.store.read(ctx, { name: 'lead:x-0', digest }));
       expect(stale.reason).toBe('stale_digest');
       expect(stale.message).toContain(digest.slice(0, 4));
@@ -66,7 +87,12 @@ describe('read', () => {
       const { ctx } = await h.session();
       await h.store.remember(ctx, { basedOn: 0, requestId: '1', changes: adds('x', 2) });
       // Corrupt a stored note behind the store's back (the projection table has no update guard).
-      await h.raw().execute({ sql: `UPDATE notes SET text = 'tampered' WHERE session_id = ? AND name = 'lead:x-0'`, args: [ctx.sessionId] });
+      await h
+        .raw()
+        .execute({
+          sql: `UPDATE notes SET text = 'tampered' WHERE session_id = ? AND name = 'lead:x-0'`,
+          args: [ctx.sessionId],
+        });
       const error = await failure(h.store.read(ctx, { name: 'lead:x-0' }));
       expect(error.reason).toBe('integrity');
       expect(error.message).toMatch(/lead:x-0 failed its integrity check/);
@@ -84,9 +110,15 @@ describe('read', () => {
       // A reader that hands out a record whose text was altered after its digest was taken.
       const tampered: ReviewedKnowledgeReader = {
         latestRevision: (d) => h.reviewed.latestRevision(d),
-        recordsAt: async (d, r) => (await h.reviewed.recordsAt(d, r)).map((rec) => ({ ...rec, text: 'altered' })),
+        recordsAt: async (d, r) =>
+          (await h.reviewed.recordsAt(d, r)).map((rec) => ({ ...rec, text: 'altered' })),
       };
-      const store = await createMemoryStore({ url: h.memoryUrl, tokenSecret: TEST_SECRET, reviewed: tampered, now: h.clock.now });
+      const store = await createMemoryStore({
+        url: h.memoryUrl,
+        tokenSecret: TEST_SECRET,
+        reviewed: tampered,
+        now: h.clock.now,
+      });
       try {
         const { ctx } = await h.session({ pinnedRevision: 1 }, store);
         expect((await failure(store.read(ctx, { name: 'finding:x' }))).reason).toBe('integrity');
@@ -111,14 +143,19 @@ describe('preload', () => {
       expect(cut.truncated).toBe(true);
       expect(cut.rows).toHaveLength(24);
       expect(cut.rows[0]!.name).toBe('lead:y-29');
-      for (const row of cut.rows) expect(Object.keys(row).sort()).toEqual(['conflicts', 'digest', 'kind', 'name', 'row', 'source']);
+      for (const row of cut.rows)
+        expect(Object.keys(row).sort()).toEqual(['conflicts', 'digest', 'kind', 'name', 'row', 'source']);
     }));
 
   it('stays within 4,000 characters of JSON rows', () =>
     withHarness(async (h) => {
       const { ctx } = await h.session();
       // Long names: 24 rows of these would be far over 4,000 characters.
-      const changes = Array.from({ length: 24 }, (_, i) => ({ op: 'add' as const, name: `lead:${String(i).padStart(2, '0')}-${'n'.repeat(90)}`, text: 't' }));
+      const changes = Array.from({ length: 24 }, (_, i) => ({
+        op: 'add' as const,
+        name: `lead:${String(i).padStart(2, '0')}-${'n'.repeat(90)}`,
+        text: 't',
+      }));
       await h.store.remember(ctx, { basedOn: 0, requestId: '1', changes });
       const preload = await h.store.preload(ctx);
       expect(preload.truncated).toBe(true);
@@ -131,9 +168,19 @@ describe('preload', () => {
   it('never splits a conflict: a row and its counterpart come together or not at all', () =>
     withHarness(async (h) => {
       const { ctx } = await h.session();
-      await h.store.remember(ctx, { basedOn: 0, requestId: '1', changes: [{ op: 'add', name: 'lead:old', text: 'old' }] });
+      await h.store.remember(ctx, {
+        basedOn: 0,
+        requestId: '1',
+        changes: [{ op: 'add', name: 'lead:old', text: 'old' }],
+      });
       await h.store.remember(ctx, { basedOn: 1, requestId: '2', changes: adds('mid', 22) });
-      await h.store.remember(ctx, { basedOn: 2, requestId: '3', changes: [{ op: 'add', name: 'lead:new', text: 'new', links: [{ rel: 'contradicts', to: 'lead:old' }] }] });
+      await h.store.remember(ctx, {
+        basedOn: 2,
+        requestId: '3',
+        changes: [
+          { op: 'add', name: 'lead:new', text: 'new', links: [{ rel: 'contradicts', to: 'lead:old' }] },
+        ],
+      });
       // current_notes: lead:new, 22 mids, lead:old (24 rows) — lead:old is on the page; fine.
       const preload = await h.store.preload(ctx);
       const names = preload.rows.map((r) => r.name);

@@ -100,11 +100,19 @@ export async function read(ctx: StoreContext, agent: AgentContext, input: unknow
     }
   }
   if (!result) {
-    const where = valid.source === 'note' ? 'among the working notes' : valid.source === 'reviewed' ? 'in the reviewed knowledge in view' : 'among the working notes or the reviewed knowledge in view';
+    const where =
+      valid.source === 'note'
+        ? 'among the working notes'
+        : valid.source === 'reviewed'
+          ? 'in the reviewed knowledge in view'
+          : 'among the working notes or the reviewed knowledge in view';
     throw new MemoryError('no_such_note', `no record named ${valid.name} ${where}`);
   }
   if (valid.digest !== undefined && valid.digest !== result.digest) {
-    throw new MemoryError('stale_digest', `${valid.name} no longer has digest ${valid.digest.slice(0, 4)}...; it is now ${result.digest.slice(0, 4)}...; read it again without a digest`);
+    throw new MemoryError(
+      'stale_digest',
+      `${valid.name} no longer has digest ${valid.digest.slice(0, 4)}...; it is now ${result.digest.slice(0, 4)}...; read it again without a digest`,
+    );
   }
   return result;
 }

@@ -10,15 +10,29 @@ const adapter = createLocalEmbeddingAdapter({ dimensions: 64 });
 const recall = { adapter };
 
 const NOTES = [
-  { op: 'add' as const, name: 'lead:reef-heat', text: 'Coral reefs bleached after the marine heatwave; recovery took years.' },
+  {
+    op: 'add' as const,
+    name: 'lead:reef-heat',
+    text: 'Coral reefs bleached after the marine heatwave; recovery took years.',
+  },
   { op: 'add' as const, name: 'lead:seagrass', text: 'Seagrass meadows store carbon in their sediments.' },
-  { op: 'add' as const, name: 'finding:larvae', text: 'Larval supply from nearby reefs limited recovery at isolated sites.' },
+  {
+    op: 'add' as const,
+    name: 'finding:larvae',
+    text: 'Larval supply from nearby reefs limited recovery at isolated sites.',
+  },
 ];
 
 async function count(raw: Client, table: string, sessionId: string): Promise<number> {
-  const exists = await raw.execute({ sql: `SELECT 1 FROM sqlite_master WHERE type='table' AND name=?`, args: [table] });
+  const exists = await raw.execute({
+    sql: `SELECT 1 FROM sqlite_master WHERE type='table' AND name=?`,
+    args: [table],
+  });
   if (exists.rows.length === 0) return 0;
-  const rs = await raw.execute({ sql: `SELECT COUNT(*) AS n FROM ${table} WHERE session_id = ?`, args: [sessionId] });
+  const rs = await raw.execute({
+    sql: `SELECT COUNT(*) AS n FROM ${table} WHERE session_id = ?`,
+    args: [sessionId],
+  });
   return Number(rs.rows[0]?.n ?? 0);
 }
 
@@ -58,15 +72,23 @@ describe('store recall', () => {
       async (h) => {
         const { ctx } = await h.session();
         await h.store.remember(ctx, { basedOn: 0, requestId: 'r1', changes: NOTES });
-        expect(await h.store.recall(ctx, { text: 'heatwave coral' }, 'shadow')).toEqual({ mode: 'shadow', rows: [] });
+        expect(await h.store.recall(ctx, { text: 'heatwave coral' }, 'shadow')).toEqual({
+          mode: 'shadow',
+          rows: [],
+        });
         const recent = await h.store.recentRecalls(ctx.sessionId);
         expect(recent).toHaveLength(1);
         expect(recent[0]!.mode).toBe('shadow');
         expect(recent[0]!.results[0]!.name).toBe('lead:reef-heat');
-        expect(await h.store.recall(ctx, { text: 'heatwave coral' }, 'off')).toEqual({ mode: 'off', rows: [] });
+        expect(await h.store.recall(ctx, { text: 'heatwave coral' }, 'off')).toEqual({
+          mode: 'off',
+          rows: [],
+        });
         expect(await h.store.recentRecalls(ctx.sessionId)).toHaveLength(1);
         expect(await reasonOf(h.store.recall(ctx, { text: '' }, 'live'))).toBe('invalid_input');
-        expect(await reasonOf(h.store.recall(ctx, { text: 'x', author: 'me' } as never, 'live'))).toBe('invalid_input');
+        expect(await reasonOf(h.store.recall(ctx, { text: 'x', author: 'me' } as never, 'live'))).toBe(
+          'invalid_input',
+        );
       },
       { recall },
     ));
@@ -116,7 +138,11 @@ describe('store recall', () => {
           basedOn: 1,
           requestId: 'r2',
           changes: [
-            { op: 'replace', name: 'lead:reef-heat', text: 'Coral reefs recovered where herbivores grazed algae.' },
+            {
+              op: 'replace',
+              name: 'lead:reef-heat',
+              text: 'Coral reefs recovered where herbivores grazed algae.',
+            },
             { op: 'remove', name: 'lead:seagrass' },
           ],
         });
@@ -185,8 +211,18 @@ describe('store recall', () => {
           basedOn: 1,
           requestId: 'r2',
           changes: [
-            { op: 'replace', name: 'lead:seagrass', text: 'Seagrass meadows bury carbon.', data: { tonnes: 3 } },
-            { op: 'add', name: 'lead:dhw', text: 'Degree heating weeks predict bleaching.', links: [{ rel: 'supports', to: 'lead:reef-heat' }] },
+            {
+              op: 'replace',
+              name: 'lead:seagrass',
+              text: 'Seagrass meadows bury carbon.',
+              data: { tonnes: 3 },
+            },
+            {
+              op: 'add',
+              name: 'lead:dhw',
+              text: 'Degree heating weeks predict bleaching.',
+              links: [{ rel: 'supports', to: 'lead:reef-heat' }],
+            },
           ],
         });
         await h.store.recall(ctx, { text: 'coral' }, 'shadow');
@@ -225,10 +261,12 @@ describe('store recall', () => {
       expect(await h.store.recentRecalls(ctx.sessionId)).toEqual([]);
     }));
 
-  it('opening the store applies the recall migrations, recorded beside the store\'s own', () =>
+  it("opening the store applies the recall migrations, recorded beside the store's own", () =>
     withHarness(
       async (h) => {
-        const rs = await h.raw().execute("SELECT namespace, id, name FROM _migrations WHERE namespace = 'recall' ORDER BY id");
+        const rs = await h
+          .raw()
+          .execute("SELECT namespace, id, name FROM _migrations WHERE namespace = 'recall' ORDER BY id");
         expect(rs.rows.map((r) => [r.namespace, r.id, r.name])).toEqual([
           ['recall', 1, '001_recall_events'],
           ['recall', 2, '002_note_vectors (F32_BLOB(64))'],

@@ -87,13 +87,17 @@ describe('records', () => {
     expect(recordDigest({ ...base, links: [a, b] })).not.toBe(recordDigest({ ...base, links: [b, a] }));
     expect(recordDigest({ ...base, data: { n: 1 } })).not.toBe(recordDigest({ ...base, data: { n: 2 } }));
     // Key order inside data does not matter: canonical JSON sorts it.
-    expect(recordDigest({ ...base, data: { x: 1, y: 2 } })).toBe(recordDigest({ ...base, data: { y: 2, x: 1 } }));
+    expect(recordDigest({ ...base, data: { x: 1, y: 2 } })).toBe(
+      recordDigest({ ...base, data: { y: 2, x: 1 } }),
+    );
   });
 
   it('data is at most 16 KiB as canonical JSON', () => {
     const fits = 'x'.repeat(16 * 1024 - 2); // the quotes make it exactly 16,384 bytes
     expect(canonicalData(fits)).toHaveLength(16 * 1024);
-    expect(() => canonicalData(`${fits}x`, 'changes[0].data')).toThrow(/changes\[0\]\.data is 16,385 bytes.*16 KiB/);
+    expect(() => canonicalData(`${fits}x`, 'changes[0].data')).toThrow(
+      /changes\[0\]\.data is 16,385 bytes.*16 KiB/,
+    );
     // Multi-byte characters count as bytes.
     expect(() => canonicalData('é'.repeat(8200))).toThrow(MemoryError);
     expect(canonicalData(undefined)).toBeNull();

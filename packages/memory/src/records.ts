@@ -22,9 +22,12 @@ export function canonicalJson(value: unknown): string {
     out = canonicalize(value);
   } catch (error) {
     // NaN, Infinity, lone surrogates and cycles have no canonical form.
-    throw new MemoryError('invalid_input', `value has no canonical JSON form: ${(error as Error).message}`, { cause: error });
+    throw new MemoryError('invalid_input', `value has no canonical JSON form: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
-  if (out === undefined) throw new MemoryError('invalid_input', 'value has no JSON form (undefined, a function or a symbol)');
+  if (out === undefined)
+    throw new MemoryError('invalid_input', 'value has no JSON form (undefined, a function or a symbol)');
   return out;
 }
 

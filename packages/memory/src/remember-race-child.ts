@@ -29,11 +29,16 @@ try {
       store
         .remember(
           { sessionId, author: `agent:${tag}` },
-          { basedOn: Number(basedOn), requestId: `${tag}-${i}`, changes: [{ op: 'add', name: `lead:${tag}-${i}`, text: `from ${tag} call ${i}` }] },
+          {
+            basedOn: Number(basedOn),
+            requestId: `${tag}-${i}`,
+            changes: [{ op: 'add', name: `lead:${tag}-${i}`, text: `from ${tag} call ${i}` }],
+          },
         )
         .then(
           (r) => `ok:${r.version}`,
-          (e: { reason?: string; currentVersion?: number }) => `${e.reason ?? 'raw'}${e.currentVersion === undefined ? '' : `:${e.currentVersion}`}`,
+          (e: { reason?: string; currentVersion?: number }) =>
+            `${e.reason ?? 'raw'}${e.currentVersion === undefined ? '' : `:${e.currentVersion}`}`,
         ),
     ),
   );

@@ -27,18 +27,42 @@ describe('remember', () => {
         basedOn: 0,
         requestId: 'r-1',
         changes: [
-          { op: 'add', name: 'lead:reef-survey-2016', text: 'methods section missing', data: { pages: [3, 4] } },
-          { op: 'add', name: 'todo:check-figure', text: 'figure 2 vs paper B', links: [{ rel: 'depends_on', to: 'lead:reef-survey-2016' }] },
+          {
+            op: 'add',
+            name: 'lead:reef-survey-2016',
+            text: 'methods section missing',
+            data: { pages: [3, 4] },
+          },
+          {
+            op: 'add',
+            name: 'todo:check-figure',
+            text: 'figure 2 vs paper B',
+            links: [{ rel: 'depends_on', to: 'lead:reef-survey-2016' }],
+          },
         ],
       });
       expect(result.replayed).toBe(false);
       expect(result.version).toBe(1);
       expect(result.applied).toEqual([
-        { op: 'add', name: 'lead:reef-survey-2016', digest: recordDigest({ kind: 'lead', name: 'lead:reef-survey-2016', text: 'methods section missing', data: { pages: [3, 4] } }) },
+        {
+          op: 'add',
+          name: 'lead:reef-survey-2016',
+          digest: recordDigest({
+            kind: 'lead',
+            name: 'lead:reef-survey-2016',
+            text: 'methods section missing',
+            data: { pages: [3, 4] },
+          }),
+        },
         {
           op: 'add',
           name: 'todo:check-figure',
-          digest: recordDigest({ kind: 'todo', name: 'todo:check-figure', text: 'figure 2 vs paper B', links: [{ rel: 'depends_on', to: 'lead:reef-survey-2016' }] }),
+          digest: recordDigest({
+            kind: 'todo',
+            name: 'todo:check-figure',
+            text: 'figure 2 vs paper B',
+            links: [{ rel: 'depends_on', to: 'lead:reef-survey-2016' }],
+          }),
         },
       ]);
       const notes = await h.store.notes(ctx.sessionId);
@@ -47,7 +71,15 @@ describe('remember', () => {
         ['lead:reef-survey-2016', ctx.author, h.clock.now().toISOString(), 1],
       ]);
       const log = await h.store.log(ctx.sessionId);
-      expect(log).toEqual([{ version: 1, requestId: 'r-1', author: ctx.author, at: h.clock.now().toISOString(), applied: result.applied }]);
+      expect(log).toEqual([
+        {
+          version: 1,
+          requestId: 'r-1',
+          author: ctx.author,
+          at: h.clock.now().toISOString(),
+          applied: result.applied,
+        },
+      ]);
       expect((await h.store.getSession(ctx.sessionId))?.noteCount).toBe(2);
     }));
 
@@ -56,8 +88,14 @@ describe('remember', () => {
       const { ctx } = await h.session();
       const json = '{"__proto__": {"x": 1}, "list": [{"__proto__": false}], "n": 2}';
       const data = JSON.parse(json) as Record<string, unknown>;
-      const r = await h.store.remember(ctx, { basedOn: 0, requestId: 'p', changes: [{ op: 'add', name: 'lead:p', text: 't', data: data as never }] });
-      expect(r.applied[0]!.digest).toBe(recordDigest({ kind: 'lead', name: 'lead:p', text: 't', data: data as never }));
+      const r = await h.store.remember(ctx, {
+        basedOn: 0,
+        requestId: 'p',
+        changes: [{ op: 'add', name: 'lead:p', text: 't', data: data as never }],
+      });
+      expect(r.applied[0]!.digest).toBe(
+        recordDigest({ kind: 'lead', name: 'lead:p', text: 't', data: data as never }),
+      );
       const read = await h.store.read(ctx, { name: 'lead:p' });
       expect(JSON.stringify(read.data)).toBe(JSON.stringify(data));
       expect(Object.getPrototypeOf(read.data)).toBe(Object.prototype);
@@ -89,15 +127,26 @@ describe('remember', () => {
   it('a retried request id returns the original result and writes nothing; another payload is refused', () =>
     withHarness(async (h) => {
       const { ctx } = await h.session();
-      const input = { basedOn: 0, requestId: 'r-12', changes: [{ op: 'add' as const, name: 'lead:ds', text: 'dataset ends 2014: ruled out' }] };
+      const input = {
+        basedOn: 0,
+        requestId: 'r-12',
+        changes: [{ op: 'add' as const, name: 'lead:ds', text: 'dataset ends 2014: ruled out' }],
+      };
       const first = await h.store.remember(ctx, input);
       const before = await footprint(h, ctx.sessionId);
       // A retry after a timeout: same id, same payload (key order differs: still identical).
-      const again = await h.store.remember(ctx, { changes: [{ text: 'dataset ends 2014: ruled out', name: 'lead:ds', op: 'add' }], requestId: 'r-12', basedOn: 0 });
+      const again = await h.store.remember(ctx, {
+        changes: [{ text: 'dataset ends 2014: ruled out', name: 'lead:ds', op: 'add' }],
+        requestId: 'r-12',
+        basedOn: 0,
+      });
       expect(again).toEqual({ ...first, replayed: true });
       expect(await footprint(h, ctx.sessionId)).toEqual(before);
       // Same id, different payload: refused, and answered before the version is checked.
-      const reused = h.store.remember(ctx, { ...input, changes: [{ op: 'add', name: 'lead:other', text: 'x' }] });
+      const reused = h.store.remember(ctx, {
+        ...input,
+        changes: [{ op: 'add', name: 'lead:other', text: 'x' }],
+      });
       await expect(reused).rejects.toMatchObject({ reason: 'request_id_reused' });
       expect(await reasonOf(h.store.remember(ctx, { ...input, basedOn: 1 }))).toBe('request_id_reused');
       expect(await footprint(h, ctx.sessionId)).toEqual(before);
@@ -110,7 +159,9 @@ describe('remember', () => {
       await h.store.remember(ctx, { basedOn: 1, requestId: 'b', changes: adds('b', 1) });
       const before = await footprint(h, ctx.sessionId);
       for (const basedOn of [0, 1, 3, 99]) {
-        const error = await failure(h.store.remember(ctx, { basedOn, requestId: `s-${basedOn}`, changes: adds('c', 1) }));
+        const error = await failure(
+          h.store.remember(ctx, { basedOn, requestId: `s-${basedOn}`, changes: adds('c', 1) }),
+        );
         expect(error).toBeInstanceOf(MemoryError);
         expect(error).toMatchObject({ reason: 'stale_version', currentVersion: 2 });
         expect((error as Error).message).toMatch(/version 2/);
@@ -132,12 +183,57 @@ describe('remember', () => {
         { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'Lead:A', text: 'x' }] },
         { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'nocolon', text: 'x' }] },
         { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'lead:a', text: 'x'.repeat(4001) }] },
-        { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'lead:a', text: 'x', links: Array.from({ length: 17 }, () => ({ rel: 'supports', to: 'lead:s-0' })) }] },
-        { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'lead:a', text: 'x', links: [{ rel: 'cites', to: 'lead:s-0' }] }] },
-        { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'lead:a', text: 'x', data: 'y'.repeat(16 * 1024) }] },
-        { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'lead:a', text: 'x', data: { at: new Date(0) } }] },
-        { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'lead:a', text: 'x', data: (() => { const loop: Record<string, unknown> = {}; loop.self = loop; return loop; })() }] },
-        { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'lead:a', text: 'x' }, { op: 'remove', name: 'lead:a' }] },
+        {
+          basedOn: 1,
+          requestId: 'z',
+          changes: [
+            {
+              op: 'add',
+              name: 'lead:a',
+              text: 'x',
+              links: Array.from({ length: 17 }, () => ({ rel: 'supports', to: 'lead:s-0' })),
+            },
+          ],
+        },
+        {
+          basedOn: 1,
+          requestId: 'z',
+          changes: [{ op: 'add', name: 'lead:a', text: 'x', links: [{ rel: 'cites', to: 'lead:s-0' }] }],
+        },
+        {
+          basedOn: 1,
+          requestId: 'z',
+          changes: [{ op: 'add', name: 'lead:a', text: 'x', data: 'y'.repeat(16 * 1024) }],
+        },
+        {
+          basedOn: 1,
+          requestId: 'z',
+          changes: [{ op: 'add', name: 'lead:a', text: 'x', data: { at: new Date(0) } }],
+        },
+        {
+          basedOn: 1,
+          requestId: 'z',
+          changes: [
+            {
+              op: 'add',
+              name: 'lead:a',
+              text: 'x',
+              data: (() => {
+                const loop: Record<string, unknown> = {};
+                loop.self = loop;
+                return loop;
+              })(),
+            },
+          ],
+        },
+        {
+          basedOn: 1,
+          requestId: 'z',
+          changes: [
+            { op: 'add', name: 'lead:a', text: 'x' },
+            { op: 'remove', name: 'lead:a' },
+          ],
+        },
         // The driver cannot read U+0000 back, so it is refused rather than stored and then failing its digest.
         { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'lead:a', text: 'a\u0000b' }] },
         { basedOn: -1, requestId: 'z', changes: adds('a', 1) },
@@ -148,15 +244,37 @@ describe('remember', () => {
         const error = await failure(h.store.remember(ctx, input as never));
         expect(error, `bad input #${bad.indexOf(input)}`).toMatchObject({ reason: 'invalid_input' });
       }
-      const tooMany = await failure(h.store.remember(ctx, { basedOn: 1, requestId: 'z', changes: adds('many', 65) }));
+      const tooMany = await failure(
+        h.store.remember(ctx, { basedOn: 1, requestId: 'z', changes: adds('many', 65) }),
+      );
       expect(tooMany.message).toMatch(/at most 64/);
-      const unknown = await failure(h.store.remember(ctx, { basedOn: 1, requestId: 'z', changes: adds('a', 1), author: 'x' } as never));
+      const unknown = await failure(
+        h.store.remember(ctx, { basedOn: 1, requestId: 'z', changes: adds('a', 1), author: 'x' } as never),
+      );
       expect(unknown.message).toMatch(/author/);
-      const big = await failure(h.store.remember(ctx, { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'lead:a', text: 'x', data: 'y'.repeat(16 * 1024) }] }));
+      const big = await failure(
+        h.store.remember(ctx, {
+          basedOn: 1,
+          requestId: 'z',
+          changes: [{ op: 'add', name: 'lead:a', text: 'x', data: 'y'.repeat(16 * 1024) }],
+        }),
+      );
       expect(big.message).toMatch(/changes\[0\]\.data .*16 KiB/);
-      const many = await failure(h.store.remember(ctx, { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'lead:a', text: 'x', data: Array.from({ length: 200_000 }, () => 0) }] }));
+      const many = await failure(
+        h.store.remember(ctx, {
+          basedOn: 1,
+          requestId: 'z',
+          changes: [{ op: 'add', name: 'lead:a', text: 'x', data: Array.from({ length: 200_000 }, () => 0) }],
+        }),
+      );
       expect(many.message).toMatch(/changes\[0\]\.data: data holds more than 8,193 values.*16 KiB/);
-      const date = await failure(h.store.remember(ctx, { basedOn: 1, requestId: 'z', changes: [{ op: 'add', name: 'lead:a', text: 'x', data: { at: new Date(0) } as never }] }));
+      const date = await failure(
+        h.store.remember(ctx, {
+          basedOn: 1,
+          requestId: 'z',
+          changes: [{ op: 'add', name: 'lead:a', text: 'x', data: { at: new Date(0) } as never }],
+        }),
+      );
       expect(date.message).toMatch(/changes\[0\]\.data\.at: expected a JSON value .*got Date/);
       expect(await footprint(h, ctx.sessionId)).toEqual(before);
     }));
@@ -166,12 +284,25 @@ describe('remember', () => {
       const { ctx } = await h.session();
       await h.store.remember(ctx, { basedOn: 0, requestId: 'a', changes: adds('x', 3) });
       const before = await footprint(h, ctx.sessionId);
-      const error = await failure(h.store
-        .remember(ctx, { basedOn: 1, requestId: 'b', changes: [...adds('new', 5), { op: 'add', name: 'lead:x-2', text: 'dup' }, { op: 'remove', name: 'lead:x-0' }] }));
+      const error = await failure(
+        h.store.remember(ctx, {
+          basedOn: 1,
+          requestId: 'b',
+          changes: [
+            ...adds('new', 5),
+            { op: 'add', name: 'lead:x-2', text: 'dup' },
+            { op: 'remove', name: 'lead:x-0' },
+          ],
+        }),
+      );
       expect(error).toMatchObject({ reason: 'name_exists' });
       expect(error.message).toMatch(/lead:x-2 already exists/);
       expect(await footprint(h, ctx.sessionId)).toEqual(before);
-      expect((await h.store.notes(ctx.sessionId)).map((n) => n.name).sort()).toEqual(['lead:x-0', 'lead:x-1', 'lead:x-2']);
+      expect((await h.store.notes(ctx.sessionId)).map((n) => n.name).sort()).toEqual([
+        'lead:x-0',
+        'lead:x-1',
+        'lead:x-2',
+      ]);
     }));
 
   it('replace/remove of a missing name refuses the whole call atomically (no_such_note)', () =>
@@ -179,8 +310,17 @@ describe('remember', () => {
       const { ctx } = await h.session();
       await h.store.remember(ctx, { basedOn: 0, requestId: 'a', changes: adds('x', 1) });
       const before = await footprint(h, ctx.sessionId);
-      for (const change of [{ op: 'replace', name: 'lead:ghost', text: 'x' }, { op: 'remove', name: 'lead:ghost' }] as Change[]) {
-        const error = await failure(h.store.remember(ctx, { basedOn: 1, requestId: `b-${change.op}`, changes: [...adds('new', 3), change] }));
+      for (const change of [
+        { op: 'replace', name: 'lead:ghost', text: 'x' },
+        { op: 'remove', name: 'lead:ghost' },
+      ] as Change[]) {
+        const error = await failure(
+          h.store.remember(ctx, {
+            basedOn: 1,
+            requestId: `b-${change.op}`,
+            changes: [...adds('new', 3), change],
+          }),
+        );
         expect(error).toMatchObject({ reason: 'no_such_note' });
         expect(error.message).toMatch(/lead:ghost/);
       }
@@ -204,13 +344,29 @@ describe('remember', () => {
         basedOn: 0,
         requestId: 'a',
         changes: [
-          { op: 'add', name: 'lead:a', text: 'a', links: [{ rel: 'depends_on', to: 'lead:b' }, { rel: 'supports', to: 'finding:bleaching-threshold' }] },
+          {
+            op: 'add',
+            name: 'lead:a',
+            text: 'a',
+            links: [
+              { rel: 'depends_on', to: 'lead:b' },
+              { rel: 'supports', to: 'finding:bleaching-threshold' },
+            ],
+          },
           { op: 'add', name: 'lead:b', text: 'b' },
         ],
       });
       const before = await footprint(h, ctx.sessionId);
       // A link to nothing, or to a note the same call removes: refused, nothing written.
-      const nowhere = await failure(h.store.remember(ctx, { basedOn: 1, requestId: 'b', changes: [{ op: 'add', name: 'lead:c', text: 'c', links: [{ rel: 'supports', to: 'lead:nowhere' }] }] }));
+      const nowhere = await failure(
+        h.store.remember(ctx, {
+          basedOn: 1,
+          requestId: 'b',
+          changes: [
+            { op: 'add', name: 'lead:c', text: 'c', links: [{ rel: 'supports', to: 'lead:nowhere' }] },
+          ],
+        }),
+      );
       expect(nowhere).toMatchObject({ reason: 'no_such_note' });
       expect(nowhere.message).toMatch(/lead:c links \(supports\) to lead:nowhere/);
       const removed = h.store.remember(ctx, {
@@ -224,7 +380,11 @@ describe('remember', () => {
       await expect(removed).rejects.toMatchObject({ reason: 'no_such_note' });
       expect(await footprint(h, ctx.sessionId)).toEqual(before);
       // Removing a target later is allowed: the link stays, dangling and visible.
-      await h.store.remember(ctx, { basedOn: 1, requestId: 'd', changes: [{ op: 'remove', name: 'lead:b' }] });
+      await h.store.remember(ctx, {
+        basedOn: 1,
+        requestId: 'd',
+        changes: [{ op: 'remove', name: 'lead:b' }],
+      });
       const read = await h.store.read(ctx, { name: 'lead:a' });
       expect(read.links).toContainEqual({ rel: 'depends_on', to: 'lead:b' });
     }));
@@ -241,7 +401,11 @@ describe('remember', () => {
         sourceDocumentId: 'doc:paper',
         passage: 'x',
       });
-      const error = h.store.remember(ctx, { basedOn: 0, requestId: 'a', changes: [{ op: 'add', name: 'lead:a', text: 'a', links: [{ rel: 'supports', to: 'finding:new' }] }] });
+      const error = h.store.remember(ctx, {
+        basedOn: 0,
+        requestId: 'a',
+        changes: [{ op: 'add', name: 'lead:a', text: 'a', links: [{ rel: 'supports', to: 'finding:new' }] }],
+      });
       await expect(error).rejects.toMatchObject({ reason: 'no_such_note' });
     }));
 
@@ -251,31 +415,60 @@ describe('remember', () => {
       await h.store.remember(ctx, { basedOn: 0, requestId: 'a', changes: adds('x', 2) });
       // Bring the counter to the limit behind the store's back (cheaper than 10,000 notes): the
       // trigger guarding note_count is what refuses the next add.
-      await h.raw().execute({ sql: 'UPDATE sessions SET note_count = 9999 WHERE id = ?', args: [ctx.sessionId] });
+      await h
+        .raw()
+        .execute({ sql: 'UPDATE sessions SET note_count = 9999 WHERE id = ?', args: [ctx.sessionId] });
       await h.store.remember(ctx, { basedOn: 1, requestId: 'b', changes: adds('y', 1) }); // 10,000th
       const before = await footprint(h, ctx.sessionId);
-      const error = await failure(h.store.remember(ctx, { basedOn: 2, requestId: 'c', changes: adds('z', 1) }));
+      const error = await failure(
+        h.store.remember(ctx, { basedOn: 2, requestId: 'c', changes: adds('z', 1) }),
+      );
       expect(error).toMatchObject({ reason: 'quota' });
       expect(error.message).toMatch(/10,000 notes/);
       expect(await footprint(h, ctx.sessionId)).toEqual(before);
       // Removes are applied before adds within a call, so a full session can swap notes.
-      const swap = await h.store.remember(ctx, { basedOn: 2, requestId: 'd', changes: [{ op: 'add', name: 'lead:z-0', text: 'z' }, { op: 'remove', name: 'lead:x-0' }] });
+      const swap = await h.store.remember(ctx, {
+        basedOn: 2,
+        requestId: 'd',
+        changes: [
+          { op: 'add', name: 'lead:z-0', text: 'z' },
+          { op: 'remove', name: 'lead:x-0' },
+        ],
+      });
       expect(swap.version).toBe(3);
     }));
 
-  it('really fills a session to 10,000 notes and refuses the next one', () =>
-    withHarness(async (h) => {
-      const { ctx } = await h.session();
-      let version = 0;
-      for (let call = 0; call < Math.floor(10_000 / 64); call++) {
-        const changes = Array.from({ length: 64 }, (_, i) => ({ op: 'add' as const, name: `lead:n${call * 64 + i}`, text: 't' }));
-        version = (await h.store.remember(ctx, { basedOn: version, requestId: `q-${call}`, changes })).version;
-      }
-      const rest = Array.from({ length: 10_000 % 64 }, (_, i) => ({ op: 'add' as const, name: `lead:r${i}`, text: 't' }));
-      version = (await h.store.remember(ctx, { basedOn: version, requestId: 'rest', changes: rest })).version;
-      expect((await h.store.getSession(ctx.sessionId))?.noteCount).toBe(10_000);
-      expect(await reasonOf(h.store.remember(ctx, { basedOn: version, requestId: 'over', changes: adds('over', 1) }))).toBe('quota');
-    }), 60_000);
+  it(
+    'really fills a session to 10,000 notes and refuses the next one',
+    () =>
+      withHarness(async (h) => {
+        const { ctx } = await h.session();
+        let version = 0;
+        for (let call = 0; call < Math.floor(10_000 / 64); call++) {
+          const changes = Array.from({ length: 64 }, (_, i) => ({
+            op: 'add' as const,
+            name: `lead:n${call * 64 + i}`,
+            text: 't',
+          }));
+          version = (await h.store.remember(ctx, { basedOn: version, requestId: `q-${call}`, changes }))
+            .version;
+        }
+        const rest = Array.from({ length: 10_000 % 64 }, (_, i) => ({
+          op: 'add' as const,
+          name: `lead:r${i}`,
+          text: 't',
+        }));
+        version = (await h.store.remember(ctx, { basedOn: version, requestId: 'rest', changes: rest }))
+          .version;
+        expect((await h.store.getSession(ctx.sessionId))?.noteCount).toBe(10_000);
+        expect(
+          await reasonOf(
+            h.store.remember(ctx, { basedOn: version, requestId: 'over', changes: adds('over', 1) }),
+          ),
+        ).toBe('quota');
+      }),
+    60_000,
+  );
 
   it('every write to a closed session is session_closed: expired by the clock, forgotten', () =>
     withHarness(async (h) => {
@@ -283,14 +476,27 @@ describe('remember', () => {
       await h.store.remember(ctx, { basedOn: 0, requestId: 'a', changes: adds('x', 1) });
       h.clock.advance(24 * 3600_000);
       expect((await h.store.getSession(ctx.sessionId))?.state).toBe('expired');
-      expect(await reasonOf(h.store.remember(ctx, { basedOn: 1, requestId: 'b', changes: adds('y', 1) }))).toBe('session_closed');
+      expect(
+        await reasonOf(h.store.remember(ctx, { basedOn: 1, requestId: 'b', changes: adds('y', 1) })),
+      ).toBe('session_closed');
       // A replay of an earlier request id is refused too: nothing is answered after expiry.
-      expect(await reasonOf(h.store.remember(ctx, { basedOn: 0, requestId: 'a', changes: adds('x', 1) }))).toBe('session_closed');
+      expect(
+        await reasonOf(h.store.remember(ctx, { basedOn: 0, requestId: 'a', changes: adds('x', 1) })),
+      ).toBe('session_closed');
 
       const other = await h.session();
       await h.store.forget(other.info.id);
-      expect(await reasonOf(h.store.remember(other.ctx, { basedOn: 0, requestId: 'a', changes: adds('x', 1) }))).toBe('session_closed');
-      expect(await reasonOf(h.store.remember({ sessionId: 'no-such-session', author: 'a' }, { basedOn: 0, requestId: 'a', changes: adds('x', 1) }))).toBe('session_closed');
+      expect(
+        await reasonOf(h.store.remember(other.ctx, { basedOn: 0, requestId: 'a', changes: adds('x', 1) })),
+      ).toBe('session_closed');
+      expect(
+        await reasonOf(
+          h.store.remember(
+            { sessionId: 'no-such-session', author: 'a' },
+            { basedOn: 0, requestId: 'a', changes: adds('x', 1) },
+          ),
+        ),
+      ).toBe('session_closed');
     }));
 
   it('the database itself refuses a late write whatever the caller believes (trigger on the log)', () =>
@@ -299,7 +505,9 @@ describe('remember', () => {
       // A writer whose clock is behind (still thinks the session is open) after another process forgot it.
       const slow = await h.openStore();
       await h.store.forget(ctx.sessionId);
-      expect(await reasonOf(slow.remember(ctx, { basedOn: 0, requestId: 'late', changes: adds('late', 1) }))).toBe('session_closed');
+      expect(
+        await reasonOf(slow.remember(ctx, { basedOn: 0, requestId: 'late', changes: adds('late', 1) })),
+      ).toBe('session_closed');
       // And raw SQL cannot append to the log of a closed session either.
       const raw = h.raw();
       await expect(
@@ -315,10 +523,23 @@ describe('remember', () => {
       const { ctx } = await h.session();
       await h.store.remember(ctx, { basedOn: 0, requestId: 'a', changes: adds('x', 1) });
       const raw = h.raw();
-      await expect(raw.execute({ sql: `UPDATE log SET author = 'forged' WHERE session_id = ?`, args: [ctx.sessionId] })).rejects.toThrow(/append-only/);
-      await expect(raw.execute({ sql: `DELETE FROM log WHERE session_id = ?`, args: [ctx.sessionId] })).rejects.toThrow(/never deleted/);
-      await expect(raw.execute({ sql: `UPDATE note_changes SET text = 'forged' WHERE session_id = ?`, args: [ctx.sessionId] })).rejects.toThrow(/append-only/);
-      await expect(raw.execute({ sql: `DELETE FROM note_changes WHERE session_id = ?`, args: [ctx.sessionId] })).rejects.toThrow(/never deleted/);
-      await expect(raw.execute({ sql: `UPDATE sessions SET version = 5 WHERE id = ?`, args: [ctx.sessionId] })).rejects.toThrow(/stale_version/);
+      await expect(
+        raw.execute({ sql: `UPDATE log SET author = 'forged' WHERE session_id = ?`, args: [ctx.sessionId] }),
+      ).rejects.toThrow(/append-only/);
+      await expect(
+        raw.execute({ sql: `DELETE FROM log WHERE session_id = ?`, args: [ctx.sessionId] }),
+      ).rejects.toThrow(/never deleted/);
+      await expect(
+        raw.execute({
+          sql: `UPDATE note_changes SET text = 'forged' WHERE session_id = ?`,
+          args: [ctx.sessionId],
+        }),
+      ).rejects.toThrow(/append-only/);
+      await expect(
+        raw.execute({ sql: `DELETE FROM note_changes WHERE session_id = ?`, args: [ctx.sessionId] }),
+      ).rejects.toThrow(/never deleted/);
+      await expect(
+        raw.execute({ sql: `UPDATE sessions SET version = 5 WHERE id = ?`, args: [ctx.sessionId] }),
+      ).rejects.toThrow(/stale_version/);
     }));
 });

@@ -30,7 +30,11 @@ interface PreparedChange {
 /** Apply order inside the batch: removes free quota first. Names are distinct, so order within a call does not change the outcome. */
 const APPLY_ORDER: Record<Change['op'], number> = { remove: 0, replace: 1, add: 2 };
 
-export async function remember(ctx: StoreContext, agent: AgentContext, input: unknown): Promise<RememberResult> {
+export async function remember(
+  ctx: StoreContext,
+  agent: AgentContext,
+  input: unknown,
+): Promise<RememberResult> {
   const valid = parseInput(rememberInputSchema, input, 'remember input');
   if (typeof agent.author !== 'string' || agent.author.length === 0) {
     throw new MemoryError('invalid_input', 'the agent context has no author');
@@ -47,12 +51,18 @@ export async function remember(ctx: StoreContext, agent: AgentContext, input: un
   const sessionId = agent.sessionId;
   const version = valid.basedOn + 1;
   const at = ctx.now().toISOString();
-  const applied: AppliedChange[] = prepared.map((p) => ({ op: p.change.op, name: p.change.name, digest: p.digest }));
+  const applied: AppliedChange[] = prepared.map((p) => ({
+    op: p.change.op,
+    name: p.change.name,
+    digest: p.digest,
+  }));
   const result = { version, applied };
 
   // All changes in ONE multi-row INSERT, so one cached statement per change count; the triggers
   // fire per row, in VALUES order (removes first, see APPLY_ORDER).
-  const ordered = [...prepared].sort((a, b) => APPLY_ORDER[a.change.op] - APPLY_ORDER[b.change.op] || a.seq - b.seq);
+  const ordered = [...prepared].sort(
+    (a, b) => APPLY_ORDER[a.change.op] - APPLY_ORDER[b.change.op] || a.seq - b.seq,
+  );
   const statements: InStatement[] = [
     {
       sql: `INSERT INTO log (session_id, version, request_id, request_hash, author, at, ops, result)
@@ -62,7 +72,20 @@ export async function remember(ctx: StoreContext, agent: AgentContext, input: un
     {
       sql: `INSERT INTO note_changes (session_id, version, seq, op, name, kind, text, data, links, digest, author, at)
             VALUES ${ordered.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
-      args: ordered.flatMap((p) => [sessionId, version, p.seq, p.change.op, p.change.name, p.kind, p.text, p.data, p.links, p.digest, agent.author, at]),
+      args: ordered.flatMap((p) => [
+        sessionId,
+        version,
+        p.seq,
+        p.change.op,
+        p.change.name,
+        p.kind,
+        p.text,
+        p.data,
+        p.links,
+        p.digest,
+        agent.author,
+        at,
+      ]),
     },
   ];
 
@@ -92,19 +115,33 @@ export async function remember(ctx: StoreContext, agent: AgentContext, input: un
 function prepareChanges(changes: Change[]): PreparedChange[] {
   return changes.map((change, seq) => {
     const kind = kindOf(change.name);
-    if (change.op === 'remove') return { seq, change, kind, text: null, data: null, links: '[]', digest: null };
+    if (change.op === 'remove')
+      return { seq, change, kind, text: null, data: null, links: '[]', digest: null };
     // libSQL stores U+0000 but its driver reads text only up to it, so such a note could never be
     // read back intact (its digest would fail): refuse it up front.
     if (change.text.includes('\u0000')) {
-      throw new MemoryError('invalid_input', `changes[${seq}].text cannot contain the NUL character (U+0000)`);
+      throw new MemoryError(
+        'invalid_input',
+        `changes[${seq}].text cannot contain the NUL character (U+0000)`,
+      );
     }
     const data = canonicalData(change.data, `changes[${seq}].data`);
-    const content = digestInput({ kind, name: change.name, text: change.text, data: change.data, links: change.links });
+    const content = digestInput({
+      kind,
+      name: change.name,
+      text: change.text,
+      data: change.data,
+      links: change.links,
+    });
     let digest: string;
     try {
       digest = sha256Hex(canonicalJson(content));
     } catch (error) {
-      throw new MemoryError('invalid_input', `changes[${seq}] cannot be canonicalised: ${(error as Error).message}`, { cause: error });
+      throw new MemoryError(
+        'invalid_input',
+        `changes[${seq}] cannot be canonicalised: ${(error as Error).message}`,
+        { cause: error },
+      );
     }
     return { seq, change, kind, text: change.text, data, links: canonicalJson(content.links), digest };
   });
@@ -121,14 +158,21 @@ interface StoredRequest {
   result: { version: number; applied: AppliedChange[] };
 }
 
-async function findRequest(ctx: StoreContext, sessionId: string, requestId: string): Promise<StoredRequest | null> {
+async function findRequest(
+  ctx: StoreContext,
+  sessionId: string,
+  requestId: string,
+): Promise<StoredRequest | null> {
   const rs = await ctx.client.execute({
     sql: 'SELECT request_hash, result FROM log WHERE session_id = ? AND request_id = ?',
     args: [sessionId, requestId],
   });
   const row = rs.rows[0];
   if (!row) return null;
-  return { requestHash: str(row.request_hash), result: JSON.parse(str(row.result)) as StoredRequest['result'] };
+  return {
+    requestHash: str(row.request_hash),
+    result: JSON.parse(str(row.result)) as StoredRequest['result'],
+  };
 }
 
 function answerRepeat(earlier: StoredRequest, requestHash: string, requestId: string): RememberResult {
@@ -183,18 +227,34 @@ async function settleRefusal(
   switch (raised.reason) {
     case 'stale_version': {
       const current = await currentVersion(ctx, sessionId);
-      return new MemoryError('stale_version', `memory is at version ${current}, not the basedOn given; read it again and retry with basedOn ${current}`, {
-        currentVersion: current,
-        cause: error,
-      });
+      return new MemoryError(
+        'stale_version',
+        `memory is at version ${current}, not the basedOn given; read it again and retry with basedOn ${current}`,
+        {
+          currentVersion: current,
+          cause: error,
+        },
+      );
     }
     case 'name_exists': {
-      const existing = await existingNames(ctx, sessionId, changes.filter((c) => c.op === 'add').map((c) => c.name));
+      const existing = await existingNames(
+        ctx,
+        sessionId,
+        changes.filter((c) => c.op === 'add').map((c) => c.name),
+      );
       const names = existing.length ? existing.join(', ') : 'a note added';
-      return new MemoryError('name_exists', `${names} already exists; nothing was written (use replace to change a note)`, { cause: error });
+      return new MemoryError(
+        'name_exists',
+        `${names} already exists; nothing was written (use replace to change a note)`,
+        { cause: error },
+      );
     }
     case 'no_such_note': {
-      return new MemoryError('no_such_note', await describeMissing(ctx, await requireSession(ctx, sessionId), changes), { cause: error });
+      return new MemoryError(
+        'no_such_note',
+        await describeMissing(ctx, await requireSession(ctx, sessionId), changes),
+        { cause: error },
+      );
     }
     default:
       return toMemoryError(error, 'remember');
@@ -202,7 +262,10 @@ async function settleRefusal(
 }
 
 async function currentVersion(ctx: StoreContext, sessionId: string): Promise<number> {
-  const rs = await ctx.client.execute({ sql: 'SELECT version FROM sessions WHERE id = ?', args: [sessionId] });
+  const rs = await ctx.client.execute({
+    sql: 'SELECT version FROM sessions WHERE id = ?',
+    args: [sessionId],
+  });
   return num(rs.rows[0]?.version);
 }
 
@@ -220,7 +283,8 @@ async function describeMissing(ctx: StoreContext, session: SessionRow, changes: 
   const touched = changes.filter((c) => c.op !== 'add').map((c) => c.name);
   const present = new Set(await existingNames(ctx, session.id, touched));
   const missing = touched.filter((n) => !present.has(n));
-  if (missing.length > 0) return `no note named ${missing.join(', ')} to replace or remove; nothing was written`;
+  if (missing.length > 0)
+    return `no note named ${missing.join(', ')} to replace or remove; nothing was written`;
 
   // Otherwise a link: a target that is neither a note after this call nor reviewed in view.
   const afterCall = new Set(await existingNames(ctx, session.id, [...linkTargets(changes)]));
@@ -232,7 +296,8 @@ async function describeMissing(ctx: StoreContext, session: SessionRow, changes: 
   for (const c of changes) {
     if (c.op === 'remove') continue;
     const bad = (c.links ?? []).find((l) => !afterCall.has(l.to) && !view.byName.has(l.to));
-    if (bad) return `${c.name} links (${bad.rel}) to ${bad.to}, which is neither a note once this call applies nor a reviewed record in view; nothing was written`;
+    if (bad)
+      return `${c.name} links (${bad.rel}) to ${bad.to}, which is neither a note once this call applies nor a reviewed record in view; nothing was written`;
   }
   return 'a change names a note that does not exist; nothing was written';
 }

@@ -34,26 +34,47 @@ describe.skipIf(sqldBinary() === null)('the store on a libSQL server (sqld)', ()
       const { ctx } = await h.session();
       const first = await h.store.remember(ctx, { basedOn: 0, requestId: 'r1', changes: adds('x', 2) });
       expect(first).toMatchObject({ version: 1, replayed: false });
-      expect(await second.remember(ctx, { basedOn: 0, requestId: 'r1', changes: adds('x', 2) })).toEqual({ ...first, replayed: true });
+      expect(await second.remember(ctx, { basedOn: 0, requestId: 'r1', changes: adds('x', 2) })).toEqual({
+        ...first,
+        replayed: true,
+      });
 
-      const stale = await failure(second.remember(ctx, { basedOn: 0, requestId: 'r2', changes: adds('y', 1) }));
+      const stale = await failure(
+        second.remember(ctx, { basedOn: 0, requestId: 'r2', changes: adds('y', 1) }),
+      );
       expect(stale).toMatchObject({ reason: 'stale_version', currentVersion: 1 });
-      expect((await failure(h.store.remember(ctx, { basedOn: 1, requestId: 'r3', changes: adds('x', 1) }))).reason).toBe('name_exists');
-      const missing = await failure(h.store.remember(ctx, { basedOn: 1, requestId: 'r4', changes: [{ op: 'remove', name: 'lead:nope' }] }));
+      expect(
+        (await failure(h.store.remember(ctx, { basedOn: 1, requestId: 'r3', changes: adds('x', 1) }))).reason,
+      ).toBe('name_exists');
+      const missing = await failure(
+        h.store.remember(ctx, {
+          basedOn: 1,
+          requestId: 'r4',
+          changes: [{ op: 'remove', name: 'lead:nope' }],
+        }),
+      );
       expect(missing.reason).toBe('no_such_note');
       const dangling = await failure(
         h.store.remember(ctx, {
           basedOn: 1,
           requestId: 'r5',
-          changes: [...adds('z', 1), { op: 'add', name: 'lead:l', text: 'l', links: [{ rel: 'supports', to: 'lead:ghost' }] }],
+          changes: [
+            ...adds('z', 1),
+            { op: 'add', name: 'lead:l', text: 'l', links: [{ rel: 'supports', to: 'lead:ghost' }] },
+          ],
         }),
       );
       expect(dangling.reason).toBe('no_such_note');
-      expect((await failure(h.store.remember(ctx, { basedOn: 1, requestId: 'r1', changes: adds('w', 1) }))).reason).toBe('request_id_reused');
+      expect(
+        (await failure(h.store.remember(ctx, { basedOn: 1, requestId: 'r1', changes: adds('w', 1) }))).reason,
+      ).toBe('request_id_reused');
 
       // None of the refused calls left anything behind: same version, same notes, log of one.
       expect((await h.store.getSession(ctx.sessionId))?.version).toBe(1);
-      expect((await h.store.notes(ctx.sessionId)).map((n) => n.name).sort()).toEqual(['lead:x-0', 'lead:x-1']);
+      expect((await h.store.notes(ctx.sessionId)).map((n) => n.name).sort()).toEqual([
+        'lead:x-0',
+        'lead:x-1',
+      ]);
       expect(await h.store.log(ctx.sessionId)).toHaveLength(1);
 
       const linked = await h.store.remember(ctx, {
@@ -66,7 +87,12 @@ describe.skipIf(sqldBinary() === null)('the store on a libSQL server (sqld)', ()
         ],
       });
       expect(linked.version).toBe(2);
-      expect(await h.store.verify(ctx.sessionId)).toMatchObject({ ok: true, version: 2, logEntries: 2, notes: 2 });
+      expect(await h.store.verify(ctx.sessionId)).toMatchObject({
+        ok: true,
+        version: 2,
+        logEntries: 2,
+        notes: 2,
+      });
     }));
 
   it('two stores racing on one session: one call per version applies, repeats replay, nothing is lost', () =>
@@ -76,7 +102,13 @@ describe.skipIf(sqldBinary() === null)('the store on a libSQL server (sqld)', ()
       // Twenty calls on basedOn 0, alternating between the two stores: exactly one applies.
       const racing = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
-          reasonOf((i % 2 ? other : h.store).remember(ctx, { basedOn: 0, requestId: `c${i}`, changes: [{ op: 'add', name: `lead:c${i}`, text: `c ${i}` }] })),
+          reasonOf(
+            (i % 2 ? other : h.store).remember(ctx, {
+              basedOn: 0,
+              requestId: `c${i}`,
+              changes: [{ op: 'add', name: `lead:c${i}`, text: `c ${i}` }],
+            }),
+          ),
         ),
       );
       expect(racing.filter((r) => r === 'ok')).toHaveLength(1);
@@ -93,7 +125,13 @@ describe.skipIf(sqldBinary() === null)('the store on a libSQL server (sqld)', ()
         for (let i = 0; i < 10; i++) {
           for (;;) {
             const version = (await store.getSession(ctx.sessionId))!.version;
-            const outcome = await reasonOf(store.remember(ctx, { basedOn: version, requestId: `${tag}${i}`, changes: [{ op: 'add', name: `lead:${tag}${i}`, text: tag }] }));
+            const outcome = await reasonOf(
+              store.remember(ctx, {
+                basedOn: version,
+                requestId: `${tag}${i}`,
+                changes: [{ op: 'add', name: `lead:${tag}${i}`, text: tag }],
+              }),
+            );
             if (outcome === 'ok') break;
             expect(outcome).toBe('stale_version');
           }
@@ -129,7 +167,9 @@ describe.skipIf(sqldBinary() === null)('the store on a libSQL server (sqld)', ()
       expect(explained.basis).toEqual({ version: 1, pinnedRevision: 0 });
       const [body, mac] = answer.explainToken.split('.') as [string, string];
       const tampered = `${body}.${mac.slice(0, -2)}${mac.endsWith('AA') ? 'AB' : 'AA'}`;
-      expect((await failure(h.store.explain(ctx, { token: tampered, row: 0 }))).reason).toBe('explain_token_invalid');
+      expect((await failure(h.store.explain(ctx, { token: tampered, row: 0 }))).reason).toBe(
+        'explain_token_invalid',
+      );
     }));
 
   it('Forget now closes the session; the purge worker deletes expired and forgotten content, tombstones stay', () =>
@@ -137,20 +177,41 @@ describe.skipIf(sqldBinary() === null)('the store on a libSQL server (sqld)', ()
       const forgotten = await h.session();
       const expired = await h.session();
       for (const s of [forgotten, expired]) {
-        await h.store.remember(s.ctx, { basedOn: 0, requestId: '1', changes: [...adds('p', 3), { op: 'add', name: 'lead:l', text: 'l', links: [{ rel: 'supports', to: 'lead:p-0' }] }] });
+        await h.store.remember(s.ctx, {
+          basedOn: 0,
+          requestId: '1',
+          changes: [
+            ...adds('p', 3),
+            { op: 'add', name: 'lead:l', text: 'l', links: [{ rel: 'supports', to: 'lead:p-0' }] },
+          ],
+        });
       }
       await h.store.forget(forgotten.info.id);
-      expect((await failure(h.store.remember(forgotten.ctx, { basedOn: 1, requestId: '2', changes: adds('late', 1) }))).reason).toBe('session_closed');
+      expect(
+        (
+          await failure(
+            h.store.remember(forgotten.ctx, { basedOn: 1, requestId: '2', changes: adds('late', 1) }),
+          )
+        ).reason,
+      ).toBe('session_closed');
 
       h.clock.advance(DAY / 2);
       const alive = await h.session();
       await h.store.remember(alive.ctx, { basedOn: 0, requestId: '1', changes: adds('k', 2) });
       h.clock.advance(DAY / 2 + 1);
-      expect((await failure(h.store.remember(expired.ctx, { basedOn: 1, requestId: '2', changes: adds('late', 1) }))).reason).toBe('session_closed');
+      expect(
+        (
+          await failure(
+            h.store.remember(expired.ctx, { basedOn: 1, requestId: '2', changes: adds('late', 1) }),
+          )
+        ).reason,
+      ).toBe('session_closed');
 
       // The first key registers; the server then refuses any other.
       const purger = await h.openPurger({ purgeKey: TEST_PURGE_KEY });
-      expect((await failure(h.openPurger({ purgeKey: 'another-key-0123456789' }))).reason).toBe('unauthenticated');
+      expect((await failure(h.openPurger({ purgeKey: 'another-key-0123456789' }))).reason).toBe(
+        'unauthenticated',
+      );
       const report = await purger.purgeOnce({ chunkSize: 3 });
       expect(report.purgedSessions).toBe(2);
 
@@ -159,7 +220,9 @@ describe.skipIf(sqldBinary() === null)('the store on a libSQL server (sqld)', ()
           sql: `SELECT session_id, count(*) AS n FROM ${table} GROUP BY session_id`,
           args: [],
         });
-        expect(rows.rows.map((r) => String(r.session_id))).toEqual(table === 'link_index' ? [] : [alive.info.id]);
+        expect(rows.rows.map((r) => String(r.session_id))).toEqual(
+          table === 'link_index' ? [] : [alive.info.id],
+        );
       }
       expect((await h.store.getSession(forgotten.info.id))?.state).toBe('purged');
       expect((await h.store.getSession(expired.info.id))?.state).toBe('purged');

@@ -5,7 +5,11 @@ import { createReviewedKnowledge } from './reviewed.ts';
 import { failure, withHarness } from './test-support.ts';
 import type { ReviewDecisionInput } from './types.ts';
 
-const decision = (name: string, text: string, extra: Partial<ReviewDecisionInput> = {}): ReviewDecisionInput => ({
+const decision = (
+  name: string,
+  text: string,
+  extra: Partial<ReviewDecisionInput> = {},
+): ReviewDecisionInput => ({
   documentId: 'doc:d',
   reviewerId: 'user:rev',
   decision: 'accept',
@@ -22,12 +26,28 @@ describe('reviewed knowledge', () => {
       const r = h.reviewed;
       expect(await r.latestRevision('doc:d')).toBe(0);
       const a = await r.decide(decision('finding:a', 'A', { proposedFrom: 'note:s1:finding:a' }));
-      expect(a).toMatchObject({ decision: 'accept', revision: 1, name: 'finding:a', digest: recordDigest({ kind: 'finding', name: 'finding:a', text: 'A' }) });
+      expect(a).toMatchObject({
+        decision: 'accept',
+        revision: 1,
+        name: 'finding:a',
+        digest: recordDigest({ kind: 'finding', name: 'finding:a', text: 'A' }),
+      });
       h.clock.advance(1000);
-      const no = await r.decide(decision('finding:b', 'B', { decision: 'reject', comment: 'not in the source' }));
+      const no = await r.decide(
+        decision('finding:b', 'B', { decision: 'reject', comment: 'not in the source' }),
+      );
       expect(no.revision).toBeNull();
       h.clock.advance(1000);
-      const b = await r.decide(decision('finding:c', 'C', { record: { name: 'finding:c', text: 'C', data: { n: 1 }, links: [{ rel: 'depends_on', to: 'finding:a' }] } }));
+      const b = await r.decide(
+        decision('finding:c', 'C', {
+          record: {
+            name: 'finding:c',
+            text: 'C',
+            data: { n: 1 },
+            links: [{ rel: 'depends_on', to: 'finding:a' }],
+          },
+        }),
+      );
       expect(b.revision).toBe(2);
       expect(await r.latestRevision('doc:d')).toBe(2);
       expect(await r.latestRevision('doc:other')).toBe(0);
@@ -38,7 +58,13 @@ describe('reviewed knowledge', () => {
       ]);
       const at2 = await r.recordsAt('doc:d', 2);
       expect(at2.map((x) => x.name)).toEqual(['finding:a', 'finding:c']);
-      expect(at2[1]).toMatchObject({ data: { n: 1 }, links: [{ rel: 'depends_on', to: 'finding:a' }], revision: 2, sourceDocumentId: 'doc:paper', reviewerId: 'user:rev' });
+      expect(at2[1]).toMatchObject({
+        data: { n: 1 },
+        links: [{ rel: 'depends_on', to: 'finding:a' }],
+        revision: 2,
+        sourceDocumentId: 'doc:paper',
+        reviewerId: 'user:rev',
+      });
       expect((await r.recordsAt('doc:d', 1)).map((x) => x.name)).toEqual(['finding:a']);
       expect(await r.recordsAt('doc:d', 0)).toEqual([]);
     }));
@@ -68,7 +94,9 @@ describe('reviewed knowledge', () => {
       ]) {
         expect((await failure(h.reviewed.decide(bad))).reason).toBe('invalid_input');
       }
-      expect((await failure(h.reviewed.decide(decision('finding:x', 'x', { passage: '' })))).message).toMatch(/passage/);
+      expect((await failure(h.reviewed.decide(decision('finding:x', 'x', { passage: '' })))).message).toMatch(
+        /passage/,
+      );
       expect(await h.reviewed.latestRevision('doc:d')).toBe(0);
       expect(await h.reviewed.decisions('doc:d')).toEqual([]);
     }));
@@ -78,8 +106,14 @@ describe('reviewed knowledge', () => {
       const others = await Promise.all([1, 2, 3].map(() => createReviewedKnowledge({ url: h.appUrl })));
       try {
         const all = [h.reviewed, ...others];
-        const results = await Promise.all(Array.from({ length: 16 }, (_, i) => all[i % all.length]!.decide(decision(`finding:c${i}`, String(i)))));
-        expect(results.map((d) => d.revision).sort((a, b) => a! - b!)).toEqual(Array.from({ length: 16 }, (_, i) => i + 1));
+        const results = await Promise.all(
+          Array.from({ length: 16 }, (_, i) =>
+            all[i % all.length]!.decide(decision(`finding:c${i}`, String(i))),
+          ),
+        );
+        expect(results.map((d) => d.revision).sort((a, b) => a! - b!)).toEqual(
+          Array.from({ length: 16 }, (_, i) => i + 1),
+        );
         expect(await h.reviewed.latestRevision('doc:d')).toBe(16);
         expect(await h.reviewed.recordsAt('doc:d', 16)).toHaveLength(16);
       } finally {
@@ -92,13 +126,23 @@ describe('reviewed knowledge', () => {
       await h.reviewed.decide(decision('finding:a', 'A'));
       const raw = createClient({ url: h.appUrl });
       try {
-        await expect(raw.execute(`INSERT INTO reviewed_revisions (document_id, revision, decision_id, created_at) VALUES ('doc:d', 1, 'x', 'now')`)).rejects.toThrow(/UNIQUE/);
-        await expect(raw.execute(`UPDATE reviewed_records SET text = 'rewritten'`)).rejects.toThrow(/sponge:integrity/);
-        await expect(raw.execute(`UPDATE reviewed_decisions SET comment = 'rewritten'`)).rejects.toThrow(/sponge:integrity/);
+        await expect(
+          raw.execute(
+            `INSERT INTO reviewed_revisions (document_id, revision, decision_id, created_at) VALUES ('doc:d', 1, 'x', 'now')`,
+          ),
+        ).rejects.toThrow(/UNIQUE/);
+        await expect(raw.execute(`UPDATE reviewed_records SET text = 'rewritten'`)).rejects.toThrow(
+          /sponge:integrity/,
+        );
+        await expect(raw.execute(`UPDATE reviewed_decisions SET comment = 'rewritten'`)).rejects.toThrow(
+          /sponge:integrity/,
+        );
         await expect(raw.execute(`DELETE FROM reviewed_decisions`)).rejects.toThrow(/sponge:integrity/);
         await expect(raw.execute(`DELETE FROM reviewed_records`)).rejects.toThrow(/sponge:integrity/);
-        await expect(raw.execute(`INSERT INTO reviewed_records (document_id, name, kind, text, links, digest, from_revision, decision_id, source_document_id, passage, reviewer_id, comment, created_at)
-          VALUES ('doc:d', 'finding:n', 'finding', 't', '[]', 'd', 2, 'dx', 'src', '', 'r', 'c', 'now')`)).rejects.toThrow(/CHECK|FOREIGN/);
+        await expect(
+          raw.execute(`INSERT INTO reviewed_records (document_id, name, kind, text, links, digest, from_revision, decision_id, source_document_id, passage, reviewer_id, comment, created_at)
+          VALUES ('doc:d', 'finding:n', 'finding', 't', '[]', 'd', 2, 'dx', 'src', '', 'r', 'c', 'now')`),
+        ).rejects.toThrow(/CHECK|FOREIGN/);
       } finally {
         raw.close();
       }
@@ -114,8 +158,12 @@ describe('reviewed knowledge', () => {
       await h.reviewed.decide(decision('finding:one', 'first, corrected'));
       const later = await h.session({ pinnedRevision: await h.reviewed.latestRevision('doc:d') });
 
-      expect((await h.store.reviewedInView(pinned.info.id)).map((r) => [r.name, r.text])).toEqual([['finding:one', 'first']]);
-      expect((await h.store.query(pinned.ctx, { question: 'current_notes' })).rows.map((r) => r.name)).toEqual(['finding:one']);
+      expect((await h.store.reviewedInView(pinned.info.id)).map((r) => [r.name, r.text])).toEqual([
+        ['finding:one', 'first'],
+      ]);
+      expect(
+        (await h.store.query(pinned.ctx, { question: 'current_notes' })).rows.map((r) => r.name),
+      ).toEqual(['finding:one']);
       expect((await failure(h.store.read(pinned.ctx, { name: 'finding:two' }))).reason).toBe('no_such_note');
       expect((await h.store.read(pinned.ctx, { name: 'finding:one' })).text).toBe('first');
 

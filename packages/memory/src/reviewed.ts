@@ -12,7 +12,14 @@ import { num, str, strOrNull } from './context.ts';
 import { openDatabase } from './db/index.ts';
 import { MemoryError, isUniqueViolation, toMemoryError } from './errors.ts';
 import { applyMigrations } from './db/index.ts';
-import { canonicalData, canonicalJson, kindOf, parseStoredData, parseStoredLinks, recordDigest } from './records.ts';
+import {
+  canonicalData,
+  canonicalJson,
+  kindOf,
+  parseStoredData,
+  parseStoredLinks,
+  recordDigest,
+} from './records.ts';
 import { LIMITS, dataSchema, linkSchema, nameSchema } from '@sponge/contract';
 import { parseInput } from './validation.ts';
 import type { ReviewDecision, ReviewDecisionInput, ReviewedKnowledge, ReviewedRecord } from './types.ts';
@@ -111,7 +118,10 @@ export const reviewDecisionInputSchema = z.strictObject({
     name: nameSchema,
     text: z.string().max(LIMITS.textChars, `text is at most ${LIMITS.textChars} characters`),
     data: dataSchema.optional(),
-    links: z.array(linkSchema).max(LIMITS.linksPerRecord, `at most ${LIMITS.linksPerRecord} links`).optional(),
+    links: z
+      .array(linkSchema)
+      .max(LIMITS.linksPerRecord, `at most ${LIMITS.linksPerRecord} links`)
+      .optional(),
   }),
   // Notes are never evidence: no reviewed record exists without a source and a cited passage.
   sourceDocumentId: nonEmpty('sourceDocumentId', 200),
@@ -120,8 +130,7 @@ export const reviewDecisionInputSchema = z.strictObject({
 });
 
 export type ReviewedKnowledgeOptions =
-  | { url: string; authToken?: string; now?: () => Date }
-  | { client: Client; now?: () => Date };
+  { url: string; authToken?: string; now?: () => Date } | { client: Client; now?: () => Date };
 
 const RECORD_COLUMNS =
   'document_id, name, kind, text, data, links, digest, from_revision, decision_id, source_document_id, passage, reviewer_id, comment, created_at';
@@ -142,7 +151,10 @@ const ACCEPT_ATTEMPTS = 8;
  */
 export async function createReviewedKnowledge(options: ReviewedKnowledgeOptions): Promise<ReviewedKnowledge> {
   const owned = !('client' in options);
-  const client = 'client' in options ? options.client : await openDatabase({ url: options.url, authToken: options.authToken });
+  const client =
+    'client' in options
+      ? options.client
+      : await openDatabase({ url: options.url, authToken: options.authToken });
   const now = options.now ?? (() => new Date());
   try {
     await applyMigrations(client, REVIEWED_NAMESPACE, REVIEWED_MIGRATIONS, now);
@@ -171,7 +183,8 @@ export async function createReviewedKnowledge(options: ReviewedKnowledgeOptions)
 
   async function recordsAt(documentId: string, revision: number): Promise<ReviewedRecord[]> {
     return guard('recordsAt', async () => {
-      if (!Number.isInteger(revision) || revision < 0) throw new MemoryError('invalid_input', 'revision is a whole number ≥ 0');
+      if (!Number.isInteger(revision) || revision < 0)
+        throw new MemoryError('invalid_input', 'revision is a whole number ≥ 0');
       const rs = await client.execute({
         sql: `SELECT ${RECORD_COLUMNS} FROM reviewed_records
                WHERE document_id = ? AND from_revision <= ? AND (to_revision IS NULL OR to_revision > ?)
@@ -186,18 +199,40 @@ export async function createReviewedKnowledge(options: ReviewedKnowledgeOptions)
     return guard('decide', async () => {
       const valid = parseInput(reviewDecisionInputSchema, input, 'decision');
       // The driver reads text only up to U+0000 (see remember.ts): such text could not be read back.
-      for (const [field, value] of Object.entries({ 'record.text': valid.record.text, passage: valid.passage, comment: valid.comment })) {
-        if (value.includes('\u0000')) throw new MemoryError('invalid_input', `${field} cannot contain the NUL character (U+0000)`);
+      for (const [field, value] of Object.entries({
+        'record.text': valid.record.text,
+        passage: valid.passage,
+        comment: valid.comment,
+      })) {
+        if (value.includes('\u0000'))
+          throw new MemoryError('invalid_input', `${field} cannot contain the NUL character (U+0000)`);
       }
       const kind = kindOf(valid.record.name);
       const data = canonicalData(valid.record.data, 'record.data');
       const links = (valid.record.links ?? []).map((l) => ({ rel: l.rel, to: l.to }));
-      const digest = recordDigest({ kind, name: valid.record.name, text: valid.record.text, data: valid.record.data, links });
+      const digest = recordDigest({
+        kind,
+        name: valid.record.name,
+        text: valid.record.text,
+        data: valid.record.data,
+        links,
+      });
       const id = randomUUID();
       const at = now().toISOString();
       const decisionArgs = [
-        id, valid.documentId, valid.record.name, kind, valid.decision, valid.comment, valid.reviewerId,
-        valid.sourceDocumentId, valid.passage, valid.record.text, data, canonicalJson(links), digest,
+        id,
+        valid.documentId,
+        valid.record.name,
+        kind,
+        valid.decision,
+        valid.comment,
+        valid.reviewerId,
+        valid.sourceDocumentId,
+        valid.passage,
+        valid.record.text,
+        data,
+        canonicalJson(links),
+        digest,
       ];
 
       if (valid.decision === 'reject') {
@@ -239,8 +274,20 @@ export async function createReviewedKnowledge(options: ReviewedKnowledgeOptions)
                         decision_id, source_document_id, passage, reviewer_id, comment, created_at)
                       VALUES (?, ?, ?, ?, ?, ?, ?, ${revisionOf}, NULL, ?, ?, ?, ?, ?, ?)`,
                 args: [
-                  valid.documentId, valid.record.name, kind, valid.record.text, data, canonicalJson(links), digest, id,
-                  id, valid.sourceDocumentId, valid.passage, valid.reviewerId, valid.comment, at,
+                  valid.documentId,
+                  valid.record.name,
+                  kind,
+                  valid.record.text,
+                  data,
+                  canonicalJson(links),
+                  digest,
+                  id,
+                  id,
+                  valid.sourceDocumentId,
+                  valid.passage,
+                  valid.reviewerId,
+                  valid.comment,
+                  at,
                 ],
               },
               { sql: `SELECT revision FROM reviewed_revisions WHERE decision_id = ?`, args: [id] },
@@ -281,7 +328,12 @@ export async function createReviewedKnowledge(options: ReviewedKnowledgeOptions)
   };
 }
 
-function decisionOut(valid: z.output<typeof reviewDecisionInputSchema>, id: string, digest: string, at: string): Omit<ReviewDecision, 'revision'> {
+function decisionOut(
+  valid: z.output<typeof reviewDecisionInputSchema>,
+  id: string,
+  digest: string,
+  at: string,
+): Omit<ReviewDecision, 'revision'> {
   return {
     id,
     documentId: valid.documentId,

@@ -6,11 +6,35 @@ describe('sessions', () => {
   it('open: version 0, pinned revision, 24 h lifetime, listed newest first', () =>
     withHarness(async (h) => {
       const start = h.clock.now();
-      const a = await h.store.openSession({ ownerId: 'user:o', documentId: 'doc:d', runId: 'run:1', pinnedRevision: 3 });
+      const a = await h.store.openSession({
+        ownerId: 'user:o',
+        documentId: 'doc:d',
+        runId: 'run:1',
+        pinnedRevision: 3,
+      });
       h.clock.advance(1000);
-      const b = await h.store.openSession({ id: 'fixed-id', ownerId: 'user:o', documentId: 'doc:d', runId: 'run:2', pinnedRevision: 3 });
-      await h.store.openSession({ ownerId: 'user:o', documentId: 'doc:other', runId: 'run:3', pinnedRevision: 0 });
-      expect(a).toMatchObject({ state: 'open', version: 0, pinnedRevision: 3, noteCount: 0, startedAt: start.toISOString(), forgottenAt: null, purgedAt: null });
+      const b = await h.store.openSession({
+        id: 'fixed-id',
+        ownerId: 'user:o',
+        documentId: 'doc:d',
+        runId: 'run:2',
+        pinnedRevision: 3,
+      });
+      await h.store.openSession({
+        ownerId: 'user:o',
+        documentId: 'doc:other',
+        runId: 'run:3',
+        pinnedRevision: 0,
+      });
+      expect(a).toMatchObject({
+        state: 'open',
+        version: 0,
+        pinnedRevision: 3,
+        noteCount: 0,
+        startedAt: start.toISOString(),
+        forgottenAt: null,
+        purgedAt: null,
+      });
       expect(Date.parse(a.expiresAt) - Date.parse(a.startedAt)).toBe(86_400_000);
       expect(b.id).toBe('fixed-id');
       expect((await h.store.listSessions('doc:d')).map((s) => s.id)).toEqual([b.id, a.id]);
@@ -18,8 +42,22 @@ describe('sessions', () => {
       const many = await h.store.getSessions([a.id, 'nope', b.id]);
       expect([...many.keys()].sort()).toEqual([a.id, b.id].sort());
       // A session id cannot be reused, so a forgotten session cannot be opened again.
-      expect(await reasonOf(h.store.openSession({ id: 'fixed-id', ownerId: 'user:o', documentId: 'doc:d', runId: 'run:4', pinnedRevision: 0 }))).toBe('invalid_input');
-      expect(await reasonOf(h.store.openSession({ ownerId: '', documentId: 'doc:d', runId: 'r', pinnedRevision: 0 }))).toBe('invalid_input');
+      expect(
+        await reasonOf(
+          h.store.openSession({
+            id: 'fixed-id',
+            ownerId: 'user:o',
+            documentId: 'doc:d',
+            runId: 'run:4',
+            pinnedRevision: 0,
+          }),
+        ),
+      ).toBe('invalid_input');
+      expect(
+        await reasonOf(
+          h.store.openSession({ ownerId: '', documentId: 'doc:d', runId: 'r', pinnedRevision: 0 }),
+        ),
+      ).toBe('invalid_input');
     }));
 
   it('expired is judged by the clock: open and now ≥ expiresAt; then every agent call is session_closed', () =>
@@ -50,15 +88,32 @@ describe('sessions', () => {
   it('forget: one batch removes notes, history, log and link index; the tombstone stays; calls are refused', () =>
     withHarness(async (h) => {
       const { ctx } = await h.session();
-      await h.store.remember(ctx, { basedOn: 0, requestId: 'a', changes: [...adds('x', 3), { op: 'add', name: 'lead:l', text: 'l', links: [{ rel: 'supports', to: 'lead:x-0' }] }] });
+      await h.store.remember(ctx, {
+        basedOn: 0,
+        requestId: 'a',
+        changes: [
+          ...adds('x', 3),
+          { op: 'add', name: 'lead:l', text: 'l', links: [{ rel: 'supports', to: 'lead:x-0' }] },
+        ],
+      });
       const keep = await h.session();
       await h.store.remember(keep.ctx, { basedOn: 0, requestId: 'a', changes: adds('k', 2) });
       h.clock.advance(5000);
       const forgotten = await h.store.forget(ctx.sessionId);
-      expect(forgotten).toMatchObject({ state: 'forgotten', version: 1, noteCount: 0, forgottenAt: h.clock.now().toISOString() });
+      expect(forgotten).toMatchObject({
+        state: 'forgotten',
+        version: 1,
+        noteCount: 0,
+        forgottenAt: h.clock.now().toISOString(),
+      });
       const raw = h.raw();
       for (const table of ['notes', 'note_changes', 'log', 'link_index']) {
-        const n = (await raw.execute({ sql: `SELECT count(*) AS n FROM ${table} WHERE session_id = ?`, args: [ctx.sessionId] })).rows[0]?.n;
+        const n = (
+          await raw.execute({
+            sql: `SELECT count(*) AS n FROM ${table} WHERE session_id = ?`,
+            args: [ctx.sessionId],
+          })
+        ).rows[0]?.n;
         expect(n, table).toBe(0);
       }
       expect(await h.store.notes(ctx.sessionId)).toEqual([]);
@@ -70,7 +125,9 @@ describe('sessions', () => {
       // Forgetting again returns the tombstone unchanged.
       h.clock.advance(5000);
       expect(await h.store.forget(ctx.sessionId)).toEqual(forgotten);
-      expect(await reasonOf(h.store.remember(ctx, { basedOn: 1, requestId: 'b', changes: adds('y', 1) }))).toBe('session_closed');
+      expect(
+        await reasonOf(h.store.remember(ctx, { basedOn: 1, requestId: 'b', changes: adds('y', 1) })),
+      ).toBe('session_closed');
       expect((await failure(h.store.forget('nope'))).reason).toBe('not_found');
     }));
 
@@ -84,12 +141,22 @@ describe('sessions', () => {
         changes: [
           { op: 'add', name: 'lead:secret', text: `the text ${marker} here`, data: { note: marker } },
           // Enough content to spill over several pages, overflow pages included.
-          { op: 'add', name: 'lead:big', text: `${marker} ${'x'.repeat(3900)}`, data: { blob: `${marker}${'y'.repeat(9000)}` } },
+          {
+            op: 'add',
+            name: 'lead:big',
+            text: `${marker} ${'x'.repeat(3900)}`,
+            data: { blob: `${marker}${'y'.repeat(9000)}` },
+          },
         ],
       });
-      await h.store.remember(ctx, { basedOn: 1, requestId: 'b', changes: [{ op: 'replace', name: 'lead:secret', text: `replaced ${marker}` }] });
+      await h.store.remember(ctx, {
+        basedOn: 1,
+        requestId: 'b',
+        changes: [{ op: 'replace', name: 'lead:secret', text: `replaced ${marker}` }],
+      });
       const files = [h.memoryPath, `${h.memoryPath}-wal`];
-      const contains = () => files.filter((f) => existsSync(f) && readFileSync(f).includes(Buffer.from(marker)));
+      const contains = () =>
+        files.filter((f) => existsSync(f) && readFileSync(f).includes(Buffer.from(marker)));
       expect(contains().length).toBeGreaterThan(0);
       await h.store.forget(ctx.sessionId);
       expect(contains()).toEqual([]);
@@ -106,7 +173,9 @@ describe('sessions', () => {
       await refused(`UPDATE sessions SET state = 'open' WHERE id = ?`, [ctx.sessionId]);
       await refused(`UPDATE sessions SET state = 'opening' WHERE id = ?`, [ctx.sessionId]);
       await refused(`DELETE FROM sessions WHERE id = ?`, [ctx.sessionId]);
-      await refused(`UPDATE sessions SET expires_at = '2999-01-01T00:00:00.000Z' WHERE id = ?`, [ctx.sessionId]);
+      await refused(`UPDATE sessions SET expires_at = '2999-01-01T00:00:00.000Z' WHERE id = ?`, [
+        ctx.sessionId,
+      ]);
       await refused(`UPDATE sessions SET forgotten_at = 'later' WHERE id = ?`, [ctx.sessionId]);
       await refused(
         `INSERT INTO sessions (id, owner_id, document_id, run_id, state, pinned_revision, started_at, expires_at)

@@ -73,7 +73,10 @@ export function toSessionInfo(row: SessionRow, now: Date): SessionInfo {
 }
 
 export async function loadSession(ctx: StoreContext, sessionId: string): Promise<SessionRow | null> {
-  const rs = await ctx.client.execute({ sql: `SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`, args: [sessionId] });
+  const rs = await ctx.client.execute({
+    sql: `SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`,
+    args: [sessionId],
+  });
   const row = rs.rows[0];
   return row ? toSessionRow(row) : null;
 }
@@ -99,7 +102,8 @@ export function checkOpen(ctx: StoreContext, sessionId: string, row: SessionRow 
   return row;
 }
 
-const idText = (field: string) => z.string().min(1, `${field} is required`).max(200, `${field} is at most 200 characters`);
+const idText = (field: string) =>
+  z.string().min(1, `${field} is required`).max(200, `${field} is at most 200 characters`);
 const openSessionSchema = z.strictObject({
   id: z
     .string()
@@ -128,14 +132,25 @@ export async function openSession(ctx: StoreContext, input: OpenSessionInput): P
         {
           sql: `INSERT INTO sessions (id, owner_id, document_id, run_id, state, pinned_revision, started_at, expires_at)
                 VALUES (?, ?, ?, ?, 'opening', ?, ?, ?)`,
-          args: [id, valid.ownerId, valid.documentId, valid.runId, valid.pinnedRevision, startedAt, expiresAt],
+          args: [
+            id,
+            valid.ownerId,
+            valid.documentId,
+            valid.runId,
+            valid.pinnedRevision,
+            startedAt,
+            expiresAt,
+          ],
         },
         { sql: `UPDATE sessions SET state = 'open' WHERE id = ? AND state = 'opening'`, args: [id] },
       ],
       'write',
     );
   } catch (error) {
-    if (isUniqueViolation(error)) throw new MemoryError('invalid_input', `a session with id ${JSON.stringify(id)} already exists`, { cause: error });
+    if (isUniqueViolation(error))
+      throw new MemoryError('invalid_input', `a session with id ${JSON.stringify(id)} already exists`, {
+        cause: error,
+      });
     throw error;
   }
   const row = await requireSession(ctx, id);
@@ -156,7 +171,10 @@ export async function listSessions(ctx: StoreContext, documentId: string): Promi
   return rs.rows.map((r) => toSessionInfo(toSessionRow(r), now));
 }
 
-export async function getSessions(ctx: StoreContext, sessionIds: string[]): Promise<Map<string, SessionInfo>> {
+export async function getSessions(
+  ctx: StoreContext,
+  sessionIds: string[],
+): Promise<Map<string, SessionInfo>> {
   const out = new Map<string, SessionInfo>();
   if (sessionIds.length === 0) return out;
   const rs = await ctx.client.execute({
@@ -190,7 +208,10 @@ export async function forget(ctx: StoreContext, sessionId: string): Promise<Sess
         args: [at, sessionId],
       },
       ...deleteAllStatements(tables, sessionId),
-      { sql: `UPDATE sessions SET content_cleared = 1 WHERE id = ? AND state = 'forgotten'`, args: [sessionId] },
+      {
+        sql: `UPDATE sessions SET content_cleared = 1 WHERE id = ? AND state = 'forgotten'`,
+        args: [sessionId],
+      },
     ],
     'write',
   );

@@ -40,13 +40,20 @@ export const MIN_TOKEN_SECRET_CHARS = 32;
 
 function checkOptions(options: MemoryStoreOptions): { sessionTtlMs: number; explainTtlMs: number } {
   if (typeof options.tokenSecret !== 'string' || options.tokenSecret.length < MIN_TOKEN_SECRET_CHARS) {
-    throw new MemoryError('invalid_input', `tokenSecret must be at least ${MIN_TOKEN_SECRET_CHARS} characters`);
+    throw new MemoryError(
+      'invalid_input',
+      `tokenSecret must be at least ${MIN_TOKEN_SECRET_CHARS} characters`,
+    );
   }
   const sessionTtl = options.sessionTtlSeconds ?? DEFAULT_SESSION_TTL_SECONDS;
-  if (!Number.isFinite(sessionTtl) || sessionTtl <= 0) throw new MemoryError('invalid_input', 'sessionTtlSeconds must be a positive number of seconds');
+  if (!Number.isFinite(sessionTtl) || sessionTtl <= 0)
+    throw new MemoryError('invalid_input', 'sessionTtlSeconds must be a positive number of seconds');
   const explainTtl = options.explainTtlSeconds ?? DEFAULT_EXPLAIN_TTL_SECONDS;
   if (!Number.isFinite(explainTtl) || explainTtl <= 0 || explainTtl > MAX_EXPLAIN_TTL_SECONDS) {
-    throw new MemoryError('invalid_input', `explainTtlSeconds must be between 1 and ${MAX_EXPLAIN_TTL_SECONDS} seconds`);
+    throw new MemoryError(
+      'invalid_input',
+      `explainTtlSeconds must be between 1 and ${MAX_EXPLAIN_TTL_SECONDS} seconds`,
+    );
   }
   if (!options.reviewed || typeof options.reviewed.recordsAt !== 'function') {
     throw new MemoryError('invalid_input', 'reviewed (a ReviewedKnowledgeReader) is required');
@@ -69,7 +76,12 @@ export async function createMemoryStore(options: MemoryStoreOptions): Promise<Me
   const now = options.now ?? (() => new Date());
   let client;
   try {
-    client = await openDatabase({ url: options.url, authToken: options.authToken, synchronous: options.synchronous, thread: options.thread });
+    client = await openDatabase({
+      url: options.url,
+      authToken: options.authToken,
+      synchronous: options.synchronous,
+      thread: options.thread,
+    });
   } catch (error) {
     throw toMemoryError(error, 'opening the memory database');
   }
@@ -150,7 +162,10 @@ export async function createMemoryStore(options: MemoryStoreOptions): Promise<Me
   }
 
   async function currentDigests(sessionId: string): Promise<Map<string, string>> {
-    const rs = await ctx.client.execute({ sql: 'SELECT name, digest FROM notes WHERE session_id = ?', args: [sessionId] });
+    const rs = await ctx.client.execute({
+      sql: 'SELECT name, digest FROM notes WHERE session_id = ?',
+      args: [sessionId],
+    });
     return new Map(rs.rows.map((r) => [String(r.name), String(r.digest)]));
   }
 
@@ -170,11 +185,17 @@ export async function createMemoryStore(options: MemoryStoreOptions): Promise<Me
     }));
   }
 
-  async function recall(_: StoreContext, agent: AgentContext, input: unknown, mode: RecallToolMode): Promise<RecallResult> {
+  async function recall(
+    _: StoreContext,
+    agent: AgentContext,
+    input: unknown,
+    mode: RecallToolMode,
+  ): Promise<RecallResult> {
     const session = await requireOpenSession(ctx, agent.sessionId);
     const valid = parseInput(recallInputSchema, input, 'recall input');
     if (mode === 'off') return { mode: 'off', rows: [] };
-    if (mode !== 'shadow' && mode !== 'live') throw new MemoryError('invalid_input', 'recall mode must be shadow, live or off');
+    if (mode !== 'shadow' && mode !== 'live')
+      throw new MemoryError('invalid_input', 'recall mode must be shadow, live or off');
     if (!recallIndex) return mode === 'live' ? { mode: 'live', rows: [] } : { mode: 'shadow', rows: [] };
     let rows: Array<{ name: string; digest: string; score: number }>;
     try {
@@ -208,7 +229,8 @@ export async function createMemoryStore(options: MemoryStoreOptions): Promise<Me
   async function forgetWithRecall(c: StoreContext, sessionId: string) {
     const info = await forget(c, sessionId);
     // forget already deleted the rows in its batch; this also cancels queued indexing.
-    if (recallIndex && (info.state === 'forgotten' || info.state === 'purged')) await recallIndex.deleteSession(sessionId);
+    if (recallIndex && (info.state === 'forgotten' || info.state === 'purged'))
+      await recallIndex.deleteSession(sessionId);
     return info;
   }
 

@@ -12,7 +12,15 @@ import { MemoryError } from './errors.ts';
 import { createReviewedKnowledge } from './reviewed.ts';
 import { createMemoryStore } from './store.ts';
 import { openPurger } from './purger.ts';
-import type { AgentContext, MemoryStore, MemoryStoreOptions, OpenSessionInput, Purger, ReviewedKnowledge, SessionInfo } from './types.ts';
+import type {
+  AgentContext,
+  MemoryStore,
+  MemoryStoreOptions,
+  OpenSessionInput,
+  Purger,
+  ReviewedKnowledge,
+  SessionInfo,
+} from './types.ts';
 
 export const TEST_SECRET = 'unit-test-token-secret-0123456789abcdef';
 export const TEST_PURGE_KEY = 'unit-test-purge-key-0123456789';
@@ -42,7 +50,10 @@ export interface Harness {
   /** A raw connection to the memory file, for going behind the store's back. */
   raw(): Client;
   /** Opens a session (owner o, document d) and returns it with an agent context. */
-  session(input?: Partial<OpenSessionInput>, store?: MemoryStore): Promise<{ info: SessionInfo; ctx: AgentContext }>;
+  session(
+    input?: Partial<OpenSessionInput>,
+    store?: MemoryStore,
+  ): Promise<{ info: SessionInfo; ctx: AgentContext }>;
 }
 
 /**
@@ -65,7 +76,14 @@ export async function withHarness<T>(
     const reviewed = await createReviewedKnowledge({ url: appUrl, now: clock.now });
     closers.push(() => reviewed.close());
     const openStore = async (extra: Partial<MemoryStoreOptions> = {}) => {
-      const store = await createMemoryStore({ url: memoryUrl, tokenSecret: TEST_SECRET, reviewed, now: clock.now, ...options, ...extra });
+      const store = await createMemoryStore({
+        url: memoryUrl,
+        tokenSecret: TEST_SECRET,
+        reviewed,
+        now: clock.now,
+        ...options,
+        ...extra,
+      });
       closers.push(() => store.close());
       return store;
     };
@@ -81,7 +99,11 @@ export async function withHarness<T>(
       store,
       openStore,
       async openPurger(opts = {}) {
-        const purger = await openPurger({ url: memoryUrl, purgeKey: opts.purgeKey ?? TEST_PURGE_KEY, now: opts.now ?? clock.now });
+        const purger = await openPurger({
+          url: memoryUrl,
+          purgeKey: opts.purgeKey ?? TEST_PURGE_KEY,
+          now: opts.now ?? clock.now,
+        });
         closers.push(() => purger.close());
         return purger;
       },
@@ -92,7 +114,13 @@ export async function withHarness<T>(
       },
       async session(input = {}, on = store) {
         runs++;
-        const info = await on.openSession({ ownerId: 'user:o', documentId: 'doc:d', runId: `run:${runs}`, pinnedRevision: 0, ...input });
+        const info = await on.openSession({
+          ownerId: 'user:o',
+          documentId: 'doc:d',
+          runId: `run:${runs}`,
+          pinnedRevision: 0,
+          ...input,
+        });
         return { info, ctx: { sessionId: info.id, author: `agent:run-${runs}` } };
       },
     };
@@ -121,8 +149,16 @@ export async function reasonOf(promise: Promise<unknown>): Promise<string> {
 }
 
 /** `count` add changes named `<kind>:<prefix>-<i>`. */
-export function adds(prefix: string, count: number, kind = 'lead'): Array<{ op: 'add'; name: string; text: string }> {
-  return Array.from({ length: count }, (_, i) => ({ op: 'add' as const, name: `${kind}:${prefix}-${i}`, text: `${prefix} ${i}` }));
+export function adds(
+  prefix: string,
+  count: number,
+  kind = 'lead',
+): Array<{ op: 'add'; name: string; text: string }> {
+  return Array.from({ length: count }, (_, i) => ({
+    op: 'add' as const,
+    name: `${kind}:${prefix}-${i}`,
+    text: `${prefix} ${i}`,
+  }));
 }
 
 /** The MemoryError a call was refused with; fails the test when the call succeeded. */

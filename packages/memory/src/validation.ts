@@ -9,7 +9,13 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what:
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const problems = result.error.issues.slice(0, 8).map((issue) => {
-    const path = issue.path.length === 0 ? what : issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
+    const path =
+      issue.path.length === 0
+        ? what
+        : issue.path
+            .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+            .join('')
+            .replace(/^\./, '');
     return `${path}: ${issue.message}`;
   });
   const more = result.error.issues.length > 8 ? ` (and ${result.error.issues.length - 8} more)` : '';

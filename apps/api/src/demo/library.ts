@@ -60,7 +60,8 @@ export const DEMO_DOCUMENTS: DemoDocument[] = [
     ownerId: 'user-ada',
     title: 'Aerial and in-water survey methods for coral cover',
     authors: ['S. Haddad'],
-    abstract: 'A comparison of aerial bleaching scores with in-water transects, and how to calibrate one against the other.',
+    abstract:
+      'A comparison of aerial bleaching scores with in-water transects, and how to calibrate one against the other.',
     text: [
       'Aerial surveys score bleaching in five categories from a light aircraft flying at 150 metres.',
       'In-water transects record the cover of each coral growth form along 50-metre tapes at two depths.',
@@ -72,7 +73,8 @@ export const DEMO_DOCUMENTS: DemoDocument[] = [
     ownerId: 'user-grace',
     title: 'Seagrass meadows as carbon sinks',
     authors: ['P. Alvarez', 'K. Lindqvist'],
-    abstract: 'How much carbon seagrass sediments store, how long they keep it, and what happens when meadows are lost.',
+    abstract:
+      'How much carbon seagrass sediments store, how long they keep it, and what happens when meadows are lost.',
     published: true,
     text: [
       'Seagrass meadows cover less than 0.2 percent of the ocean floor yet bury a tenth of the organic carbon that reaches marine sediments each year.',

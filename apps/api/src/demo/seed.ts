@@ -40,7 +40,13 @@ export async function seedDemo(deps: AppDeps): Promise<{ documents: number; runI
   const research = getPack('research');
   await installProfile(
     app,
-    { documentId: REEF_DOCUMENT_ID, profile: research.name, version: research.version, digest: research.digest, installedBy: 'user-ada' },
+    {
+      documentId: REEF_DOCUMENT_ID,
+      profile: research.name,
+      version: research.version,
+      digest: research.digest,
+      installedBy: 'user-ada',
+    },
     now(),
   );
   await decideReview(deps, 'user-ada', {
@@ -88,9 +94,13 @@ export async function seedDemo(deps: AppDeps): Promise<{ documents: number; runI
     pinnedRevision: await deps.reviewed.latestRevision(REEF_DOCUMENT_ID),
   });
   const agent: AgentContext = { sessionId, author: `agent:${runId}` };
-  const say = (role: 'you' | 'agent', text: string) => insertMessage(app, runId, { role, text, at: now().toISOString() });
+  const say = (role: 'you' | 'agent', text: string) =>
+    insertMessage(app, runId, { role, text, at: now().toISOString() });
 
-  await say('you', 'Does the 2016 survey support the bleaching threshold we reviewed? Check what the data can and cannot show.');
+  await say(
+    'you',
+    'Does the 2016 survey support the bleaching threshold we reviewed? Check what the data can and cannot show.',
+  );
   const first: Change[] = [
     {
       op: 'add',
@@ -105,7 +115,10 @@ export async function seedDemo(deps: AppDeps): Promise<{ documents: number; runI
     },
   ];
   const r1 = await deps.store.remember(agent, { basedOn: 0, requestId: 'demo-1', changes: first });
-  await say('agent', 'Two notes so far: the survey lacks a methods section, and the 2014 temperature dataset is ruled out for the southern sites.');
+  await say(
+    'agent',
+    'Two notes so far: the survey lacks a methods section, and the 2014 temperature dataset is ruled out for the southern sites.',
+  );
   const second: Change[] = [
     {
       op: 'add',

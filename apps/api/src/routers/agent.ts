@@ -25,7 +25,8 @@ import type { AgentCaller } from '../trpc.ts';
 /** A live run whose document exists and is still its owner's (read with the run, on this call). */
 function liveRun({ run, document: doc }: AgentCaller): Record<never, never> {
   if (!doc || doc.removedAt !== null) throw notFound("This run's document");
-  if (doc.ownerId !== run.ownerId) throw forbidden("This run's document no longer belongs to the run's owner.");
+  if (doc.ownerId !== run.ownerId)
+    throw forbidden("This run's document no longer belongs to the run's owner.");
   if (run.status !== 'live') throw forbidden('This run has finished; its token no longer opens the tools.');
   return {};
 }
@@ -67,19 +68,33 @@ export const agentRouter = {
     if (s.state !== 'open') throw sessionClosed(s.state);
     const preload = await ctx.deps.store.preload(ctx.agent);
     return {
-      session: { id: s.id, version: s.version, pinnedRevision: s.pinnedRevision, startedAt: s.startedAt, expiresAt: s.expiresAt },
+      session: {
+        id: s.id,
+        version: s.version,
+        pinnedRevision: s.pinnedRevision,
+        startedAt: s.startedAt,
+        expiresAt: s.expiresAt,
+      },
       tools: toolDescriptors(),
       preload,
     };
   }),
 
-  remember: memoryProcedure.input(rememberInputSchema).mutation(({ ctx, input }) => ctx.deps.store.remember(ctx.agent, input)),
+  remember: memoryProcedure
+    .input(rememberInputSchema)
+    .mutation(({ ctx, input }) => ctx.deps.store.remember(ctx.agent, input)),
 
-  query: memoryProcedure.input(queryInputSchema).query(({ ctx, input }) => ctx.deps.store.query(ctx.agent, input)),
+  query: memoryProcedure
+    .input(queryInputSchema)
+    .query(({ ctx, input }) => ctx.deps.store.query(ctx.agent, input)),
 
-  read: memoryProcedure.input(readInputSchema).query(({ ctx, input }) => ctx.deps.store.read(ctx.agent, input)),
+  read: memoryProcedure
+    .input(readInputSchema)
+    .query(({ ctx, input }) => ctx.deps.store.read(ctx.agent, input)),
 
-  explain: memoryProcedure.input(explainInputSchema).query(({ ctx, input }) => ctx.deps.store.explain(ctx.agent, input)),
+  explain: memoryProcedure
+    .input(explainInputSchema)
+    .query(({ ctx, input }) => ctx.deps.store.explain(ctx.agent, input)),
 
   /**
    * Fuzzy recall (SPEC §5) with RECALL_MODE: `shadow` (default) computes and records the result
@@ -108,11 +123,9 @@ export const agentRouter = {
   }),
 
   /** The agent's reply in the run transcript. Not a memory tool: staged runs may talk too. */
-  say: runProcedure
-    .input(sayInputSchema)
-    .mutation(async ({ ctx, input }) => {
-      const at = ctx.deps.now().toISOString();
-      await insertMessage(ctx.deps.app, ctx.run.id, { role: 'agent', text: input.text, at });
-      return { at };
-    }),
+  say: runProcedure.input(sayInputSchema).mutation(async ({ ctx, input }) => {
+    const at = ctx.deps.now().toISOString();
+    await insertMessage(ctx.deps.app, ctx.run.id, { role: 'agent', text: input.text, at });
+    return { at };
+  }),
 } satisfies TRPCRouterRecord;

@@ -18,12 +18,22 @@ import { ownerProcedure, publicProcedure } from '../trpc.ts';
 function sessionCookie(value: string, maxAgeSeconds: number, secure: boolean): string {
   // HttpOnly: scripts never see the token. SameSite=Lax: no cookie on cross-site POSTs, which is
   // what keeps a tRPC mutation from being triggered by another site's form.
-  return stringifySetCookie({ name: SESSION_COOKIE, value, path: '/', httpOnly: true, sameSite: 'lax', maxAge: maxAgeSeconds, secure });
+  return stringifySetCookie({
+    name: SESSION_COOKIE,
+    value,
+    path: '/',
+    httpOnly: true,
+    sameSite: 'lax',
+    maxAge: maxAgeSeconds,
+    secure,
+  });
 }
 
 export const authRouter = {
   /** The demo owners to sign in as; empty when DEMO is off. */
-  demoUsers: publicProcedure.query(async ({ ctx }) => (ctx.deps.config.demo ? listDemoUsers(ctx.deps.app) : [])),
+  demoUsers: publicProcedure.query(async ({ ctx }) =>
+    ctx.deps.config.demo ? listDemoUsers(ctx.deps.app) : [],
+  ),
 
   /** Demo sign-in: only with DEMO on and only as a demo user. Sets the session cookie too. */
   login: publicProcedure.input(ownerInputs['auth.login']).mutation(async ({ ctx, input }) => {
@@ -58,7 +68,8 @@ export const authRouter = {
   apiKeys: ownerProcedure.query(({ ctx }) => listApiKeys(ctx.deps.app, ctx.user.id)),
 
   revokeApiKey: ownerProcedure.input(ownerInputs['auth.revokeApiKey']).mutation(async ({ ctx, input }) => {
-    if (!(await revokeApiKey(ctx.deps.app, ctx.user.id, input.id, ctx.deps.now()))) throw notFound('The API key');
+    if (!(await revokeApiKey(ctx.deps.app, ctx.user.id, input.id, ctx.deps.now())))
+      throw notFound('The API key');
     return { id: input.id, revoked: true as const };
   }),
 } satisfies TRPCRouterRecord;

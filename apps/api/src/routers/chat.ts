@@ -28,53 +28,68 @@ export type TranscriptItem =
     };
 
 export const chatRouter = {
-  transcript: ownerProcedure.input(ownerInputs['chat.transcript']).query(async ({ ctx, input }): Promise<TranscriptItem[]> => {
-    const { deps } = ctx;
-    const run = await requireOwnedRun(deps, ctx.user.id, input.runId);
-    const items: TranscriptItem[] = (await listMessages(deps.app, run.id)).map((m) => ({ type: 'message', ...m }));
-    if (run.sessionId !== null) {
-      const s = await deps.store.getSession(run.sessionId);
-      if (s && (s.state === 'forgotten' || s.state === 'purged')) {
-        items.push({
-          type: 'memory',
-          action: 'remembered',
-          count: 0,
-          removed: 0,
-          names: [],
-          sessionId: s.id,
-          at: s.forgottenAt ?? s.purgedAt ?? s.expiresAt,
-          forgotten: true,
-        });
-      } else if (s) {
-        for (const e of await deps.store.log(s.id)) {
+  transcript: ownerProcedure
+    .input(ownerInputs['chat.transcript'])
+    .query(async ({ ctx, input }): Promise<TranscriptItem[]> => {
+      const { deps } = ctx;
+      const run = await requireOwnedRun(deps, ctx.user.id, input.runId);
+      const items: TranscriptItem[] = (await listMessages(deps.app, run.id)).map((m) => ({
+        type: 'message',
+        ...m,
+      }));
+      if (run.sessionId !== null) {
+        const s = await deps.store.getSession(run.sessionId);
+        if (s && (s.state === 'forgotten' || s.state === 'purged')) {
           items.push({
             type: 'memory',
             action: 'remembered',
-            count: e.applied.length,
-            removed: e.applied.filter((a) => a.op === 'remove').length,
-            names: e.applied.map((a) => a.name),
+            count: 0,
+            removed: 0,
+            names: [],
             sessionId: s.id,
-            at: e.at,
-            forgotten: false,
+            at: s.forgottenAt ?? s.purgedAt ?? s.expiresAt,
+            forgotten: true,
           });
-        }
-        // Recall events hold counts only (no names in the application database, see migrations).
-        for (const r of await listRecallEvents(deps.app, run.id)) {
-          items.push({ type: 'memory', action: 'recalled', count: r.count, removed: 0, names: [], sessionId: s.id, at: r.at, forgotten: false });
+        } else if (s) {
+          for (const e of await deps.store.log(s.id)) {
+            items.push({
+              type: 'memory',
+              action: 'remembered',
+              count: e.applied.length,
+              removed: e.applied.filter((a) => a.op === 'remove').length,
+              names: e.applied.map((a) => a.name),
+              sessionId: s.id,
+              at: e.at,
+              forgotten: false,
+            });
+          }
+          // Recall events hold counts only (no names in the application database, see migrations).
+          for (const r of await listRecallEvents(deps.app, run.id)) {
+            items.push({
+              type: 'memory',
+              action: 'recalled',
+              count: r.count,
+              removed: 0,
+              names: [],
+              sessionId: s.id,
+              at: r.at,
+              forgotten: false,
+            });
+          }
         }
       }
-    }
-    // Stable sort: equal times keep messages before the cards they led to.
-    return items.map((item, i) => ({ item, i })).sort((a, b) => a.item.at.localeCompare(b.item.at) || a.i - b.i).map((x) => x.item);
-  }),
+      // Stable sort: equal times keep messages before the cards they led to.
+      return items
+        .map((item, i) => ({ item, i }))
+        .sort((a, b) => a.item.at.localeCompare(b.item.at) || a.i - b.i)
+        .map((x) => x.item);
+    }),
 
   /** The owner's message in the run transcript. */
-  say: ownerProcedure
-    .input(ownerInputs['chat.say'])
-    .mutation(async ({ ctx, input }) => {
-      const run = await requireOwnedRun(ctx.deps, ctx.user.id, input.runId);
-      const at = ctx.deps.now().toISOString();
-      await insertMessage(ctx.deps.app, run.id, { role: 'you', text: input.text, at });
-      return { at };
-    }),
+  say: ownerProcedure.input(ownerInputs['chat.say']).mutation(async ({ ctx, input }) => {
+    const run = await requireOwnedRun(ctx.deps, ctx.user.id, input.runId);
+    const at = ctx.deps.now().toISOString();
+    await insertMessage(ctx.deps.app, run.id, { role: 'you', text: input.text, at });
+    return { at };
+  }),
 } satisfies TRPCRouterRecord;

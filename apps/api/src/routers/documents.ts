@@ -15,7 +15,6 @@ import { requireOwnedDocument } from '../access.ts';
 import { invalidInput, notFound } from '../errors.ts';
 import { ownerOrApiKeyProcedure, ownerProcedure } from '../trpc.ts';
 
-
 export const documentsRouter = {
   /** Every document the caller may read: their own, shared with them, or published. */
   list: ownerOrApiKeyProcedure.query(async ({ ctx }) => {
@@ -64,7 +63,9 @@ export const documentsRouter = {
    */
   search: ownerOrApiKeyProcedure
     .input(ownerInputs['documents.search'])
-    .query(({ ctx, input }) => searchReadableDocuments(ctx.deps.app, ctx.deps.embeddings, ctx.user.id, input.query, input.limit ?? 10)),
+    .query(({ ctx, input }) =>
+      searchReadableDocuments(ctx.deps.app, ctx.deps.embeddings, ctx.user.id, input.query, input.limit ?? 10),
+    ),
 
   /** Lets another user read the document. Never exposes working memory or runs. */
   share: ownerProcedure.input(ownerInputs['documents.share']).mutation(async ({ ctx, input }) => {

@@ -49,10 +49,17 @@ export interface ReviewedRow {
   conflicts: PanelConflict[];
 }
 
-type Row = { source: 'note' | 'reviewed'; name: string; digest: string; links: Link[]; conflicts: PanelConflict[] };
+type Row = {
+  source: 'note' | 'reviewed';
+  name: string;
+  digest: string;
+  links: Link[];
+  conflicts: PanelConflict[];
+};
 
 function addConflict(row: Row, c: PanelConflict): void {
-  if (!row.conflicts.some((x) => x.source === c.source && x.name === c.name && x.reason === c.reason)) row.conflicts.push(c);
+  if (!row.conflicts.some((x) => x.source === c.source && x.name === c.name && x.reason === c.reason))
+    row.conflicts.push(c);
 }
 
 /**
@@ -74,7 +81,8 @@ export function markConflicts(notes: Row[], reviewed: Row[]): void {
       if (link.rel !== 'contradicts') continue;
       // A note's link resolves to the note first, then the reviewed record (as `read` does);
       // a reviewed record's link can only reach reviewed records.
-      const target = (from.source === 'note' ? notesByName.get(link.to) : undefined) ?? reviewedByName.get(link.to);
+      const target =
+        (from.source === 'note' ? notesByName.get(link.to) : undefined) ?? reviewedByName.get(link.to);
       if (!target || target === from) continue;
       addConflict(from, { source: target.source, name: target.name, reason: 'contradicts' });
       addConflict(target, { source: from.source, name: from.name, reason: 'contradicts' });
@@ -112,7 +120,11 @@ function noteRow(n: NoteView): WorkingNoteRow {
   };
 }
 
-function reviewedRow(r: ReviewedRecord, titles: Map<string, string | null>, names: Map<string, string>): ReviewedRow {
+function reviewedRow(
+  r: ReviewedRecord,
+  titles: Map<string, string | null>,
+  names: Map<string, string>,
+): ReviewedRow {
   return {
     kind: r.kind,
     name: r.name,
@@ -140,48 +152,65 @@ export const memoryRouter = {
    * working notes with content, the reviewed knowledge in view, and the document's sessions.
    * With no session yet, the reviewed knowledge a new session would see is shown.
    */
-  panel: ownerProcedure
-    .input(ownerInputs['memory.panel'])
-    .query(async ({ ctx, input }) => {
-      const { deps } = ctx;
-      await requireOwnedDocument(deps, ctx.user.id, input.documentId);
-      const sessions = await deps.store.listSessions(input.documentId);
-      const chosen = input.sessionId === undefined ? sessions[0] : sessions.find((s) => s.id === input.sessionId);
-      if (input.sessionId !== undefined && !chosen) throw notFound('The session');
-      let notes: NoteView[] = [];
-      let reviewed: ReviewedRecord[];
-      let recalls: RecallRecord[] = [];
-      if (chosen) {
-        [notes, reviewed, recalls] = await Promise.all([
-          deps.store.notes(chosen.id),
-          deps.store.reviewedInView(chosen.id),
-          deps.store.recentRecalls(chosen.id, 10),
-        ]);
-      } else {
-        const latest = await deps.reviewed.latestRevision(input.documentId);
-        reviewed = latest > 0 ? await deps.reviewed.recordsAt(input.documentId, latest) : [];
-      }
-      const [titles, names] = await Promise.all([sourceTitles(deps, reviewed), userNames(deps.app, reviewed.map((r) => r.reviewerId))]);
-      const workingNotes = notes.map(noteRow);
-      const reviewedInView = reviewed.map((r) => reviewedRow(r, titles, names));
-      // Wrappers share each row's `conflicts` array, so marking fills the rows themselves.
-      markConflicts(
-        workingNotes.map((n) => ({ source: 'note' as const, name: n.name, digest: n.digest, links: n.links, conflicts: n.conflicts })),
-        reviewedInView.map((r) => ({ source: 'reviewed' as const, name: r.name, digest: r.digest, links: r.links, conflicts: r.conflicts })),
-      );
-      return {
-        session: chosen ? toSessionView(chosen) : null,
-        sessions: sessions.map(toSessionView),
-        workingNotes,
-        reviewedInView,
-        /** The session's recent recalls (shadow: never shown to the agent): names, digests, scores — no query text. */
-        recentRecalls: recalls.map((r) => ({
-          at: r.at,
-          mode: r.mode,
-          results: r.results.map((h) => ({ name: h.name, digest: h.digest, score: h.score })),
-        })),
-      };
-    }),
+  panel: ownerProcedure.input(ownerInputs['memory.panel']).query(async ({ ctx, input }) => {
+    const { deps } = ctx;
+    await requireOwnedDocument(deps, ctx.user.id, input.documentId);
+    const sessions = await deps.store.listSessions(input.documentId);
+    const chosen =
+      input.sessionId === undefined ? sessions[0] : sessions.find((s) => s.id === input.sessionId);
+    if (input.sessionId !== undefined && !chosen) throw notFound('The session');
+    let notes: NoteView[] = [];
+    let reviewed: ReviewedRecord[];
+    let recalls: RecallRecord[] = [];
+    if (chosen) {
+      [notes, reviewed, recalls] = await Promise.all([
+        deps.store.notes(chosen.id),
+        deps.store.reviewedInView(chosen.id),
+        deps.store.recentRecalls(chosen.id, 10),
+      ]);
+    } else {
+      const latest = await deps.reviewed.latestRevision(input.documentId);
+      reviewed = latest > 0 ? await deps.reviewed.recordsAt(input.documentId, latest) : [];
+    }
+    const [titles, names] = await Promise.all([
+      sourceTitles(deps, reviewed),
+      userNames(
+        deps.app,
+        reviewed.map((r) => r.reviewerId),
+      ),
+    ]);
+    const workingNotes = notes.map(noteRow);
+    const reviewedInView = reviewed.map((r) => reviewedRow(r, titles, names));
+    // Wrappers share each row's `conflicts` array, so marking fills the rows themselves.
+    markConflicts(
+      workingNotes.map((n) => ({
+        source: 'note' as const,
+        name: n.name,
+        digest: n.digest,
+        links: n.links,
+        conflicts: n.conflicts,
+      })),
+      reviewedInView.map((r) => ({
+        source: 'reviewed' as const,
+        name: r.name,
+        digest: r.digest,
+        links: r.links,
+        conflicts: r.conflicts,
+      })),
+    );
+    return {
+      session: chosen ? toSessionView(chosen) : null,
+      sessions: sessions.map(toSessionView),
+      workingNotes,
+      reviewedInView,
+      /** The session's recent recalls (shadow: never shown to the agent): names, digests, scores — no query text. */
+      recentRecalls: recalls.map((r) => ({
+        at: r.at,
+        mode: r.mode,
+        results: r.results.map((h) => ({ name: h.name, digest: h.digest, score: h.score })),
+      })),
+    };
+  }),
 
   /** Forget now: notes, log and vectors go at once; a tombstone stays. Idempotent. */
   forget: ownerProcedure.input(ownerInputs['memory.forget']).mutation(async ({ ctx, input }) => {

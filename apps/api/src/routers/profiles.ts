@@ -15,7 +15,6 @@ import type { InstalledProfile } from '../data/profiles.ts';
 import { notFound } from '../errors.ts';
 import { ownerProcedure } from '../trpc.ts';
 
-
 /** How a pack stands on a document: null when it is not installed. */
 export interface InstalledState {
   version: string;
@@ -89,30 +88,28 @@ export const profilesRouter = {
     .query(({ input }): PackPreview => previewPack(shippedPack(input.name))),
 
   /** Installs a pack on the caller's document (idempotent; a newer release replaces the version on record). */
-  install: ownerProcedure
-    .input(ownerInputs['profiles.install'])
-    .mutation(async ({ ctx, input }) => {
-      await requireOwnedDocument(ctx.deps, ctx.user.id, input.documentId);
-      const pack = shippedPack(input.name);
-      const row = await installProfile(
-        ctx.deps.app,
-        {
-          documentId: input.documentId,
-          profile: pack.name,
-          version: pack.version,
-          digest: pack.digest,
-          installedBy: ctx.user.id,
-        },
-        ctx.deps.now(),
-      );
-      return {
-        documentId: row.documentId,
-        name: row.profile,
-        version: row.version,
-        digest: row.digest,
-        installedAt: row.installedAt,
-      };
-    }),
+  install: ownerProcedure.input(ownerInputs['profiles.install']).mutation(async ({ ctx, input }) => {
+    await requireOwnedDocument(ctx.deps, ctx.user.id, input.documentId);
+    const pack = shippedPack(input.name);
+    const row = await installProfile(
+      ctx.deps.app,
+      {
+        documentId: input.documentId,
+        profile: pack.name,
+        version: pack.version,
+        digest: pack.digest,
+        installedBy: ctx.user.id,
+      },
+      ctx.deps.now(),
+    );
+    return {
+      documentId: row.documentId,
+      name: row.profile,
+      version: row.version,
+      digest: row.digest,
+      installedAt: row.installedAt,
+    };
+  }),
 
   /**
    * The packs installed on the caller's document, with the kinds of the installed release (the

@@ -68,7 +68,9 @@ export async function startTestServer(
   // TEST_DATABASES=sqld: both databases on fresh libSQL servers instead of files in `dir`
   // (npm test runs this suite a second time that way).
   const servers: Sqld[] =
-    process.env.TEST_DATABASES === 'sqld' && !overrides.sameDataAs ? await Promise.all([startSqld(), startSqld()]) : [];
+    process.env.TEST_DATABASES === 'sqld' && !overrides.sameDataAs
+      ? await Promise.all([startSqld(), startSqld()])
+      : [];
   const urls = overrides.sameDataAs
     ? { MEMORY_DATABASE_URL: overrides.sameDataAs.memoryUrl, APP_DATABASE_URL: overrides.sameDataAs.appUrl }
     : servers.length

@@ -180,9 +180,7 @@ function FieldInput({
   } else {
     const listId = spec.type === 'ref' ? `${id}-names` : undefined;
     const suggestions =
-      spec.type === 'ref'
-        ? knownNames.filter((n) => spec.kinds.includes(n.slice(0, n.indexOf(':'))))
-        : [];
+      spec.type === 'ref' ? knownNames.filter((n) => spec.kinds.includes(n.slice(0, n.indexOf(':')))) : [];
     control = (
       <>
         <input

@@ -69,16 +69,12 @@ function Workbench({
       <Dialog.Content className={form.outcome ? 'dialog' : 'dialog wide'}>
         <Dialog.Title>{`Propose for review: ${note.name}`}</Dialog.Title>
         {form.outcome ? (
-          <Recorded
-            outcome={form.outcome}
-            documentId={documentId}
-            pinnedRevision={session.pinnedRevision}
-          />
+          <Recorded outcome={form.outcome} documentId={documentId} pinnedRevision={session.pinnedRevision} />
         ) : (
           <>
             <Dialog.Description className="small muted">
-              A reviewed record needs a kind of an installed profile with valid fields, a passage of a
-              library document, and your decision. The note itself is never evidence.
+              A reviewed record needs a kind of an installed profile with valid fields, a passage of a library
+              document, and your decision. The note itself is never evidence.
             </Dialog.Description>
             <form className="workbench" onSubmit={submit} noValidate>
               <RecordInputs form={form} knownNames={knownNames} />

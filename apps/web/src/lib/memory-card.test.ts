@@ -14,7 +14,11 @@ describe('memoryCardHeadline', () => {
   });
 
   it('names both parts of a mixed call', () => {
-    expect(memoryCardHeadline({ action: 'remembered', count: 3, removed: 1 })).toBe('Remembered 2 notes · removed 1');
-    expect(memoryCardHeadline({ action: 'remembered', count: 2, removed: 1 })).toBe('Remembered 1 note · removed 1');
+    expect(memoryCardHeadline({ action: 'remembered', count: 3, removed: 1 })).toBe(
+      'Remembered 2 notes · removed 1',
+    );
+    expect(memoryCardHeadline({ action: 'remembered', count: 2, removed: 1 })).toBe(
+      'Remembered 1 note · removed 1',
+    );
   });
 });

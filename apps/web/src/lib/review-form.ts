@@ -36,8 +36,7 @@ const SCALAR = new Set([
 export const isScalar = (spec: CodecSpec): boolean => SCALAR.has(spec.type);
 
 /** A list edited one item per line (scalar items), else as JSON. */
-export const listByLines = (spec: CodecSpec): boolean =>
-  spec.type === 'list' && isScalar(spec.of);
+export const listByLines = (spec: CodecSpec): boolean => spec.type === 'list' && isScalar(spec.of);
 
 /** Field names that read as "the record's statement", best first. */
 const TEXT_FIELD_PREFERENCE = [

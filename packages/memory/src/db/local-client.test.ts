@@ -31,7 +31,8 @@ const CLIENTS: Array<[string, (path: string) => Promise<Client>]> = [
   ['WorkerClient (database thread)', (path) => WorkerClient.open(`file:${path}`)],
   [
     'ShortcutClient (database thread, idle calls on the event loop)',
-    async (path) => new ShortcutClient(await WorkerClient.open(`file:${path}`), new LocalClient(`file:${path}`)),
+    async (path) =>
+      new ShortcutClient(await WorkerClient.open(`file:${path}`), new LocalClient(`file:${path}`)),
   ],
 ];
 
@@ -245,7 +246,8 @@ describe('ShortcutClient', () => {
   it('runs a call that finds the thread idle on the event loop, and overlapping calls on the thread', async () => {
     const client = await openShortcut('shortcut.db');
     await client.batch(SETUP, 'write');
-    for (let i = 0; i < 5; i++) await client.execute({ sql: 'INSERT INTO t (s, n) VALUES (?, ?)', args: [`a${i}`, i] });
+    for (let i = 0; i < 5; i++)
+      await client.execute({ sql: 'INSERT INTO t (s, n) VALUES (?, ?)', args: [`a${i}`, i] });
     expect(client.stats).toEqual({ near: 6, thread: 0 });
 
     // A group goes to the thread; what arrives while it is there follows it, in order.
@@ -260,7 +262,10 @@ describe('ShortcutClient', () => {
     // Each connection sees what the other committed.
     expect((await client.execute('SELECT count(*) AS c FROM t')).rows[0]!.c).toBe(7);
     expect(client.stats.near).toBe(7);
-    const refused = client.batch([{ sql: 'INSERT INTO t (s, n) VALUES (?, ?)', args: ['dup', 101] }], 'write');
+    const refused = client.batch(
+      [{ sql: 'INSERT INTO t (s, n) VALUES (?, ?)', args: ['dup', 101] }],
+      'write',
+    );
     await expect(refused).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT' });
   });
 

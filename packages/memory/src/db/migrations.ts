@@ -34,9 +34,7 @@ export interface DerivedMigration {
 
 /** A migration: its statements, a named list of statements (the name is kept on record), or derived tables. */
 export type Migration =
-  | readonly string[]
-  | { readonly name: string; readonly statements: readonly string[] }
-  | DerivedMigration;
+  readonly string[] | { readonly name: string; readonly statements: readonly string[] } | DerivedMigration;
 
 const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS _migrations (
   namespace TEXT NOT NULL,
@@ -126,10 +124,18 @@ async function applyDerived(
     const statements: InStatement[] = [
       // Replaces exactly the record just read: if another process rebuilt meanwhile, nothing is
       // deleted, the insert fails on the primary key and the batch runs no DDL.
-      { sql: 'DELETE FROM _migrations WHERE namespace = ? AND id = ? AND name IS ?', args: [namespace, id, found ?? null] },
+      {
+        sql: 'DELETE FROM _migrations WHERE namespace = ? AND id = ? AND name IS ?',
+        args: [namespace, id, found ?? null],
+      },
       { sql: RECORD, args: [namespace, id, name, now().toISOString()] },
       ...(later.length > 0
-        ? [{ sql: 'DELETE FROM _migrations WHERE namespace = ? AND id IN (SELECT value FROM json_each(?))', args: [namespace, JSON.stringify(later)] }]
+        ? [
+            {
+              sql: 'DELETE FROM _migrations WHERE namespace = ? AND id IN (SELECT value FROM json_each(?))',
+              args: [namespace, JSON.stringify(later)],
+            },
+          ]
         : []),
       // Tables found with no record were made before they were recorded, in a shape nobody noted:
       // they are dropped too (they are a copy, and their owner refills them).
@@ -147,12 +153,17 @@ async function applyDerived(
 }
 
 function failed(namespace: string, id: number, name: string | null, cause: unknown): MemoryError {
-  return new MemoryError('integrity', `migration ${namespace} #${id}${name ? ` (${name})` : ''} failed`, { cause });
+  return new MemoryError('integrity', `migration ${namespace} #${id}${name ? ` (${name})` : ''} failed`, {
+    cause,
+  });
 }
 
 /** The record of one migration: its name (null when unnamed), or undefined when not applied. */
 async function recorded(client: Client, namespace: string, id: number): Promise<string | null | undefined> {
-  const rs = await client.execute({ sql: 'SELECT name FROM _migrations WHERE namespace = ? AND id = ?', args: [namespace, id] });
+  const rs = await client.execute({
+    sql: 'SELECT name FROM _migrations WHERE namespace = ? AND id = ?',
+    args: [namespace, id],
+  });
   const row = rs.rows[0];
   return row === undefined ? undefined : typeof row.name === 'string' ? row.name : null;
 }

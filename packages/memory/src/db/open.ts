@@ -80,12 +80,17 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Client
     return createClient(config);
   }
   const synchronous = options.synchronous ?? 'FULL';
-  if (synchronous !== 'FULL' && synchronous !== 'NORMAL') throw new RangeError(`synchronous must be FULL or NORMAL, not ${String(synchronous)}`);
+  if (synchronous !== 'FULL' && synchronous !== 'NORMAL')
+    throw new RangeError(`synchronous must be FULL or NORMAL, not ${String(synchronous)}`);
   const pragmas = EMBEDDED_PRAGMAS.map((p) =>
     p.startsWith('PRAGMA synchronous') ? `PRAGMA synchronous = ${synchronous}` : p,
   );
-  if (options.thread !== 'worker') return withPragmas(new LocalClient(options.url, { timeoutMs: BUSY_TIMEOUT_MS }), pragmas);
-  const thread = await withPragmas(await WorkerClient.open(options.url, { timeoutMs: BUSY_TIMEOUT_MS }), pragmas);
+  if (options.thread !== 'worker')
+    return withPragmas(new LocalClient(options.url, { timeoutMs: BUSY_TIMEOUT_MS }), pragmas);
+  const thread = await withPragmas(
+    await WorkerClient.open(options.url, { timeoutMs: BUSY_TIMEOUT_MS }),
+    pragmas,
+  );
   // An in-memory database exists once per connection: it cannot have a second one.
   if (options.url.includes(':memory:')) return thread;
   try {

@@ -208,14 +208,18 @@ describe('cloud embedding adapter (OpenAI-compatible)', () => {
       // The top of the jitter range: steps of 60 s and more, each capped at 100 ms.
       random.mockReturnValue(0.999);
       let started = Date.now();
-      const err = await failure(adapterFor(server, { retries: 2, backoffBaseMs: 60_000, backoffMaxMs: 100 }).embed(['x']));
+      const err = await failure(
+        adapterFor(server, { retries: 2, backoffBaseMs: 60_000, backoffMaxMs: 100 }).embed(['x']),
+      );
       expect(err.attempts).toBe(3);
       expect(Date.now() - started).toBeGreaterThanOrEqual(190);
       expect(Date.now() - started).toBeLessThan(5_000);
       // The bottom of the range is no wait at all: full jitter, not "the step to twice the step".
       random.mockReturnValue(0);
       started = Date.now();
-      await failure(adapterFor(server, { retries: 2, backoffBaseMs: 60_000, backoffMaxMs: 60_000 }).embed(['x']));
+      await failure(
+        adapterFor(server, { retries: 2, backoffBaseMs: 60_000, backoffMaxMs: 60_000 }).embed(['x']),
+      );
       expect(Date.now() - started).toBeLessThan(5_000);
       expect(server.requests).toHaveLength(6);
     } finally {

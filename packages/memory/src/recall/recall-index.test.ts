@@ -445,7 +445,9 @@ describe('recall index on libSQL', () => {
   it('records its migrations under `recall`: opening again applies nothing', async () => {
     const recorded = async () =>
       (
-        await client.execute("SELECT id, name, applied_at FROM _migrations WHERE namespace = 'recall' ORDER BY id")
+        await client.execute(
+          "SELECT id, name, applied_at FROM _migrations WHERE namespace = 'recall' ORDER BY id",
+        )
       ).rows.map((r) => [r.id, r.name, r.applied_at]);
     const at = new Date(Date.UTC(2026, 0, 1));
     await open({ now: () => at }).init();
@@ -463,7 +465,10 @@ describe('recall index on libSQL', () => {
     expect((await recorded()).map(([id, name]) => [id, name])).toEqual([
       [1, '001_recall_events'],
       [2, '002_note_vectors (F32_BLOB(64))'],
-      [3, `003_note_vectors_ann (libsql_vector_idx(metric=cosine, compress_neighbors=float8, max_neighbors=32))`],
+      [
+        3,
+        `003_note_vectors_ann (libsql_vector_idx(metric=cosine, compress_neighbors=float8, max_neighbors=32))`,
+      ],
     ]);
     expect(await applyRecallSchema(client, { dimensions: 64, vectorIndex: true })).toEqual({ applied: [] });
   });
@@ -493,13 +498,24 @@ describe('recall index on libSQL', () => {
     const ix = open();
     // The recall log is kept; the vectors are a copy made in a shape nobody recorded: rebuilt.
     expect(await ix.recentRecalls('s1')).toEqual([
-      { at: '2025-12-31T00:00:00.000Z', queryDigest: 'abc', mode: 'live', model: 'local-hash-v1:64', results: [] },
+      {
+        at: '2025-12-31T00:00:00.000Z',
+        queryDigest: 'abc',
+        mode: 'live',
+        model: 'local-hash-v1:64',
+        results: [],
+      },
     ]);
     expect(await ix.status('s1', digestsOf(NOTES))).toMatchObject({ indexed: 0, missing: 5 });
     expect(await ix.catchUp('s1', NOTES)).toEqual({ indexed: 5, removed: 0 });
-    const hits = await ix.search('s1', 'coral bleaching 2016', { currentDigests: digestsOf(NOTES), limit: 1 });
+    const hits = await ix.search('s1', 'coral bleaching 2016', {
+      currentDigests: digestsOf(NOTES),
+      limit: 1,
+    });
     expect(hits.map((h) => h.name)).toEqual(['finding:bleaching-2016']);
-    const recorded = await client.execute("SELECT id FROM _migrations WHERE namespace = 'recall' ORDER BY id");
+    const recorded = await client.execute(
+      "SELECT id FROM _migrations WHERE namespace = 'recall' ORDER BY id",
+    );
     expect(recorded.rows.map((r) => r.id)).toEqual([1, 2]);
   });
 });

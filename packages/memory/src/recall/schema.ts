@@ -97,7 +97,9 @@ export async function applyRecallSchema(
 ): Promise<{ applied: number[] }> {
   if (!Number.isInteger(settings.dimensions) || settings.dimensions < 1) {
     // Interpolated into the DDL: only a positive integer may get there.
-    throw new RangeError(`recall: the adapter's dimensions must be a positive integer, not ${String(settings.dimensions)}`);
+    throw new RangeError(
+      `recall: the adapter's dimensions must be a positive integer, not ${String(settings.dimensions)}`,
+    );
   }
   return applyMigrations(client, RECALL_NAMESPACE, RECALL_MIGRATIONS, now, settings);
 }

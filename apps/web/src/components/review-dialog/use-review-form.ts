@@ -17,7 +17,17 @@ export interface KindOption {
 }
 
 /** Inputs with a place of their own for the server's messages; the rest go in the alert. */
-const PLACED = ['profile', 'kind', 'fields', 'name', 'text', 'sourceDocumentId', 'passage', 'decision', 'comment'];
+const PLACED = [
+  'profile',
+  'kind',
+  'fields',
+  'name',
+  'text',
+  'sourceDocumentId',
+  'passage',
+  'decision',
+  'comment',
+];
 
 const under = (path: string, prefix: string): boolean => path === prefix || path.startsWith(`${prefix}.`);
 
