@@ -55,7 +55,7 @@ interface Fixture {
 interface Row {
   procedure: string;
   kind: 'query' | 'mutation';
-  input?: (p: Principal, fx: Fixture) => unknown | Promise<unknown>;
+  input?: (p: Principal, fx: Fixture) => unknown;
   expect: Record<Principal, Outcome>;
   /** Overrides the reason for a cell whose refusal has a more specific one. */
   reasons?: Partial<Record<Principal, string>>;

@@ -73,13 +73,11 @@ describe('with the default TTL', () => {
     for (const call of [
       () => s.client(off.runToken).agent.load.query(),
       () =>
-        s
-          .client(off.runToken)
-          .agent.remember.mutate({
-            basedOn: 0,
-            requestId: 'x',
-            changes: [{ op: 'add', name: 'lead:a', text: 'a' }],
-          }),
+        s.client(off.runToken).agent.remember.mutate({
+          basedOn: 0,
+          requestId: 'x',
+          changes: [{ op: 'add', name: 'lead:a', text: 'a' }],
+        }),
       () => s.client(off.runToken).agent.recall.query({ text: 'a' }),
     ]) {
       const e = await errorOf(call());
@@ -112,25 +110,21 @@ describe('with the default TTL', () => {
   it('a removed document’s run loses its tools on the next call, and its session is forgotten', async () => {
     const c = s.client(ada);
     const run = await c.runs.accept.mutate({ documentId: 'doc-survey-methods', mode: 'chat' });
-    await s
-      .client(run.runToken)
-      .agent.remember.mutate({
-        basedOn: 0,
-        requestId: 'a',
-        changes: [{ op: 'add', name: 'lead:a', text: 'a' }],
-      });
+    await s.client(run.runToken).agent.remember.mutate({
+      basedOn: 0,
+      requestId: 'a',
+      changes: [{ op: 'add', name: 'lead:a', text: 'a' }],
+    });
     const removed = await c.documents.remove.mutate({ documentId: 'doc-survey-methods' });
     expect(removed.forgottenSessions).toBe(1);
     for (const call of [
       () => s.client(run.runToken).agent.load.query(),
       () =>
-        s
-          .client(run.runToken)
-          .agent.remember.mutate({
-            basedOn: 1,
-            requestId: 'b',
-            changes: [{ op: 'add', name: 'lead:b', text: 'b' }],
-          }),
+        s.client(run.runToken).agent.remember.mutate({
+          basedOn: 1,
+          requestId: 'b',
+          changes: [{ op: 'add', name: 'lead:b', text: 'b' }],
+        }),
       () => s.client(run.runToken).agent.read.query({ name: 'lead:a' }),
       () => s.client(run.runToken).agent.say.mutate({ text: 'x' }),
     ]) {
@@ -312,13 +306,11 @@ describe('with the default TTL', () => {
   it('reads a body with or without a Content-Length the same way, and refuses an oversized one either way', async () => {
     const run = await s.client(ada).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'chat' });
     const token = run.runToken;
-    await s
-      .client(token)
-      .agent.remember.mutate({
-        basedOn: 0,
-        requestId: 'a',
-        changes: [{ op: 'add', name: 'lead:a', text: 'a' }],
-      });
+    await s.client(token).agent.remember.mutate({
+      basedOn: 0,
+      requestId: 'a',
+      changes: [{ op: 'add', name: 'lead:a', text: 'a' }],
+    });
     // The same call streamed without a Content-Length (chunked): tRPC's own reader, same answer.
     const chunked = await fetch(`${s.url}/trpc/agent.remember`, {
       method: 'POST',
@@ -333,7 +325,7 @@ describe('with the default TTL', () => {
         },
       }),
       duplex: 'half',
-    } as RequestInit);
+    });
     expect(chunked.status).toBe(200);
     expect(((await chunked.json()) as Json).result.data).toMatchObject({ version: 2 });
     // …and too large while streamed: 413 as well.
@@ -347,7 +339,7 @@ describe('with the default TTL', () => {
         },
       }),
       duplex: 'half',
-    } as RequestInit).catch(() => null);
+    }).catch(() => null);
     // The server may cut the upload off before the client finishes; if it answered, it said 413.
     if (hugeChunked) expect(hugeChunked.status).toBe(413);
   });
@@ -473,13 +465,11 @@ describe('on an injected clock', () => {
     expect(r.error?.data).toMatchObject({ code: 'PRECONDITION_FAILED', reason: 'runs_closed' });
     expect(r.error?.message).toMatch(/ACCEPT_RUNS_UNTIL/);
     t += 60_000;
-    const w = await s
-      .client(before.runToken)
-      .agent.remember.mutate({
-        basedOn: 0,
-        requestId: 'a',
-        changes: [{ op: 'add', name: 'lead:after-cutoff', text: 'still fine' }],
-      });
+    const w = await s.client(before.runToken).agent.remember.mutate({
+      basedOn: 0,
+      requestId: 'a',
+      changes: [{ op: 'add', name: 'lead:after-cutoff', text: 'still fine' }],
+    });
     expect(w.version).toBe(1);
   });
 

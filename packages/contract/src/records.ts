@@ -79,13 +79,13 @@ function notJson(value: unknown): { path: Array<string | number>; message: strin
       if (!Number.isFinite(v)) return { path: pathOf(node), message: 'expected a finite number' };
       continue;
     }
-    const proto = typeof v === 'object' ? Object.getPrototypeOf(v) : undefined;
+    const proto: unknown = typeof v === 'object' ? Object.getPrototypeOf(v) : undefined;
     if (!Array.isArray(v) && proto !== Object.prototype && proto !== null) {
       const got =
         v === undefined
           ? 'undefined'
           : typeof v === 'object'
-            ? (proto?.constructor?.name ?? 'an object')
+            ? ((proto as { constructor?: { name?: string } } | null)?.constructor?.name ?? 'an object')
             : typeof v;
       return {
         path: pathOf(node),

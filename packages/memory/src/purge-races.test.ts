@@ -303,7 +303,7 @@ describe('purge races', () => {
               expect(JSON.stringify(e)).toBe(c.expected[row]);
               seenOutcomes.set('ok', (seenOutcomes.get('ok') ?? 0) + 1);
             } catch (err) {
-              const r = (await outcome(Promise.reject(err))) as string;
+              const r = await outcome(Promise.reject(err instanceof Error ? err : new Error(String(err))));
               expect(r).toBe('session_closed');
               seenOutcomes.set(r, (seenOutcomes.get(r) ?? 0) + 1);
             }

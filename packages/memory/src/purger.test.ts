@@ -1,5 +1,5 @@
 import { createClient } from '@libsql/client';
-import type { Client, InStatement } from '@libsql/client';
+import type { InStatement } from '@libsql/client';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from './db/index.ts';
 import { purgePass } from './purger.ts';
@@ -155,7 +155,7 @@ describe('purge worker', () => {
           }
           return Reflect.get(target, prop, receiver) as unknown;
         },
-      }) as Client;
+      });
       try {
         const report = await purgePass(spy, h.memoryUrl, h.clock.now, {
           chunkSize: 7,

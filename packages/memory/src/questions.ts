@@ -154,7 +154,7 @@ async function notesAsOf(ctx: StoreContext, at: AsOf, names: Iterable<string>): 
     args: [JSON.stringify(list), at.sessionId, at.version],
   });
   for (const r of rs.rows) {
-    const note = toNoteAt(r as unknown as Record<string, unknown>);
+    const note = toNoteAt(r);
     if (note.op !== 'remove') out.set(note.name, note);
   }
   return out;

@@ -87,12 +87,10 @@ describe('read', () => {
       const { ctx } = await h.session();
       await h.store.remember(ctx, { basedOn: 0, requestId: '1', changes: adds('x', 2) });
       // Corrupt a stored note behind the store's back (the projection table has no update guard).
-      await h
-        .raw()
-        .execute({
-          sql: `UPDATE notes SET text = 'tampered' WHERE session_id = ? AND name = 'lead:x-0'`,
-          args: [ctx.sessionId],
-        });
+      await h.raw().execute({
+        sql: `UPDATE notes SET text = 'tampered' WHERE session_id = ? AND name = 'lead:x-0'`,
+        args: [ctx.sessionId],
+      });
       const error = await failure(h.store.read(ctx, { name: 'lead:x-0' }));
       expect(error.reason).toBe('integrity');
       expect(error.message).toMatch(/lead:x-0 failed its integrity check/);

@@ -107,10 +107,12 @@ export function canonicalData(data: JsonValue | null | undefined, field = 'data'
 /** Reads `data` back from its stored canonical JSON (NULL → null). */
 export function parseStoredData(json: unknown): JsonValue | null {
   if (json === null || json === undefined) return null;
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a TEXT cell
   return JSON.parse(String(json)) as JsonValue;
 }
 
 export function parseStoredLinks(json: unknown): Link[] {
   if (json === null || json === undefined || json === '') return [];
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a TEXT cell
   return JSON.parse(String(json)) as Link[];
 }

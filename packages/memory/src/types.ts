@@ -5,7 +5,7 @@
  * tRPC without a transformer. The API builds against these types; the store implements them.
  */
 
-import type { Change, ErrorReason, JsonValue, Link, QueryRow, Question } from '@sponge/contract';
+import type { Change, JsonValue, Link, QueryRow, Question } from '@sponge/contract';
 import type { EmbeddingAdapter } from './recall/adapter.ts';
 
 // The record vocabulary, question menu and error reasons are the shared contract's; the store

@@ -241,9 +241,7 @@ async function dumpDatabase(path: string): Promise<Record<string, string>> {
       if (!rs) continue;
       const rows = rs.rows.map((r) =>
         JSON.stringify(
-          rs.columns.map((c) =>
-            r[c] instanceof ArrayBuffer ? Buffer.from(r[c] as ArrayBuffer).toString('base64') : r[c],
-          ),
+          rs.columns.map((c) => (r[c] instanceof ArrayBuffer ? Buffer.from(r[c]).toString('base64') : r[c])),
         ),
       );
       rows.sort();

@@ -157,7 +157,7 @@ export async function errorOf(
   try {
     await p;
   } catch (e) {
-    if (e instanceof TRPCClientError) return { ...(e.data as Json), message: e.message };
+    if (e instanceof TRPCClientError) return { ...e.data, message: e.message };
     throw e;
   }
   throw new Error('expected the call to fail');

@@ -362,10 +362,11 @@ function valueFromSql(value: unknown): unknown {
     return Number(value);
   }
   if (value instanceof Buffer) {
+    const blob: Buffer = value;
     // As the stock client: the blob's own ArrayBuffer (copied only if the driver handed out a view into a larger one).
-    return value.byteOffset === 0 && value.byteLength === value.buffer.byteLength
-      ? value.buffer
-      : value.buffer.slice(value.byteOffset, value.byteOffset + value.byteLength);
+    return blob.byteOffset === 0 && blob.byteLength === blob.buffer.byteLength
+      ? blob.buffer
+      : blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength);
   }
   return value;
 }

@@ -108,7 +108,7 @@ describe('applyMigrations', () => {
     const clients = await Promise.all([open(url), open(url), open(url)]);
     const results = await Promise.all(clients.map((c) => applyMigrations(c, 'race', migrations)));
     expect(results.flatMap((r) => r.applied).sort()).toEqual([1, 2]);
-    expect((await clients[0]!.execute('SELECT count(*) AS n FROM a')).rows[0]?.n).toBe(1);
+    expect((await clients[0].execute('SELECT count(*) AS n FROM a')).rows[0]?.n).toBe(1);
   });
 });
 

@@ -242,7 +242,7 @@ export function validateRecord(pack: Pack, kind: string, fields: unknown): Recor
   // A pack that did not come from loadPack (a hand-built object) is checked once before use.
   const checked = checkedPacks.has(pack) ? pack : loadPack(pack);
   let byKind = kindChecks.get(pack);
-  if (!byKind) kindChecks.set(pack, (byKind = new Map()));
+  if (!byKind) kindChecks.set(pack, (byKind = new Map<string, ReturnType<typeof objectImpl>>()));
   let impl = byKind.get(kind);
   if (!impl) {
     const spec = Object.hasOwn(checked.kinds, kind) ? checked.kinds[kind] : undefined;

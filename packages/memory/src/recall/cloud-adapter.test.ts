@@ -367,7 +367,7 @@ describe('cloud embedding adapter (OpenAI-compatible)', () => {
       model: 'm',
       dimensions: 2,
       fetch: async (input) => {
-        calls.push(String(input));
+        calls.push(input instanceof Request ? input.url : input.toString());
         return new Response(JSON.stringify({ data: [{ index: 0, embedding: [0.6, 0.8] }] }), { status: 200 });
       },
     });

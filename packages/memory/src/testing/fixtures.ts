@@ -126,8 +126,8 @@ export async function rowsPerTable(db: Client, needle: string): Promise<Map<stri
 
 /** The store's stable error reason, whatever the error class is called. */
 export function reasonOf(err: unknown): string | undefined {
-  if (err && typeof err === 'object' && 'reason' in err) return String((err as { reason: unknown }).reason);
-  if (err && typeof err === 'object' && 'code' in err) return String((err as { code: unknown }).code);
+  if (err && typeof err === 'object' && 'reason' in err) return String(err.reason);
+  if (err && typeof err === 'object' && 'code' in err) return String(err.code);
   return undefined;
 }
 

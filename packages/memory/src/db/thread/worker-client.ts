@@ -59,7 +59,7 @@ export class WorkerClient implements Client {
       for (const p of this.#pending.values()) p.reject(this.#stopped);
       this.#pending.clear();
     };
-    worker.on('error', (error) =>
+    worker.on('error', (error: Error) =>
       stop(new LibsqlError(`the database thread failed: ${error.message}`, 'CLIENT_CLOSED')),
     );
     worker.on('exit', () => stop(new LibsqlError('The client is closed', 'CLIENT_CLOSED')));

@@ -16,7 +16,8 @@ export const fail = (message: string, path: PathSegment[] = []): Checked<never> 
 export function show(input: unknown): string {
   if (typeof input === 'bigint') return `${input}n`;
   if (input === undefined) return 'nothing';
-  const text = JSON.stringify(input) ?? String(input);
+  // JSON.stringify gives undefined only for a function or a symbol, whose String() is readable.
+  const text = JSON.stringify(input) ?? typeof input;
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
