@@ -132,6 +132,8 @@ test('propose a working note, accept it, and a new run sees the finding as revie
   await expect(created).toHaveText(
     `Revision ${revision} created. New runs will see it; running sessions keep revision ${pinned}.`,
   );
+  // The outcome takes the focus, so a keyboard user can close the dialog at once.
+  await expect(dialog.getByRole('button', { name: 'Close' })).toBeFocused();
   await dialog.getByRole('button', { name: 'Close' }).click();
   await expect(dialog).toBeHidden();
 

@@ -35,9 +35,23 @@ test("the transcript's memory card opens the panel at that session", async ({ pa
   const runs = page.getByRole('region', { name: 'Runs' });
   const ourRun = runs.getByRole('article').filter({ hasText: run.label });
   await expect(ourRun).toHaveCount(1);
-  const card = ourRun.getByRole('listitem').filter({ hasText: /Remembered \d+ notes?/ });
+  const card = ourRun.getByRole('listitem').filter({ hasText: /Remembered 2 notes/ });
   await expect(card).toHaveCount(1);
   await expect(card).toContainText(`Remembered 2 notes: ${lead}, ${ruledOut}`);
+  // A call that only removed notes says so, and a mixed call says both.
+  await run.agent.remember({ changes: [{ op: 'remove', name: ruledOut }] });
+  const later = `lead:later-${unique()}`;
+  await run.agent.remember({
+    changes: [
+      { op: 'add', name: later, text: 'check table 4' },
+      { op: 'remove', name: lead },
+    ],
+  });
+  await page.reload();
+  await expect(ourRun.getByRole('listitem').filter({ hasText: /Removed 1 note\b/ })).toHaveCount(1);
+  await expect(
+    ourRun.getByRole('listitem').filter({ hasText: /Remembered 1 note · removed 1/ }),
+  ).toHaveCount(1);
 
   await card.getByRole('link', { name: 'View in Memory' }).click();
   await expect(page).toHaveURL(
@@ -50,8 +64,7 @@ test("the transcript's memory card opens the panel at that session", async ({ pa
   await expect(picker).toHaveValue(run.sessionId);
   await expect(picker.locator('option:checked')).toHaveText(/^Chat run · .+ · open$/);
   const { notes } = panelSections(page);
-  await expect(notes.getByRole('button', { name: new RegExp(literal(lead)) })).toBeVisible();
-  await expect(notes.getByRole('button', { name: new RegExp(literal(ruledOut)) })).toBeVisible();
+  await expect(notes.getByRole('button', { name: new RegExp(literal(later)) })).toBeVisible();
   await expect(notes).not.toContainText(otherNote);
-  await expect(notes).toContainText('2 notes');
+  await expect(notes).toContainText('1 note');
 });

@@ -22,7 +22,11 @@
  * driver recompiles for every statement (it has no statement cache for local files).
  * Released migrations are never edited: add a new entry instead.
  */
+import type { Client } from '@libsql/client';
 import { LIMITS } from '@sponge/contract';
+import { applyMigrations, openDatabase } from './db/index.ts';
+import type { OpenDatabaseOptions } from './db/index.ts';
+import { toMemoryError } from './errors.ts';
 
 export const MEMORY_NAMESPACE = 'memory';
 
@@ -242,3 +246,24 @@ export const MEMORY_MIGRATIONS: { name: string; statements: string[] }[] = [
     ],
   },
 ];
+
+/**
+ * Opens the memory database and brings its schema up to date: what the store, the purge worker
+ * and the verifier each do first. Failures leave the package as MemoryErrors, and a client whose
+ * migrations failed is closed again.
+ */
+export async function openMemoryDatabase(options: OpenDatabaseOptions, now: () => Date): Promise<Client> {
+  let client: Client;
+  try {
+    client = await openDatabase(options);
+  } catch (error) {
+    throw toMemoryError(error, 'opening the memory database');
+  }
+  try {
+    await applyMigrations(client, MEMORY_NAMESPACE, MEMORY_MIGRATIONS, now);
+  } catch (error) {
+    client.close();
+    throw toMemoryError(error, 'migrating the memory database');
+  }
+  return client;
+}

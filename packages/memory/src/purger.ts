@@ -12,10 +12,9 @@ import { LibsqlError } from '@libsql/client';
 import type { Client, InStatement } from '@libsql/client';
 import { sessionContentTables } from './content.ts';
 import { num, str } from './context.ts';
-import { BUSY_TIMEOUT_MS, isEmbeddedUrl, openDatabase } from './db/index.ts';
+import { BUSY_TIMEOUT_MS, isEmbeddedUrl } from './db/index.ts';
 import { MemoryError, toMemoryError } from './errors.ts';
-import { MEMORY_MIGRATIONS, MEMORY_NAMESPACE } from './memory-schema.ts';
-import { applyMigrations } from './db/index.ts';
+import { openMemoryDatabase } from './memory-schema.ts';
 import type { PurgeReport, Purger } from './types.ts';
 
 export interface PurgerOptions {
@@ -46,14 +45,8 @@ export async function openPurger(options: PurgerOptions): Promise<Purger> {
     );
   }
   const now = options.now ?? (() => new Date());
-  let client: Client;
+  const client = await openMemoryDatabase({ url: options.url, authToken: options.authToken }, now);
   try {
-    client = await openDatabase({ url: options.url, authToken: options.authToken });
-  } catch (error) {
-    throw toMemoryError(error, 'opening the memory database');
-  }
-  try {
-    await applyMigrations(client, MEMORY_NAMESPACE, MEMORY_MIGRATIONS, now);
     await checkCredential(client, options.purgeKey, now);
     // The pass waits for the write lock itself, polling every millisecond (see whenUnlocked):
     // SQLite's own busy handler backs off to 100 ms sleeps and, against an agent committing

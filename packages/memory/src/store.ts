@@ -4,10 +4,8 @@
  */
 import { explain, preload, query } from './answers.ts';
 import type { StoreContext } from './context.ts';
-import { openDatabase } from './db/index.ts';
 import { MemoryError, toMemoryError } from './errors.ts';
-import { MEMORY_MIGRATIONS, MEMORY_NAMESPACE } from './memory-schema.ts';
-import { applyMigrations } from './db/index.ts';
+import { openMemoryDatabase } from './memory-schema.ts';
 import { notes, read, reviewedInView } from './read.ts';
 import { remember } from './remember.ts';
 import { ReviewedViews } from './reviewed-view.ts';
@@ -74,23 +72,15 @@ function checkOptions(options: MemoryStoreOptions): { sessionTtlMs: number; expl
 export async function createMemoryStore(options: MemoryStoreOptions): Promise<MemoryStore> {
   const { sessionTtlMs, explainTtlMs } = checkOptions(options);
   const now = options.now ?? (() => new Date());
-  let client;
-  try {
-    client = await openDatabase({
+  const client = await openMemoryDatabase(
+    {
       url: options.url,
       authToken: options.authToken,
       synchronous: options.synchronous,
       thread: options.thread,
-    });
-  } catch (error) {
-    throw toMemoryError(error, 'opening the memory database');
-  }
-  try {
-    await applyMigrations(client, MEMORY_NAMESPACE, MEMORY_MIGRATIONS, now);
-  } catch (error) {
-    client.close();
-    throw toMemoryError(error, 'migrating the memory database');
-  }
+    },
+    now,
+  );
 
   const ctx: StoreContext = {
     client,

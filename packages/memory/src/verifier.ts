@@ -13,10 +13,8 @@
  */
 import type { Client, InStatement } from '@libsql/client';
 import { num, str } from './context.ts';
-import { openDatabase } from './db/index.ts';
 import { MemoryError, toMemoryError } from './errors.ts';
-import { MEMORY_MIGRATIONS, MEMORY_NAMESPACE } from './memory-schema.ts';
-import { applyMigrations } from './db/index.ts';
+import { openMemoryDatabase } from './memory-schema.ts';
 import {
   canonicalData,
   canonicalJson,
@@ -81,18 +79,7 @@ export interface ReviewedVerification {
  */
 export async function openVerifier(options: VerifierOptions): Promise<MemoryVerifier> {
   const now = options.now ?? (() => new Date());
-  let client: Client;
-  try {
-    client = await openDatabase({ url: options.url, authToken: options.authToken });
-  } catch (error) {
-    throw toMemoryError(error, 'opening the memory database');
-  }
-  try {
-    await applyMigrations(client, MEMORY_NAMESPACE, MEMORY_MIGRATIONS, now);
-  } catch (error) {
-    client.close();
-    throw toMemoryError(error, 'migrating the memory database');
-  }
+  const client = await openMemoryDatabase({ url: options.url, authToken: options.authToken }, now);
   const ctx: VerifyContext = { client, now };
   const adapter = options.recall?.adapter;
   // Created on the first repair only: its init may create (or, for another dimension, recreate) the vector table.
