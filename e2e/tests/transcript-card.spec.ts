@@ -49,9 +49,9 @@ test("the transcript's memory card opens the panel at that session", async ({ pa
   });
   await page.reload();
   await expect(ourRun.getByRole('listitem').filter({ hasText: /Removed 1 note\b/ })).toHaveCount(1);
-  await expect(
-    ourRun.getByRole('listitem').filter({ hasText: /Remembered 1 note · removed 1/ }),
-  ).toHaveCount(1);
+  await expect(ourRun.getByRole('listitem').filter({ hasText: /Remembered 1 note · removed 1/ })).toHaveCount(
+    1,
+  );
 
   await card.getByRole('link', { name: 'View in Memory' }).click();
   await expect(page).toHaveURL(
