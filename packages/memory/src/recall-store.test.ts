@@ -201,6 +201,34 @@ describe('store recall', () => {
       { recall },
     ));
 
+  it('a vector write that lands after another process forgot the session writes nothing', () =>
+    withHarness(
+      async (h) => {
+        const raw = h.raw();
+        const { ctx } = await h.session();
+        const res = await h.store.remember(ctx, { basedOn: 0, requestId: 'r1', changes: NOTES.slice(0, 1) });
+        await waitFor(async () => (await count(raw, 'note_vectors', ctx.sessionId)) === 1);
+        // A second index on its own connection stands in for the other process (the purge worker
+        // forgets; this one's queue was still embedding): its epoch check cannot see the forget.
+        const late = createRecallIndex({ client: raw, adapter, onlyLiveNotes: true });
+        const note = {
+          name: NOTES[0]!.name,
+          kind: 'lead',
+          digest: res.applied[0]!.digest!,
+          text: NOTES[0]!.text,
+        };
+        await h.store.forget(ctx.sessionId);
+        expect(await count(raw, 'note_vectors', ctx.sessionId)).toBe(0);
+        await late.index(ctx.sessionId, [note]);
+        expect(await count(raw, 'note_vectors', ctx.sessionId)).toBe(0);
+        // The same late write without the guard would have put the forgotten note's vector back.
+        const unguarded = createRecallIndex({ client: raw, adapter });
+        await unguarded.index(ctx.sessionId, [note]);
+        expect(await count(raw, 'note_vectors', ctx.sessionId)).toBe(1);
+      },
+      { recall },
+    ));
+
   it('rebuild gives exactly the vectors of incremental indexing', () =>
     withHarness(
       async (h) => {

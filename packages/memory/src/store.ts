@@ -105,7 +105,7 @@ export async function createMemoryStore(options: MemoryStoreOptions): Promise<Me
     };
 
   const recallIndex: RecallIndex | undefined = options.recall
-    ? createRecallIndex({ client: ctx.client, adapter: options.recall.adapter, now })
+    ? createRecallIndex({ client: ctx.client, adapter: options.recall.adapter, now, onlyLiveNotes: true })
     : undefined;
   if (recallIndex) {
     // Recall's own migrations (its vector column is sized by the adapter) run at open too, so a

@@ -108,7 +108,7 @@ export async function openVerifier(options: VerifierOptions): Promise<MemoryVeri
     repair: guarded('repair', async (sessionId: string) => {
       const { plan } = await inspect(ctx, sessionId, adapter ? { recall: adapter } : {});
       if (adapter && plan?.state === 'open' && (plan.vectorsBehind || plan.wrongVectors.length > 0)) {
-        recallIndex ??= createRecallIndex({ client, adapter, now });
+        recallIndex ??= createRecallIndex({ client, adapter, now, onlyLiveNotes: true });
       }
       return repair(client, sessionId, plan, recallIndex);
     }),

@@ -92,6 +92,13 @@ export interface RecallIndexOptions {
    * emitted when a session's batch is given up.
    */
   onBackgroundError?: BackgroundErrorListener;
+  /**
+   * Write a vector only while its note still stands in the store's `notes` table with that
+   * digest, judged inside the insert itself. The store sets it: the in-process epoch check cannot
+   * see Forget now or a purge done by another process (the purge worker), and a background write
+   * landing after one would leave a forgotten note's vector behind.
+   */
+  onlyLiveNotes?: boolean;
   now?: () => Date;
 }
 
@@ -206,12 +213,32 @@ export function createRecallIndex(options: RecallIndexOptions): RecallIndex {
   }
 
   function upsert(sessionId: string, note: RecallNote, vector: Float32Array, at: string): InStatement {
+    const onConflict = `ON CONFLICT (session_id, name) DO UPDATE SET
+              digest = excluded.digest, model = excluded.model,
+              embedding = excluded.embedding, indexed_at = excluded.indexed_at`;
+    if (options.onlyLiveNotes) {
+      return {
+        sql: `INSERT INTO ${NOTE_VECTORS_TABLE} (session_id, name, digest, model, embedding, indexed_at)
+              SELECT ?, ?, ?, ?, vector32(?), ?
+              WHERE EXISTS (SELECT 1 FROM notes WHERE session_id = ? AND name = ? AND digest = ?)
+              ${onConflict}`,
+        args: [
+          sessionId,
+          note.name,
+          note.digest,
+          model,
+          vectorBlob(vector),
+          at,
+          sessionId,
+          note.name,
+          note.digest,
+        ],
+      };
+    }
     return {
       sql: `INSERT INTO ${NOTE_VECTORS_TABLE} (session_id, name, digest, model, embedding, indexed_at)
             VALUES (?, ?, ?, ?, vector32(?), ?)
-            ON CONFLICT (session_id, name) DO UPDATE SET
-              digest = excluded.digest, model = excluded.model,
-              embedding = excluded.embedding, indexed_at = excluded.indexed_at`,
+            ${onConflict}`,
       args: [sessionId, note.name, note.digest, model, vectorBlob(vector), at],
     };
   }

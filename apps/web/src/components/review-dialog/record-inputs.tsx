@@ -1,3 +1,4 @@
+import { LIMITS } from '@sponge/contract';
 import { useId } from 'react';
 import { issuesAt } from '../../lib/review-form.ts';
 import { FieldInputs } from '../field-inputs.tsx';
@@ -53,6 +54,7 @@ export function RecordInputs({ form, knownNames }: { form: ReviewForm; knownName
           <input
             id={ids.name}
             className="mono"
+            maxLength={LIMITS.nameChars}
             value={form.recordName}
             spellCheck={false}
             aria-invalid={at('name').length > 0 || undefined}
@@ -90,6 +92,7 @@ export function RecordInputs({ form, knownNames }: { form: ReviewForm; knownName
           <textarea
             id={ids.text}
             rows={2}
+            maxLength={LIMITS.textChars}
             value={form.text}
             aria-invalid={at('text').length > 0 || undefined}
             aria-describedby={`${ids.text}-hint${at('text').length > 0 ? ` ${ids.text}-err` : ''}`}

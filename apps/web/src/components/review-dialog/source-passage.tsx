@@ -1,3 +1,4 @@
+import { LIMITS } from '@sponge/contract';
 import { useQuery } from '@tanstack/react-query';
 import { useId, useRef } from 'react';
 import { errorMessage } from '../../lib/errors.ts';
@@ -56,6 +57,7 @@ export function SourcePassage({ form }: { form: ReviewForm }) {
           <textarea
             id={ids.passage}
             rows={3}
+            maxLength={LIMITS.passageChars}
             value={passage}
             placeholder="Select in the source text below, or paste"
             aria-invalid={at('passage').length > 0 || found === false || undefined}
