@@ -9,15 +9,10 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { StoreContext } from './context.ts';
 import { MemoryError } from './errors.ts';
-import {
-  computeAnswer,
-  conflictGraph,
-  computePage,
-  numberAnswer,
-  positionSchema,
-  toQueryRows,
-} from './questions.ts';
-import type { Answer, AsOf, Candidate, Conflict, Position, QuestionParams } from './questions.ts';
+import { numberAnswer, toQueryRows } from './conflicts.ts';
+import type { Answer, Conflict } from './conflicts.ts';
+import { computeAnswer, conflictGraph, computePage, positionSchema } from './questions.ts';
+import type { AsOf, Candidate, Position, QuestionParams } from './questions.ts';
 import { shortDigest } from './records.ts';
 import { LIMITS, explainInputSchema, queryInputSchema } from '@sponge/contract';
 import { requireOpenSession } from './sessions.ts';

@@ -513,10 +513,6 @@ async function conflictsPage(ctx: StoreContext, at: AsOf, pos: Position, limit: 
 // ---------------------------------------------------------------------------------------------
 // Conflicts: the graph (conflicts.ts) over the rows as of V
 
-// answers.ts takes these from here, with the page functions.
-export { numberAnswer, toQueryRows } from './conflicts.ts';
-export type { Answer, Conflict } from './conflicts.ts';
-
 /** What the conflict graph looks up, answered as of V. */
 function conflictReads(ctx: StoreContext, at: AsOf): ConflictReads {
   const reviewed = (name: string) => {
