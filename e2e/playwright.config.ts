@@ -16,6 +16,8 @@ process.env.SPONGE_E2E_SERVERS ??= JSON.stringify(servers);
 const chosen = JSON.parse(process.env.SPONGE_E2E_SERVERS) as typeof servers;
 
 const purgeKey = 'e2e-purge-key-0123456789abcdef';
+// The hosted runtime's credential: the tests stand in for the runtime and claim runs with it.
+const runtimeKey = 'e2e-runtime-key-0123456789abcdef';
 const start = (s: { port: number; dataDir: string; ttlSeconds?: number }) => ({
   command: 'pnpm --silent --filter @sponge/api start',
   url: `http://127.0.0.1:${s.port}/trpc/health`,
@@ -28,6 +30,7 @@ const start = (s: { port: number; dataDir: string; ttlSeconds?: number }) => ({
     DATA_DIR: s.dataDir,
     DEMO: '1',
     PURGE_KEY: purgeKey,
+    RUNTIME_KEY: runtimeKey,
     LOG_LEVEL: 'warn',
     ...(s.ttlSeconds ? { SESSION_TTL_SECONDS: String(s.ttlSeconds) } : {}),
   },

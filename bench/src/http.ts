@@ -93,6 +93,9 @@ export interface Api {
   rssBytes: () => number;
 }
 
+/** The hosted runtime's credential given to the API under test (RUNTIME_KEY). */
+const RUNTIME_KEY = 'bench-runtime-key-0123456789abcdef';
+
 export async function startApi(dataDir: string, env: Record<string, string> = {}): Promise<Api> {
   if (!existsSync(apiEntry))
     throw new Error(
@@ -103,7 +106,7 @@ export async function startApi(dataDir: string, env: Record<string, string> = {}
   const nodeArgs = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, apiEntry], {
     cwd: apiDir,
-    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, DEMO: '1', ...env },
+    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, DEMO: '1', RUNTIME_KEY, ...env },
     // The structured log line per call is part of the API's own cost; it goes to /dev/null here.
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -159,8 +162,14 @@ export async function acceptRun(
   port: number,
   owner: Owner,
 ): Promise<{ runToken: string; sessionId: string }> {
-  return must(
+  // The owner accepts; the bench, as the hosted runtime, claims the run for its token.
+  const run = must<{ runId: string; sessionId: string }>(
     await trpc(port, 'mutation', 'runs.accept', { documentId: owner.documentId, mode: 'chat' }, owner.token),
     'runs.accept',
   );
+  const claim = must<{ runToken: string }>(
+    await trpc(port, 'mutation', 'runtime.claim', { runId: run.runId }, RUNTIME_KEY),
+    'runtime.claim',
+  );
+  return { runToken: claim.runToken, sessionId: run.sessionId };
 }

@@ -33,6 +33,8 @@ function readServers(): { main: ServerInfo; shortTtl: ServerInfo & { ttlSeconds:
 export const servers = readServers();
 /** The purge worker's credential; playwright.config.ts gives both servers the same one. */
 export const PURGE_KEY = 'e2e-purge-key-0123456789abcdef';
+/** RUNTIME_KEY as playwright.config.ts gives it to the API: these tests play the hosted runtime. */
+export const RUNTIME_KEY = 'e2e-runtime-key-0123456789abcdef';
 export const REEF_TITLE = 'Reef recovery after the 2016 bleaching';
 export const ADA = 'Ada Lovelace';
 export const GRACE = 'Grace Hopper';
@@ -110,14 +112,24 @@ export interface ChatRun {
   agent: MemoryTools;
 }
 
-/** `runs.accept` a fresh chat run (its own session), opened with a unique message from the owner. */
+/**
+ * A fresh chat run (its own session): the owner asks a unique question (`chat.ask`), and the test,
+ * standing in for the hosted runtime, claims the run with RUNTIME_KEY to drive its agent.
+ */
 export async function startChatRun(owner: User, documentId: string, topic: string): Promise<ChatRun> {
-  const accepted = await owner.api.runs.accept.mutate({ documentId, mode: 'chat' });
-  if (!accepted.sessionId) throw new Error('a chat run was accepted without a working-memory session');
   const label = `e2e ${topic} ${unique()}`;
-  await owner.api.chat.say.mutate({ runId: accepted.runId, text: label });
-  const agent = createMemoryTools({ url: originOf(owner.server), runToken: accepted.runToken, retries: 0 });
-  return { ...accepted, sessionId: accepted.sessionId, documentId, label, agent };
+  const asked = await owner.api.chat.ask.mutate({ documentId, text: label });
+  if (!asked.sessionId) throw new Error('a chat run was accepted without a working-memory session');
+  const claim = await apiClient(owner.server, RUNTIME_KEY).runtime.claim.mutate({ runId: asked.runId });
+  const agent = createMemoryTools({ url: originOf(owner.server), runToken: claim.runToken, retries: 0 });
+  return {
+    runId: asked.runId,
+    runToken: claim.runToken,
+    sessionId: asked.sessionId,
+    documentId,
+    label,
+    agent,
+  };
 }
 
 export const panelPath = (documentId: string, sessionId?: string): string =>

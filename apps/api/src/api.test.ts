@@ -251,7 +251,7 @@ describe('a chat run end to end, with every SPEC §9 error of the agent tools', 
   const agent = () => s.client(token);
 
   beforeAll(async () => {
-    const run = await s.client(ada).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'chat' });
+    const run = await s.acceptRun(ada, { documentId: REEF_DOCUMENT_ID, mode: 'chat' });
     ({ runId, runToken: token } = run);
     sessionId = run.sessionId!;
     expect(run.runToken).toMatch(/^rt_/);
@@ -560,7 +560,7 @@ describe('a chat run end to end, with every SPEC §9 error of the agent tools', 
   });
 
   it('runs.finish ends the run: its token stops opening the tools', async () => {
-    const run = await s.client(ada).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'chat' });
+    const run = await s.acceptRun(ada, { documentId: REEF_DOCUMENT_ID, mode: 'chat' });
     const fin = await s.client(ada).runs.finish.mutate({ runId: run.runId });
     expect(fin.status).toBe('finished');
     const e = await errorOf(s.client(run.runToken).agent.load.query());
@@ -571,9 +571,7 @@ describe('a chat run end to end, with every SPEC §9 error of the agent tools', 
 describe('note data', () => {
   it('data comes back exactly as sent over HTTP, a "__proto__" key included', async () => {
     // A run of its own, so the end-to-end run's counts stay as they are.
-    const { runToken } = await s
-      .client(ada)
-      .runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'chat' });
+    const { runToken } = await s.acceptRun(ada, { documentId: REEF_DOCUMENT_ID, mode: 'chat' });
     const data = JSON.parse('{"__proto__": {"x": 1}, "n": [1, {"__proto__": null}]}') as unknown;
     const r = await s.call(
       'mutation',
@@ -591,9 +589,7 @@ describe('note data', () => {
 describe('transcript cards of removals', () => {
   it('count every change a remember call made, and say how many of them were removals', async () => {
     // A run of its own, so the end-to-end run's counts stay as they are.
-    const { runId, runToken } = await s
-      .client(ada)
-      .runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'chat' });
+    const { runId, runToken } = await s.acceptRun(ada, { documentId: REEF_DOCUMENT_ID, mode: 'chat' });
     const agent = s.client(runToken);
     const add = (name: string) => ({ op: 'add' as const, name, text: name });
     await agent.agent.remember.mutate({

@@ -5,11 +5,12 @@
 import { mkdirSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
-import { resolveTokenSecret } from './config.ts';
+import { resolveRuntimeKey, resolveTokenSecret } from './config.ts';
 import { APP_MIGRATIONS } from './data/migrations.ts';
 import type { AppDeps } from './deps.ts';
 import { seedDemo } from './demo/seed.ts';
 import { createLogger } from './log.ts';
+import { hashToken } from './tokens.ts';
 import { indexAllDocuments, prepareDocumentIndex } from './data/document-search.ts';
 import {
   migrate,
@@ -39,6 +40,7 @@ export async function openApp(
     );
   }
   const tokenSecret = resolveTokenSecret(config);
+  const runtimeKeyHash = hashToken(resolveRuntimeKey(config));
   const embeddings = openEmbeddings(config.embeddings);
   const closers: Array<() => void> = [];
   try {
@@ -63,7 +65,16 @@ export async function openApp(
       ...(config.recallMode === 'off' ? {} : { recall: { adapter: embeddings } }),
     });
     closers.push(() => store.close());
-    const deps: AppDeps = { config: { ...config, tokenSecret }, app, store, reviewed, embeddings, log, now };
+    const deps: AppDeps = {
+      config: { ...config, tokenSecret },
+      app,
+      store,
+      reviewed,
+      embeddings,
+      log,
+      now,
+      runtimeKeyHash,
+    };
     if (config.demo) {
       const seeded = await seedDemo(deps);
       if (seeded) {

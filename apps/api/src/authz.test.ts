@@ -6,7 +6,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer } from './testing/harness.ts';
+import { TEST_RUNTIME_KEY, startTestServer } from './testing/harness.ts';
 import type { Json, RawResult, TestServer } from './testing/harness.ts';
 import { insertUser } from './data/users.ts';
 
@@ -18,6 +18,7 @@ const PRINCIPALS = [
   'runToken',
   'otherRunToken',
   'apiKey',
+  'runtimeKey',
   'purgeKey',
   'none',
   'malformed',
@@ -49,6 +50,8 @@ interface Fixture {
   rTrash: string;
   sTrash: string;
   spareKeyId: string;
+  /** A run the runtime rows claim and finish. */
+  rRuntime: string;
   explainR1: string;
 }
 
@@ -74,6 +77,7 @@ const people = (o: Partial<Record<Principal, Outcome>> = {}): Record<Principal, 
   runToken: 'FORBIDDEN',
   otherRunToken: 'FORBIDDEN',
   apiKey: 'FORBIDDEN',
+  runtimeKey: 'FORBIDDEN',
   ...unauth,
   ...o,
 });
@@ -89,8 +93,14 @@ const agentOnly = (o: Partial<Record<Principal, Outcome>> = {}): Record<Principa
   runToken: 'ok',
   otherRunToken: 'ok',
   apiKey: 'FORBIDDEN',
+  runtimeKey: 'FORBIDDEN',
   ...unauth,
   ...o,
+});
+/** The hosted runtime's key only (SPEC §7b): every other credential is the wrong kind. */
+const runtimeOnly = (): Record<Principal, Outcome> => ({
+  ...agentOnly({ runToken: 'FORBIDDEN', otherRunToken: 'FORBIDDEN' }),
+  runtimeKey: 'ok',
 });
 
 /** The document a principal relates to in the way its name says. */
@@ -247,6 +257,28 @@ const ROWS: Row[] = [
   },
   { procedure: 'agent.recall', kind: 'query', input: () => ({ text: 'reef' }), expect: agentOnly() },
   { procedure: 'agent.say', kind: 'mutation', input: () => ({ text: 'hi' }), expect: agentOnly() },
+  { procedure: 'agent.document', kind: 'query', expect: agentOnly() },
+  { procedure: 'agent.turns', kind: 'query', expect: agentOnly() },
+  {
+    procedure: 'chat.ask',
+    kind: 'mutation',
+    input: (p, f) => ({ documentId: docFor(p, f), text: 'what does table 3 say?' }),
+    expect: ownerOnly(),
+  },
+  { procedure: 'runtime.pending', kind: 'query', expect: runtimeOnly() },
+  // Claim, then finish, a run of its own: a claim revokes the run's previous token.
+  {
+    procedure: 'runtime.claim',
+    kind: 'mutation',
+    input: (_p, f) => ({ runId: f.rRuntime }),
+    expect: runtimeOnly(),
+  },
+  {
+    procedure: 'runtime.finish',
+    kind: 'mutation',
+    input: (_p, f) => ({ runId: f.rRuntime }),
+    expect: runtimeOnly(),
+  },
   {
     procedure: 'profiles.list',
     kind: 'query',
@@ -319,13 +351,15 @@ beforeAll(async () => {
     own.find((d) => d === 'doc-survey-methods')!,
   ];
   await c.documents.publish.mutate({ documentId: dPublic });
-  const r1 = await c.runs.accept.mutate({ documentId: dPrivate, mode: 'chat' });
-  const r2 = await c.runs.accept.mutate({ documentId: dPublic, mode: 'chat' });
-  const rTrash = await c.runs.accept.mutate({ documentId: dPrivate, mode: 'chat' });
+  const r1 = await s.acceptRun(ada, { documentId: dPrivate, mode: 'chat' });
+  const r2 = await s.acceptRun(ada, { documentId: dPublic, mode: 'chat' });
+  const rTrash = await s.acceptRun(ada, { documentId: dPrivate, mode: 'chat' });
+  const rRuntime = await s.acceptRun(ada, { documentId: dPrivate, mode: 'chat' });
   const gDocs = await s.client(grace).documents.list.query();
-  const r3 = await s
-    .client(grace)
-    .runs.accept.mutate({ documentId: gDocs.find((d) => d.access === 'owner')!.id, mode: 'chat' });
+  const r3 = await s.acceptRun(grace, {
+    documentId: gDocs.find((d) => d.access === 'owner')!.id,
+    mode: 'chat',
+  });
   await s.client(r1.runToken).agent.remember.mutate({
     basedOn: 0,
     requestId: 'alpha',
@@ -349,6 +383,7 @@ beforeAll(async () => {
       runToken: r1.runToken,
       otherRunToken: r3.runToken,
       apiKey: apiKey.apiKey,
+      runtimeKey: TEST_RUNTIME_KEY,
       purgeKey: 'smoke-purge-key-0123456789abcdef',
       none: undefined,
       malformed: 'RAW Bearer ut_this-is-not-a-token',
@@ -363,6 +398,7 @@ beforeAll(async () => {
     rTrash: rTrash.runId,
     sTrash: rTrash.sessionId!,
     spareKeyId: spare.id,
+    rRuntime: rRuntime.runId,
     explainR1,
   };
 });

@@ -74,6 +74,10 @@ const envSchema = z.object({
     (v) => v === undefined || v.length >= 16,
     'must be at least 16 characters',
   ),
+  RUNTIME_KEY: optionalString.refine(
+    (v) => v === undefined || v.length >= 16,
+    'must be at least 16 characters',
+  ),
   RECALL_MODE: optionalString.pipe(
     z.enum(['shadow', 'live', 'off'], 'expected shadow, live or off').default('shadow'),
   ),
@@ -133,6 +137,8 @@ export interface Config {
   purgeIntervalSeconds: number;
   /** Only the purge worker reads this; the API never needs the purge key (SPEC §8). */
   purgeKey: string | undefined;
+  /** The hosted runtime's credential (SPEC §7b): `runtime.*` answers it and nothing else. */
+  runtimeKey: string | undefined;
   recallMode: 'shadow' | 'live' | 'off';
   /** The one embedding adapter (stores.ts `openEmbeddings`): local feature hashing unless EMBEDDINGS_URL is set. */
   embeddings: EmbeddingsConfig;
@@ -209,6 +215,7 @@ export function loadConfig(
     tokenSecret: e.TOKEN_SECRET,
     purgeIntervalSeconds: e.PURGE_INTERVAL_SECONDS,
     purgeKey: e.PURGE_KEY,
+    runtimeKey: e.RUNTIME_KEY,
     recallMode: e.RECALL_MODE,
     embeddings: embeddingsConfig(e),
     acceptRunsUntil: e.ACCEPT_RUNS_UNTIL,
@@ -277,6 +284,14 @@ export function readOrCreateSecret(dataDir: string, fileName: string): string {
 /** TOKEN_SECRET, or the one generated into DATA_DIR/token-secret. */
 export function resolveTokenSecret(config: Config): string {
   return config.tokenSecret ?? readOrCreateSecret(config.dataDir, 'token-secret');
+}
+
+/**
+ * RUNTIME_KEY, or the one generated into DATA_DIR/runtime.key: the API and the hosted runtime
+ * read the same value.
+ */
+export function resolveRuntimeKey(config: Config): string {
+  return config.runtimeKey ?? readOrCreateSecret(config.dataDir, 'runtime.key');
 }
 
 /** PURGE_KEY, or the one generated into DATA_DIR/purge.key (purge worker only). */

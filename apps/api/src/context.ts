@@ -13,7 +13,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseCookie } from 'cookie';
-import { hashToken, tokenKind } from './tokens.ts';
+import { hashToken, hashesEqual, tokenKind } from './tokens.ts';
 import { userByApiKey, userByToken } from './data/users.ts';
 import type { User } from './data/users.ts';
 import { runByTokenHash } from './data/runs.ts';
@@ -26,6 +26,8 @@ export const SESSION_COOKIE = 'sponge_session';
 export type Caller =
   | { kind: 'user'; user: User; tokenHash: string }
   | { kind: 'apiKey'; user: User; keyId: string }
+  /** The hosted runtime, by RUNTIME_KEY: it claims runs (runtime.*) and nothing else. */
+  | { kind: 'runtime' }
   /** `document`: the run's document as read with the run, in the same statement (null if gone). */
   | { kind: 'agent'; run: Run; document: DocumentOwnership | null }
   | { kind: 'none'; credential: 'absent' | 'invalid' };
@@ -72,7 +74,13 @@ export async function resolveCaller(
   if (credential === undefined) return { kind: 'none', credential: 'absent' };
   if (credential === 'malformed') return { kind: 'none', credential: 'invalid' };
   const kind = tokenKind(credential.token);
-  if (kind === null) return { kind: 'none', credential: 'invalid' };
+  if (kind === null) {
+    // The runtime key is the operator's own string, not one of our prefixed tokens; compared by
+    // hash in constant time, and never from a cookie.
+    const isRuntime =
+      credential.from === 'bearer' && hashesEqual(hashToken(credential.token), deps.runtimeKeyHash);
+    return isRuntime ? { kind: 'runtime' } : { kind: 'none', credential: 'invalid' };
+  }
   if (credential.from === 'cookie' && kind !== 'user') return { kind: 'none', credential: 'invalid' };
   const hash = hashToken(credential.token);
   if (kind === 'user') {

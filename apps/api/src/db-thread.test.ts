@@ -22,7 +22,7 @@ afterAll(async () => {
 async function script(s: TestServer): Promise<unknown[]> {
   const seen: unknown[] = [];
   const ada = await s.login('user-ada');
-  const run = await s.client(ada).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'chat' });
+  const run = await s.acceptRun(ada, { documentId: REEF_DOCUMENT_ID, mode: 'chat' });
   const agent = s.client(run.runToken);
   const load = await agent.agent.load.query();
   seen.push({ version: load.session.version, tools: load.tools.map((t) => t.name) });

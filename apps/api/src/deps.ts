@@ -18,4 +18,6 @@ export interface AppDeps {
   embeddings: EmbeddingAdapter;
   log: Logger;
   now: () => Date;
+  /** SHA-256 (hex) of the hosted runtime's key; the key itself is not kept. */
+  runtimeKeyHash: string;
 }

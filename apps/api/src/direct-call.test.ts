@@ -31,7 +31,7 @@ beforeAll(async () => {
   direct = await startTestServer({}, { dir });
   adapter = await startTestServer({}, { sameDataAs: direct, directCalls: false });
   user = await direct.login('user-ada');
-  const run = await direct.client(user).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'chat' });
+  const run = await direct.acceptRun(user, { documentId: REEF_DOCUMENT_ID, mode: 'chat' });
   runToken = run.runToken;
   sessionId = run.sessionId!;
   await direct.client(runToken).agent.remember.mutate({

@@ -68,7 +68,7 @@ describe('with the default TTL', () => {
   });
 
   it('staged runs have no working memory unless the document setting turns it on', async () => {
-    const off = await s.client(ada).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'staged' });
+    const off = await s.acceptRun(ada, { documentId: REEF_DOCUMENT_ID, mode: 'staged' });
     expect(off.sessionId).toBeNull();
     for (const call of [
       () => s.client(off.runToken).agent.load.query(),
@@ -99,7 +99,7 @@ describe('with the default TTL', () => {
       documentId: REEF_DOCUMENT_ID,
       memoryInStagedRuns: true,
     });
-    const on = await s.client(ada).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'staged' });
+    const on = await s.acceptRun(ada, { documentId: REEF_DOCUMENT_ID, mode: 'staged' });
     expect(on.sessionId).toBeTruthy();
     expect((await s.client(on.runToken).agent.load.query()).session.version).toBe(0);
     // Turning it off again does not take memory from a run that already has it.
@@ -109,7 +109,7 @@ describe('with the default TTL', () => {
 
   it('a removed document’s run loses its tools on the next call, and its session is forgotten', async () => {
     const c = s.client(ada);
-    const run = await c.runs.accept.mutate({ documentId: 'doc-survey-methods', mode: 'chat' });
+    const run = await s.acceptRun(ada, { documentId: 'doc-survey-methods', mode: 'chat' });
     await s.client(run.runToken).agent.remember.mutate({
       basedOn: 0,
       requestId: 'a',
@@ -137,7 +137,7 @@ describe('with the default TTL', () => {
   });
 
   it('a late write after Forget now and a purge pass is refused, and the session never comes back', async () => {
-    const run = await s.client(ada).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'chat' });
+    const run = await s.acceptRun(ada, { documentId: REEF_DOCUMENT_ID, mode: 'chat' });
     const agent = s.client(run.runToken);
     await agent.agent.remember.mutate({
       basedOn: 0,
@@ -198,7 +198,7 @@ describe('with the default TTL', () => {
   });
 
   it('a stored note that fails its digest check is an integrity error, never silent, never SQL', async () => {
-    const run = await s.client(ada).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'chat' });
+    const run = await s.acceptRun(ada, { documentId: REEF_DOCUMENT_ID, mode: 'chat' });
     const agent = s.client(run.runToken);
     await agent.agent.remember.mutate({
       basedOn: 0,
@@ -222,7 +222,7 @@ describe('with the default TTL', () => {
   });
 
   it('hostile input is 4xx, never 500, and never changes state', async () => {
-    const run = await s.client(ada).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'chat' });
+    const run = await s.acceptRun(ada, { documentId: REEF_DOCUMENT_ID, mode: 'chat' });
     const token = run.runToken;
     const agent = s.client(token);
     await agent.agent.remember.mutate({
@@ -304,7 +304,7 @@ describe('with the default TTL', () => {
   });
 
   it('reads a body with or without a Content-Length the same way, and refuses an oversized one either way', async () => {
-    const run = await s.client(ada).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'chat' });
+    const run = await s.acceptRun(ada, { documentId: REEF_DOCUMENT_ID, mode: 'chat' });
     const token = run.runToken;
     await s.client(token).agent.remember.mutate({
       basedOn: 0,
@@ -356,7 +356,7 @@ describe('the note quota', () => {
 
   it('10,000 notes per session, then TOO_MANY_REQUESTS quota with nothing written', async () => {
     const ada = await s.login('user-ada');
-    const run = await s.client(ada).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'chat' });
+    const run = await s.acceptRun(ada, { documentId: REEF_DOCUMENT_ID, mode: 'chat' });
     const agent = s.client(run.runToken);
     let version = 0;
     let written = 0;
@@ -401,7 +401,7 @@ describe('with a 1-second TTL', () => {
 
   it('a session expires by the clock: every tool answers session_closed, before and after the purge', async () => {
     const ada = await s.login('user-ada');
-    const run = await s.client(ada).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'chat' });
+    const run = await s.acceptRun(ada, { documentId: REEF_DOCUMENT_ID, mode: 'chat' });
     const agent = s.client(run.runToken);
     await agent.agent.remember.mutate({
       basedOn: 0,
@@ -458,7 +458,7 @@ describe('on an injected clock', () => {
 
   it('refuses new runs after the cut-off; runs accepted before go on', async () => {
     const ada = await s.login('user-ada');
-    const before = await s.client(ada).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'chat' });
+    const before = await s.acceptRun(ada, { documentId: REEF_DOCUMENT_ID, mode: 'chat' });
     t = Date.parse('2030-01-01T01:00:00Z');
     const r = await s.call('mutation', 'runs.accept', { documentId: REEF_DOCUMENT_ID, mode: 'chat' }, ada);
     expect(r.status).toBe(412);
@@ -480,7 +480,7 @@ describe('on an injected clock', () => {
     )!;
     // Back before the run cut-off the previous test passed, so this run can be accepted.
     t = Date.parse('2030-01-01T00:20:00Z');
-    const run = await s.client(ada).runs.accept.mutate({ documentId: doc.id, mode: 'chat' });
+    const run = await s.acceptRun(ada, { documentId: doc.id, mode: 'chat' });
     const agent = s.client(run.runToken);
     await agent.agent.remember.mutate({
       basedOn: 0,

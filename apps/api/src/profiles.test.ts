@@ -153,7 +153,7 @@ describe('profiles.install and profiles.installed', () => {
 
   it('only the owner installs or sees what is installed: others get NOT_FOUND, other credentials are refused', async () => {
     const key = (await s.client(ada).auth.createApiKey.mutate({ label: 'profiles test' })).apiKey;
-    const run = await s.client(ada).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'chat' });
+    const run = await s.acceptRun(ada, { documentId: REEF_DOCUMENT_ID, mode: 'chat' });
     const doc = 'doc-sea-surface-temperature';
     await s.client(ada).documents.share.mutate({ documentId: doc, userId: 'user-rosalind' });
     for (const token of [grace, rosalind]) {

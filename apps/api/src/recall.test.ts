@@ -48,7 +48,7 @@ async function addForeignPrivateDocument(s: TestServer): Promise<void> {
 }
 
 async function acceptRun(s: TestServer, owner: string) {
-  return s.client(owner).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'chat' });
+  return s.acceptRun(owner, { documentId: REEF_DOCUMENT_ID, mode: 'chat' });
 }
 
 describe('recall, shadow by default', () => {

@@ -61,7 +61,7 @@ beforeAll(async () => {
     s.login('user-grace'),
     s.login('user-rosalind'),
   ]);
-  const run = await s.client(ada).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'chat' });
+  const run = await s.acceptRun(ada, { documentId: REEF_DOCUMENT_ID, mode: 'chat' });
   older = { runId: run.runId, runToken: run.runToken, sessionId: run.sessionId! };
   await s.client(older.runToken).agent.remember.mutate({
     basedOn: 0,
@@ -101,7 +101,7 @@ describe('review.decide: accept', () => {
     expect(await latest()).toBe(before + 1);
 
     // A new run pins the newest revision and sees the finding as reviewed.
-    const fresh = await s.client(ada).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'chat' });
+    const fresh = await s.acceptRun(ada, { documentId: REEF_DOCUMENT_ID, mode: 'chat' });
     const agent = s.client(fresh.runToken);
     expect((await agent.agent.load.query()).session.pinnedRevision).toBe(before + 1);
     const current = await agent.agent.query.query({ question: 'current_notes' });
@@ -204,7 +204,7 @@ describe('review.decide: reject and history', () => {
     expect(await latest()).toBe(before);
     const records = await s.app.reviewed.recordsAt(REEF_DOCUMENT_ID, before);
     expect(records.map((r) => r.name)).not.toContain('finding:grazers-only-factor');
-    const fresh = await s.client(ada).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'chat' });
+    const fresh = await s.acceptRun(ada, { documentId: REEF_DOCUMENT_ID, mode: 'chat' });
     const miss = await errorOf(
       s.client(fresh.runToken).agent.read.query({ name: 'finding:grazers-only-factor' }),
     );
@@ -343,9 +343,7 @@ describe('review.decide: refusals change nothing', () => {
     expect([hidden.status, hidden.error?.data.reason]).toEqual([404, 'not_found']);
     const noNote = await refused(proposal({ fromNote: 'lead:never-written' }));
     expect([noNote.status, noNote.error?.data.reason]).toEqual([404, 'not_found']);
-    const other = await s
-      .client(ada)
-      .runs.accept.mutate({ documentId: 'doc-sea-surface-temperature', mode: 'chat' });
+    const other = await s.acceptRun(ada, { documentId: 'doc-sea-surface-temperature', mode: 'chat' });
     const foreignSession = await refused(proposal({ fromSession: other.sessionId! }));
     expect([foreignSession.status, foreignSession.error?.data.reason]).toEqual([404, 'not_found']);
     const half = await refused(proposal({ fromSession: undefined }));

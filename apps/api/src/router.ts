@@ -10,6 +10,7 @@ import { memoryRouter } from './routers/memory.ts';
 import { profilesRouter } from './routers/profiles.ts';
 import { reviewRouter } from './routers/review.ts';
 import { runsRouter } from './routers/runs.ts';
+import { runtimeRouter } from './routers/runtime.ts';
 import { publicProcedure, router } from './trpc.ts';
 
 export const appRouter = router({
@@ -18,6 +19,7 @@ export const appRouter = router({
   auth: authRouter,
   documents: documentsRouter,
   runs: runsRouter,
+  runtime: runtimeRouter,
   agent: agentRouter,
   memory: memoryRouter,
   chat: chatRouter,

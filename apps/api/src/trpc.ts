@@ -8,9 +8,10 @@
  *                            settings and API-key management live here.
  * - `ownerOrApiKeyProcedure` a login token or the owner's API key. An API key is an owner's own
  *                            agent using the public API: it may read the library and list its
- *                            owner's runs, nothing more. It never accepts a run (that would hand
- *                            it a run token), so it never reaches working memory or the tools.
+ *                            owner's runs, nothing more. It never accepts a run, and no owner
+ *                            credential ever receives a run token: only the hosted runtime does.
  * - `agentProcedure(check)`  a run token only, and the agent router's checks of its run.
+ * - `runtimeProcedure`       the hosted runtime's key only (`runtime.*`): it obtains run tokens.
  *
  * Any other valid credential gets FORBIDDEN (reason `forbidden`); none, or an unknown, expired or
  * malformed one, gets UNAUTHORIZED (reason `unauthenticated`).
@@ -149,7 +150,9 @@ export const ownerProcedure = base.use(({ ctx, next }) => {
     throw forbidden(
       c.kind === 'agent'
         ? 'A run token only opens the agent tools.'
-        : 'An API key cannot do this; sign in as the owner.',
+        : c.kind === 'runtime'
+          ? 'The runtime key only opens runtime.*.'
+          : 'An API key cannot do this; sign in as the owner.',
     );
   }
   return next({ ctx: { ...ctx, user: c.user, caller: c } });
@@ -160,7 +163,17 @@ export const ownerOrApiKeyProcedure = base.use(({ ctx, next }) => {
   const c = ctx.caller;
   if (c.kind === 'none') throw unauthenticated();
   if (c.kind === 'agent') throw forbidden('A run token only opens the agent tools.');
+  if (c.kind === 'runtime') throw forbidden('The runtime key only opens runtime.*.');
   return next({ ctx: { ...ctx, user: c.user, caller: c } });
+});
+
+/** The hosted runtime, by RUNTIME_KEY (SPEC §7b): it claims and finishes runs, nothing else. */
+export const runtimeProcedure = base.use(({ ctx, next }) => {
+  const c = ctx.caller;
+  if (c.kind === 'none')
+    throw unauthenticated('Send the runtime key as Authorization: Bearer <RUNTIME_KEY>.');
+  if (c.kind !== 'runtime') throw forbidden('runtime.* answers only the hosted runtime.');
+  return next({ ctx: { ...ctx, caller: c } });
 });
 
 /**

@@ -70,7 +70,7 @@ export async function main(argv: string[], { out, err }: DemoOutput = STANDARD_O
   }
   const runToken = values['run-token'];
   if (!runToken) {
-    err(`--run-token is required (runs.accept returns one)\n${USAGE}`);
+    err(`--run-token is required (runtime.claim gives one to the holder of RUNTIME_KEY)\n${USAGE}`);
     return 2;
   }
   const verbose = values.verbose;

@@ -59,7 +59,7 @@ export type MemoryToolsEvent =
 export interface MemoryToolsOptions {
   /** The API's base URL, e.g. `http://127.0.0.1:3000` (`/trpc` is added when missing). */
   url: string;
-  /** The run token from `runs.accept`, sent as `Authorization: Bearer <runToken>`. */
+  /** The run token from `runtime.claim` (the hosted runtime's key only), sent as `Authorization: Bearer <runToken>`. */
   runToken: string;
   /** A fetch to use instead of the global one (proxies, tests that drop responses). */
   fetch?: typeof globalThis.fetch;

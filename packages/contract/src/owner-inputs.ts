@@ -44,7 +44,7 @@ export const packNameSchema = z
 
 const documentId = z.strictObject({ documentId: idSchema });
 
-/** One schema per owner procedure, keyed `router.procedure`. */
+/** One schema per owner (and hosted-runtime) procedure, keyed `router.procedure`. */
 export const ownerInputs = {
   'auth.login': z.strictObject({ userId: idSchema }),
   'auth.createApiKey': z.strictObject({
@@ -69,6 +69,10 @@ export const ownerInputs = {
   'runs.settings': z.strictObject({ documentId: idSchema, memoryInStagedRuns: z.boolean() }),
   'chat.transcript': z.strictObject({ runId: idSchema }),
   'chat.say': z.strictObject({ runId: idSchema, text: messageTextSchema }),
+  /** Without runId: a new chat run whose first turn is text; with the runId of a live chat run: a turn. */
+  'chat.ask': z.strictObject({ documentId: idSchema, text: messageTextSchema, runId: idSchema.optional() }),
+  'runtime.claim': z.strictObject({ runId: idSchema }),
+  'runtime.finish': z.strictObject({ runId: idSchema }),
   'memory.panel': z.strictObject({ documentId: idSchema, sessionId: idSchema.optional() }),
   'memory.forget': z.strictObject({ sessionId: idSchema }),
   'memory.sessions': documentId,

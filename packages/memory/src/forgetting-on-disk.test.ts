@@ -255,6 +255,7 @@ describe('API: Forget now and purge leave nothing in the files, the transcript o
     SESSION_TTL_SECONDS: String(ttlSeconds),
     LOG_LEVEL: 'warn',
     PURGE_KEY: 'forget-test-purge-key-0123456789abcdef',
+    RUNTIME_KEY: 'forget-test-runtime-key-0123456789abcdef',
   };
   let port = 0;
   let api: ReturnType<typeof spawn> | undefined;
@@ -302,7 +303,7 @@ describe('API: Forget now and purge leave nothing in the files, the transcript o
 
   /** A chat run whose agent remembers 48 marked notes (as in the store test) and recalls once. */
   async function markedRun(label: string) {
-    const run = must<{ runId: string; runToken: string; sessionId: string }>(
+    const accepted = must<{ runId: string; sessionId: string }>(
       await trpc(
         port,
         'mutation',
@@ -312,6 +313,12 @@ describe('API: Forget now and purge leave nothing in the files, the transcript o
       ),
       'runs.accept',
     );
+    // Only the hosted runtime's key obtains a run token (SPEC §7b).
+    const claim = must<{ runToken: string }>(
+      await trpc(port, 'mutation', 'runtime.claim', { runId: accepted.runId }, env.RUNTIME_KEY),
+      'runtime.claim',
+    );
+    const run = { ...accepted, runToken: claim.runToken };
     const m = markersFor(label);
     let v = 0;
     const steps: Change[][] = [

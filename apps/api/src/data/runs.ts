@@ -39,6 +39,52 @@ export async function insertRun(db: Client, run: Run, tokenHash: string): Promis
   });
 }
 
+/** A run the hosted runtime should take: a live chat run with an unanswered turn, or an unclaimed staged run. */
+export interface PendingRun {
+  runId: string;
+  documentId: string;
+  mode: RunMode;
+  waitingSince: string;
+}
+
+export async function listPendingRuns(db: Client, limit: number): Promise<PendingRun[]> {
+  // The newest message decides whether a chat run waits; runs whose document is gone or changed
+  // hands are left out (their tokens would be refused anyway).
+  const rs = await db.execute({
+    sql: `SELECT id, document_id, mode, waiting_since FROM (
+            SELECT r.id, r.document_id, r.mode, r.claimed_at,
+                   CASE WHEN r.mode = 'staged' THEN r.accepted_at ELSE last.at END AS waiting_since,
+                   last.role AS last_role
+              FROM runs AS r
+              JOIN documents AS d ON d.id = r.document_id AND d.removed_at IS NULL AND d.owner_id = r.owner_id
+              LEFT JOIN transcript_messages AS last
+                ON last.id = (SELECT MAX(m.id) FROM transcript_messages AS m WHERE m.run_id = r.id)
+             WHERE r.status = 'live')
+          WHERE (mode = 'staged' AND claimed_at IS NULL) OR (mode = 'chat' AND last_role = 'you')
+          ORDER BY waiting_since, id
+          LIMIT ?`,
+    args: [limit],
+  });
+  return rs.rows.map((r) => ({
+    runId: String(r.id),
+    documentId: String(r.document_id),
+    mode: String(r.mode) as RunMode,
+    waitingSince: String(r.waiting_since),
+  }));
+}
+
+/**
+ * Gives a live run a fresh token: the previous one (from accept, or an earlier claim by a runtime
+ * that restarted) stops working in the same statement. False when no live run has that id.
+ */
+export async function claimRun(db: Client, runId: string, tokenHash: string, now: Date): Promise<boolean> {
+  const rs = await db.execute({
+    sql: `UPDATE runs SET token_hash = ?, claimed_at = ? WHERE id = ? AND status = 'live'`,
+    args: [tokenHash, now.toISOString(), runId],
+  });
+  return rs.rowsAffected === 1;
+}
+
 export async function setRunSession(db: Client, runId: string, sessionId: string): Promise<void> {
   await db.execute({ sql: 'UPDATE runs SET session_id = ? WHERE id = ?', args: [sessionId, runId] });
 }

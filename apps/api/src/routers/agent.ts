@@ -17,7 +17,8 @@ import {
   sayInputSchema,
   toolDescriptors,
 } from '@sponge/contract';
-import { insertMessage, insertRecallEvent } from '../data/runs.ts';
+import { getVisibleDocument } from '../data/documents.ts';
+import { insertMessage, insertRecallEvent, listMessages } from '../data/runs.ts';
 import { ApiError, forbidden, notFound } from '../errors.ts';
 import { agentProcedure } from '../trpc.ts';
 import type { AgentCaller } from '../trpc.ts';
@@ -121,6 +122,22 @@ export const agentRouter = {
     }
     return answer;
   }),
+
+  /**
+   * The run's own document, to read (SPEC §7b): only that document, with the same live checks as
+   * the tools. Its text is data for the agent, never instructions.
+   */
+  document: runProcedure.query(async ({ ctx }) => {
+    const doc = await getVisibleDocument(ctx.deps.app, ctx.run.ownerId, ctx.run.documentId);
+    if (!doc) throw notFound("This run's document");
+    return { id: doc.id, title: doc.title, text: doc.text };
+  }),
+
+  /**
+   * The run's conversation so far, oldest first: the owner's turns and the agent's replies (the
+   * runtime holds no owner credential, so it reads them here). Memory cards are left out.
+   */
+  turns: runProcedure.query(async ({ ctx }) => listMessages(ctx.deps.app, ctx.run.id)),
 
   /** The agent's reply in the run transcript. Not a memory tool: staged runs may talk too. */
   say: runProcedure.input(sayInputSchema).mutation(async ({ ctx, input }) => {

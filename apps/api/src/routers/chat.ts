@@ -7,6 +7,8 @@ import type { TRPCRouterRecord } from '@trpc/server';
 import { ownerInputs } from '@sponge/contract';
 import { insertMessage, listMessages, listRecallEvents } from '../data/runs.ts';
 import { requireOwnedRun } from '../access.ts';
+import { acceptRun } from '../accept-run.ts';
+import { invalidInput, notFound } from '../errors.ts';
 import { ownerProcedure } from '../trpc.ts';
 
 export type TranscriptItem =
@@ -28,6 +30,30 @@ export type TranscriptItem =
     };
 
 export const chatRouter = {
+  /**
+   * The owner asks in a document (SPEC §7): without `runId`, a new chat run (the same rules as
+   * runs.accept) whose first turn is `text`; with the `runId` of a live chat run, another turn.
+   * The hosted runtime answers; no token comes back.
+   */
+  ask: ownerProcedure.input(ownerInputs['chat.ask']).mutation(async ({ ctx, input }) => {
+    const { deps } = ctx;
+    let run;
+    if (input.runId === undefined) {
+      run = await acceptRun(deps, ctx.user.id, input.documentId, 'chat');
+    } else {
+      run = await requireOwnedRun(deps, ctx.user.id, input.runId);
+      if (run.documentId !== input.documentId) throw notFound('The run');
+      if (run.mode !== 'chat')
+        throw invalidInput(
+          'runId: a staged run takes no questions; leave runId out to ask in a new chat run.',
+        );
+      if (run.status !== 'live')
+        throw invalidInput('runId: this run has finished; leave runId out to ask in a new chat run.');
+    }
+    await insertMessage(deps.app, run.id, { role: 'you', text: input.text, at: deps.now().toISOString() });
+    return { runId: run.id, sessionId: run.sessionId };
+  }),
+
   transcript: ownerProcedure
     .input(ownerInputs['chat.transcript'])
     .query(async ({ ctx, input }): Promise<TranscriptItem[]> => {

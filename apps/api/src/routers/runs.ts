@@ -1,66 +1,24 @@
 import type { TRPCRouterRecord } from '@trpc/server';
 import { ownerInputs } from '@sponge/contract';
-import { insertRun, listRuns, finishRun, getRun } from '../data/runs.ts';
-import type { Run } from '../data/runs.ts';
+import { listRuns, finishRun, getRun } from '../data/runs.ts';
 import { setMemoryInStagedRuns } from '../data/documents.ts';
 import { requireOwnedDocument, requireOwnedRun } from '../access.ts';
-import { ApiError } from '../errors.ts';
-import { hashToken, newId, newToken } from '../tokens.ts';
+import { acceptRun } from '../accept-run.ts';
 import { ownerOrApiKeyProcedure, ownerProcedure } from '../trpc.ts';
 import { toSessionView } from '../views.ts';
 
 export const runsRouter = {
   /**
-   * Records a run and returns its token. A person only: an API key is the owner's own agent,
-   * which must never obtain a run token and with it the working-memory tools (SPEC §7). Working memory is on for chat runs, and for staged
-   * runs only when the document's setting turns it on; then a session is opened, pinned at the
-   * document's newest reviewed revision. Refused after ACCEPT_RUNS_UNTIL (runs accepted before
-   * go on).
+   * Records a run for the hosted runtime and returns `{ runId, sessionId }`, never a token: only
+   * the runtime obtains one (`runtime.claim`). A person only: an API key is the owner's own
+   * agent, which must never reach the memory tools (SPEC §7). Working memory is on for chat runs,
+   * and for staged runs only when the document's setting turns it on; then a session is opened,
+   * pinned at the document's newest reviewed revision. Refused after ACCEPT_RUNS_UNTIL (runs
+   * accepted before go on).
    */
   accept: ownerProcedure.input(ownerInputs['runs.accept']).mutation(async ({ ctx, input }) => {
-    const { deps } = ctx;
-    const doc = await requireOwnedDocument(deps, ctx.user.id, input.documentId);
-    const now = deps.now();
-    const until = deps.config.acceptRunsUntil;
-    if (until !== null && now.getTime() >= until.getTime()) {
-      throw new ApiError({
-        code: 'PRECONDITION_FAILED',
-        reason: 'runs_closed',
-        message: `New runs are not accepted after ${until.toISOString()} (ACCEPT_RUNS_UNTIL); runs accepted before go on.`,
-      });
-    }
-    const memoryOn = input.mode === 'chat' || doc.memoryInStagedRuns;
-    const runToken = newToken('run');
-    const run: Run = {
-      id: newId('run'),
-      documentId: doc.id,
-      ownerId: ctx.user.id,
-      mode: input.mode,
-      status: 'live',
-      // Chosen before the session exists so the run row never points nowhere for long: if the
-      // process dies between the two writes the store's session stays `opening` and the purge
-      // worker marks it `empty`, which the tools then answer as session_closed.
-      sessionId: memoryOn ? newId('ses') : null,
-      acceptedAt: now.toISOString(),
-      finishedAt: null,
-    };
-    await insertRun(deps.app, run, hashToken(runToken));
-    if (run.sessionId !== null) {
-      try {
-        const pinnedRevision = await deps.reviewed.latestRevision(doc.id);
-        await deps.store.openSession({
-          id: run.sessionId,
-          ownerId: ctx.user.id,
-          documentId: doc.id,
-          runId: run.id,
-          pinnedRevision,
-        });
-      } catch (err) {
-        await finishRun(deps.app, run.id, deps.now());
-        throw err;
-      }
-    }
-    return { runId: run.id, runToken, sessionId: run.sessionId };
+    const run = await acceptRun(ctx.deps, ctx.user.id, input.documentId, input.mode);
+    return { runId: run.id, sessionId: run.sessionId };
   }),
 
   /** A document's runs, newest first, each with its session's id and state. */

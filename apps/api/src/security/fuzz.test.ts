@@ -20,6 +20,7 @@ import {
   mutate,
   query,
   request,
+  SECURITY_RUNTIME_KEY,
   startApi,
   tempDataDir,
 } from './harness.ts';
@@ -120,6 +121,9 @@ function templates(ctx: FuzzContext): Record<string, Record<string, unknown>> {
     'memory.sessions': { documentId: ctx.owner.documentId },
     'chat.transcript': { runId: ctx.run.runId },
     'chat.say': { runId: ctx.run.runId, text: 'hello' },
+    'chat.ask': { documentId: ctx.owner.documentId, runId: ctx.run.runId, text: 'hello' },
+    'runtime.claim': { runId: ctx.run.runId },
+    'runtime.finish': { runId: ctx.run.runId },
   };
 }
 
@@ -316,6 +320,8 @@ function credentials(ctx: FuzzContext): Credential[] {
     { label: 'other owner', header: `Bearer ${ctx.other.token}`, works: true },
     { label: 'run', header: `Bearer ${ctx.run.runToken}`, works: true },
     { label: 'other run', header: `Bearer ${ctx.otherRun.runToken}`, works: true },
+    { label: 'runtime key', header: `Bearer ${SECURITY_RUNTIME_KEY}`, works: true },
+    { label: 'forged runtime key', header: `Bearer ${b64()}`, works: false },
   ];
 }
 
@@ -479,6 +485,12 @@ describe('fuzzing every procedure over HTTP', () => {
       'memory.forget',
       'chat.transcript',
       'documents.list',
+      'chat.ask',
+      'runtime.pending',
+      'runtime.claim',
+      'runtime.finish',
+      'agent.document',
+      'agent.turns',
     ]) {
       expect(paths).toContain(p);
     }

@@ -42,6 +42,9 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** The hosted runtime's credential given to the APIs these suites start (RUNTIME_KEY). */
+export const SECURITY_RUNTIME_KEY = 'security-runtime-key-0123456789abcdef';
+
 /** Runs `src/main.ts` (what `pnpm --filter @sponge/api start` runs) and waits for `health`. */
 export async function startApi(opts: { dataDir: string; env?: Record<string, string> }): Promise<ApiProcess> {
   const port = await freePort();
@@ -54,6 +57,7 @@ export async function startApi(opts: { dataDir: string; env?: Record<string, str
       DATA_DIR: opts.dataDir,
       DEMO: '1',
       LOG_LEVEL: 'warn',
+      RUNTIME_KEY: SECURITY_RUNTIME_KEY,
       ...opts.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -255,12 +259,17 @@ export interface RunHandle {
 }
 
 export async function acceptChatRun(port: number, owner: Owner): Promise<RunHandle> {
-  const run = must<{ runId: string; runToken: string; sessionId: string | null }>(
+  const run = must<{ runId: string; sessionId: string | null }>(
     await mutate(port, 'runs.accept', { documentId: owner.documentId, mode: 'chat' }, owner.token),
     'runs.accept',
   );
   if (!run.sessionId) throw new Error('a chat run came back without a session');
-  return { runId: run.runId, runToken: run.runToken, sessionId: run.sessionId };
+  // Only the hosted runtime's key obtains a run token (SPEC §7b).
+  const claim = must<{ runToken: string }>(
+    await mutate(port, 'runtime.claim', { runId: run.runId }, SECURITY_RUNTIME_KEY),
+    'runtime.claim',
+  );
+  return { runId: run.runId, runToken: claim.runToken, sessionId: run.sessionId };
 }
 
 /** True when a response text shows an internal error or a raw SQLite message leaking through. */

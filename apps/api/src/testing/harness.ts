@@ -16,6 +16,8 @@ import type { RunningServer } from '../server.ts';
 import { createLogger } from '../log.ts';
 
 export const TEST_TOKEN_SECRET = 'api-test-token-secret-0123456789abcdef';
+/** The hosted runtime's credential in tests (RUNTIME_KEY). */
+export const TEST_RUNTIME_KEY = 'api-test-runtime-key-0123456789abcdef';
 
 export interface TestServer extends RunningServer {
   dir: string;
@@ -27,6 +29,14 @@ export interface TestServer extends RunningServer {
   client(token?: string, opts?: { batch?: boolean }): ReturnType<typeof createTRPCClient<AppRouter>>;
   call(kind: 'query' | 'mutation', path: string, input?: unknown, token?: string): Promise<RawResult>;
   login(userId: string): Promise<string>;
+  /**
+   * What the owner and the hosted runtime do together: the owner accepts a run (`runs.accept`,
+   * which hands out no token), the runtime claims it with RUNTIME_KEY and gets the run token.
+   */
+  acceptRun(
+    ownerToken: string,
+    input: { documentId: string; mode: 'chat' | 'staged' },
+  ): Promise<{ runId: string; sessionId: string | null; runToken: string }>;
 }
 
 /** Decoded JSON of a response, loosely typed on purpose: tests probe its shape. */
@@ -82,6 +92,7 @@ export async function startTestServer(
     DATA_DIR: dir,
     DEMO: '1',
     TOKEN_SECRET: TEST_TOKEN_SECRET,
+    RUNTIME_KEY: TEST_RUNTIME_KEY,
     WEB_DIST: join(dir, 'no-web-dist'),
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
     ...env,
@@ -141,6 +152,26 @@ export async function startTestServer(
       const r = await call('mutation', 'auth.login', { userId });
       if (!r.ok) throw new Error(`login ${userId} failed: ${r.text}`);
       return r.data.userToken as string;
+    },
+    async acceptRun(ownerToken, input) {
+      const accepted = await call('mutation', 'runs.accept', input, ownerToken);
+      if (!accepted.ok) {
+        const e = new Error(`runs.accept failed: ${accepted.text}`) as Error & { data?: unknown };
+        e.data = accepted.data;
+        throw e;
+      }
+      const claimed = await call(
+        'mutation',
+        'runtime.claim',
+        { runId: accepted.data.runId },
+        TEST_RUNTIME_KEY,
+      );
+      if (!claimed.ok) throw new Error(`runtime.claim failed: ${claimed.text}`);
+      return {
+        runId: accepted.data.runId as string,
+        sessionId: accepted.data.sessionId as string | null,
+        runToken: claimed.data.runToken as string,
+      };
     },
     async close() {
       await server.close();

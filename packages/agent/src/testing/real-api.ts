@@ -15,7 +15,7 @@ export interface RealApi {
   url: string;
   /** A client signed in as the demo owner. */
   owner: ReturnType<typeof createTRPCClient<AppRouter>>;
-  /** `runs.accept` on the owner's document: a fresh run with its own session. */
+  /** `runs.accept` on the owner's document, then `runtime.claim`: a fresh run with its own session. */
   acceptRun(mode?: 'chat' | 'staged'): Promise<{ runId: string; runToken: string; sessionId: string | null }>;
   close(): Promise<void>;
 }
@@ -28,12 +28,16 @@ function clientFor(url: string, token?: string) {
   });
 }
 
+/** The hosted runtime's credential in these tests (RUNTIME_KEY). */
+const RUNTIME_KEY = 'agent-test-runtime-key-0123456789abcdef';
+
 export async function startRealApi(env: Record<string, string> = {}): Promise<RealApi> {
   const dir = mkdtempSync(join(tmpdir(), 'sponge-agent-test-'));
   const config = loadConfig({
     PORT: '0',
     DATA_DIR: dir,
     DEMO: '1',
+    RUNTIME_KEY: RUNTIME_KEY,
     WEB_DIST: join(dir, 'no-web-dist'),
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
     ...env,
@@ -51,7 +55,14 @@ export async function startRealApi(env: Record<string, string> = {}): Promise<Re
     return {
       url: server.url,
       owner,
-      acceptRun: (mode = 'chat') => owner.runs.accept.mutate({ documentId: document.id, mode }),
+      // The owner accepts; the test, as the hosted runtime, claims the run and gets its token.
+      acceptRun: async (mode = 'chat') => {
+        const accepted = await owner.runs.accept.mutate({ documentId: document.id, mode });
+        const { runToken } = await clientFor(server.url, RUNTIME_KEY).runtime.claim.mutate({
+          runId: accepted.runId,
+        });
+        return { ...accepted, runToken };
+      },
       async close() {
         await server.close();
         rmSync(dir, { recursive: true, force: true });
