@@ -1,15 +1,28 @@
 // End-to-end tests drive the real built app (API + web from one origin) on fresh temp data in
-// Debian's Chromium. Two servers: the usual one, and one whose sessions live a few seconds so
-// the expired → purged flow can be seen without waiting a day.
+// Debian's Chromium. Three servers: the usual one, one whose sessions live a few seconds so the
+// expired → purged flow can be seen without waiting a day, and one with the hosted runtime
+// beside it, so an owner's question is answered as in production. The runtime has a server of
+// its own because on the usual one the tests play the runtime themselves (they claim runs with
+// RUNTIME_KEY and count exactly the notes they write): a real one would race them for their runs.
 import { defineConfig } from '@playwright/test';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+// `pnpm --filter @sponge/agent runtime` is the hosted runtime's command, once the package has it.
+const agentScripts = (
+  JSON.parse(
+    readFileSync(join(dirname(fileURLToPath(import.meta.url)), '../packages/agent/package.json'), 'utf8'),
+  ) as { scripts?: Record<string, string> }
+).scripts;
+const hasRuntime = typeof agentScripts?.runtime === 'string';
 
 const basePort = 43000 + Math.floor(Math.random() * 4000);
 export const servers = {
   main: { port: basePort, dataDir: mkdtempSync(join(tmpdir(), 'sponge-e2e-')) },
   shortTtl: { port: basePort + 1, dataDir: mkdtempSync(join(tmpdir(), 'sponge-e2e-ttl-')), ttlSeconds: 4 },
+  chat: { port: basePort + 2, dataDir: mkdtempSync(join(tmpdir(), 'sponge-e2e-chat-')), runtime: hasRuntime },
 };
 // Workers are separate processes: they read the servers from the environment, not this module.
 process.env.SPONGE_E2E_SERVERS ??= JSON.stringify(servers);
@@ -35,6 +48,22 @@ const start = (s: { port: number; dataDir: string; ttlSeconds?: number }) => ({
     ...(s.ttlSeconds ? { SESSION_TTL_SECONDS: String(s.ttlSeconds) } : {}),
   },
 });
+// No URL to wait on: the runtime waits for the API's health itself, and the entries start in
+// order, so its API is already up.
+const runtime = (s: { port: number; dataDir: string }) => ({
+  command: 'pnpm --silent --filter @sponge/agent runtime',
+  reuseExistingServer: false,
+  stdout: 'ignore' as const,
+  stderr: 'pipe' as const,
+  env: {
+    SPONGE_API_URL: `http://127.0.0.1:${s.port}`,
+    RUNTIME_KEY: runtimeKey,
+    DATA_DIR: s.dataDir,
+    // Empty: the scripted agent answers offline, whatever model the shell may have configured.
+    AGENT_LLM_URL: '',
+    LOG_LEVEL: 'warn',
+  },
+});
 
 export default defineConfig({
   testDir: './tests',
@@ -55,5 +84,10 @@ export default defineConfig({
     },
   },
   projects: [{ name: 'chromium', use: { browserName: 'chromium' } }],
-  webServer: [start(chosen.main), start(chosen.shortTtl)],
+  webServer: [
+    start(chosen.main),
+    start(chosen.shortTtl),
+    start(chosen.chat),
+    ...(chosen.chat.runtime ? [runtime(chosen.chat)] : []),
+  ],
 });

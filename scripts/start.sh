@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Starts Sponge: the API and the built web app on http://localhost:${PORT:-3000}, on embedded libSQL
-# files in ./data (created with demo data on first start), plus the purge worker beside it.
+# files in ./data (created with demo data on first start), plus the purge worker and the hosted
+# runtime (the agent that answers the owners' questions) beside it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/bootstrap.sh
@@ -13,9 +14,16 @@ mkdir -p "$DATA_DIR"
 export PORT="${PORT:-3000}"
 
 # The purge worker is its own process with its own credential (SPEC §8); it stops with the API.
-pnpm --silent --filter @sponge/api purge &
+# Started with node, not through pnpm: pnpm runs a script through `sh -c`, and a TERM sent to pnpm
+# never reaches the node process below it, which would be left running.
+node apps/api/dist/purge-main.js &
 purge_pid=$!
-trap 'kill $purge_pid 2>/dev/null || true' EXIT INT TERM
+# So is the hosted runtime (SPEC §7b): it waits for the API's health check and for the runtime key
+# the API writes into DATA_DIR, then answers turns until it is stopped with the others.
+export SPONGE_API_URL="${SPONGE_API_URL:-http://127.0.0.1:$PORT}"
+node packages/agent/dist/runtime/main.js &
+runtime_pid=$!
+trap 'kill $purge_pid $runtime_pid 2>/dev/null || true' EXIT INT TERM
 
 echo "Sponge: http://localhost:$PORT (data in $DATA_DIR)"
 pnpm --silent --filter @sponge/api start

@@ -1,5 +1,5 @@
 /**
- * What every flow needs besides the browser: the two servers the config started, owners signed
+ * What every flow needs besides the browser: the servers the config started, owners signed
  * in over HTTP (the same tRPC API the web app calls), fresh chat runs driven by the real agent
  * client (@sponge/agent), the purge worker, and screenshots kept as artifacts.
  *
@@ -22,12 +22,20 @@ export interface ServerInfo {
   port: number;
   dataDir: string;
   ttlSeconds?: number;
+  /** The hosted runtime runs beside this server and answers its owners' questions. */
+  runtime?: boolean;
 }
 
-function readServers(): { main: ServerInfo; shortTtl: ServerInfo & { ttlSeconds: number } } {
+interface Servers {
+  main: ServerInfo;
+  shortTtl: ServerInfo & { ttlSeconds: number };
+  chat: ServerInfo & { runtime: boolean };
+}
+
+function readServers(): Servers {
   const raw = process.env.SPONGE_E2E_SERVERS;
   if (!raw) throw new Error('SPONGE_E2E_SERVERS is not set: run these tests through playwright.config.ts');
-  return JSON.parse(raw) as { main: ServerInfo; shortTtl: ServerInfo & { ttlSeconds: number } };
+  return JSON.parse(raw) as Servers;
 }
 
 export const servers = readServers();

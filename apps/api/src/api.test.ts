@@ -139,6 +139,30 @@ describe('documents', () => {
     expect([e.code, e.reason]).toEqual(['NOT_FOUND', 'not_found']);
   });
 
+  it('get: runsClosedSince is null until ACCEPT_RUNS_UNTIL passes, then says since when (owner only)', async () => {
+    const own = await s.client(ada).documents.get.query({ documentId: REEF_DOCUMENT_ID });
+    expect(own.runsClosedSince).toBeNull();
+    let t = Date.parse('2030-01-01T00:00:00Z');
+    const closing = await startTestServer(
+      { ACCEPT_RUNS_UNTIL: '2030-01-01T01:00:00Z' },
+      { now: () => new Date(t) },
+    );
+    try {
+      const owner = closing.client(await closing.login('user-ada'));
+      const reader = closing.client(await closing.login('user-rosalind'));
+      const get = { documentId: REEF_DOCUMENT_ID };
+      expect((await owner.documents.get.query(get)).runsClosedSince).toBeNull();
+      t = Date.parse('2030-01-01T01:00:00Z');
+      expect((await owner.documents.get.query(get)).runsClosedSince).toBe('2030-01-01T01:00:00.000Z');
+      expect((await reader.documents.get.query(get)).runsClosedSince).toBeNull();
+      // The same instant chat.ask starts refusing new runs at.
+      const e = await errorOf(owner.chat.ask.mutate({ ...get, text: 'still open?' }));
+      expect([e.code, e.reason]).toEqual(['PRECONDITION_FAILED', 'runs_closed']);
+    } finally {
+      await closing.close();
+    }
+  });
+
   it('search ranks only documents the caller may read', async () => {
     const hits = await s.client(ada).documents.search.query({ query: 'coral bleaching recovery', limit: 5 });
     expect(hits[0]?.id).toBe(REEF_DOCUMENT_ID);

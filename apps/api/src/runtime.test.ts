@@ -79,12 +79,15 @@ describe('runtime: pending, claim, finish', () => {
     expect((await s.client(second.runToken).agent.load.query()).session.version).toBe(0);
   });
 
-  it('staged runs are pending until claimed; a chat run without a turn is not', async () => {
+  it('staged runs are pending until the agent speaks in them, claimed or not; a chat run without a turn is not', async () => {
     const staged = await s.client(ada).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'staged' });
     const quiet = await s.client(ada).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'chat' });
     expect(await pendingIds()).toContain(staged.runId);
     expect(await pendingIds()).not.toContain(quiet.runId);
-    await runtime().claim.mutate({ runId: staged.runId });
+    // A runtime that dies after its claim leaves the run pending, so the next one takes it back.
+    const { runToken } = await runtime().claim.mutate({ runId: staged.runId });
+    expect(await pendingIds()).toContain(staged.runId);
+    await s.client(runToken).agent.say.mutate({ text: 'A research step.' });
     expect(await pendingIds()).not.toContain(staged.runId);
   });
 

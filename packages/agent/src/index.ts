@@ -18,3 +18,14 @@ export { MemoryToolError, isMemoryToolError } from './errors.ts';
 export type { MemoryToolErrorCode, MemoryToolReason } from './errors.ts';
 export { REEF_NOTES, runReefScenario } from './reef.ts';
 export type { ReefScenarioOptions, ReefScenarioResult } from './reef.ts';
+export { createRuntime } from './runtime/runtime.ts';
+export type {
+  RunOutcome,
+  RunReport,
+  Runtime,
+  RuntimeEvent,
+  RuntimeOptions,
+  RuntimeReport,
+} from './runtime/runtime.ts';
+export { createScriptedAgent } from './runtime/scripted-agent.ts';
+export type { TurnAgent, TurnInput } from './runtime/turn.ts';

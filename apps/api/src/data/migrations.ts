@@ -164,7 +164,7 @@ export const APP_MIGRATIONS: Migration[] = [
   },
   {
     // The hosted runtime (SPEC §7b) claims runs: a claim issues the run's token (the one made at
-    // accept is never handed out). claimed_at tells a staged run the runtime has not taken yet.
+    // accept is never handed out). claimed_at records when the runtime last took the run.
     name: '006_runs_claimed_at',
     statements: ['ALTER TABLE runs ADD COLUMN claimed_at TEXT'],
   },

@@ -39,7 +39,11 @@ export async function insertRun(db: Client, run: Run, tokenHash: string): Promis
   });
 }
 
-/** A run the hosted runtime should take: a live chat run with an unanswered turn, or an unclaimed staged run. */
+/**
+ * A run the hosted runtime should take: a live chat run with an unanswered turn, or a live staged
+ * run the agent has not spoken in yet (claimed or not: a runtime that died after its claim must
+ * be able to take the run back).
+ */
 export interface PendingRun {
   runId: string;
   documentId: string;
@@ -52,7 +56,7 @@ export async function listPendingRuns(db: Client, limit: number): Promise<Pendin
   // hands are left out (their tokens would be refused anyway).
   const rs = await db.execute({
     sql: `SELECT id, document_id, mode, waiting_since FROM (
-            SELECT r.id, r.document_id, r.mode, r.claimed_at,
+            SELECT r.id, r.document_id, r.mode,
                    CASE WHEN r.mode = 'staged' THEN r.accepted_at ELSE last.at END AS waiting_since,
                    last.role AS last_role
               FROM runs AS r
@@ -60,7 +64,7 @@ export async function listPendingRuns(db: Client, limit: number): Promise<Pendin
               LEFT JOIN transcript_messages AS last
                 ON last.id = (SELECT MAX(m.id) FROM transcript_messages AS m WHERE m.run_id = r.id)
              WHERE r.status = 'live')
-          WHERE (mode = 'staged' AND claimed_at IS NULL) OR (mode = 'chat' AND last_role = 'you')
+          WHERE (mode = 'staged' AND last_role IS NULL) OR (mode = 'chat' AND last_role = 'you')
           ORDER BY waiting_since, id
           LIMIT ?`,
     args: [limit],

@@ -33,7 +33,8 @@ export const documentsRouter = {
 
   /**
    * The full text for anyone who may read the document. Owner-only facts (who it is shared
-   * with, the staged-run memory setting) are null for everyone else.
+   * with, the staged-run memory setting, since when new runs are closed) are null for everyone
+   * else.
    */
   get: ownerOrApiKeyProcedure.input(ownerInputs['documents.get']).query(async ({ ctx, input }) => {
     const d = await getVisibleDocument(ctx.deps.app, ctx.user.id, input.documentId);
@@ -53,6 +54,8 @@ export const documentsRouter = {
       createdAt: d.createdAt,
       sharedWith: isOwner ? await listShares(ctx.deps.app, d.id) : null,
       memoryInStagedRuns: isOwner ? d.memoryInStagedRuns : null,
+      // So the web app can say "closed since …" instead of offering a question chat.ask would refuse.
+      runsClosedSince: isOwner ? runsClosedSince(ctx.deps.config.acceptRunsUntil, ctx.deps.now()) : null,
     };
   }),
 
@@ -111,3 +114,8 @@ export const documentsRouter = {
     return { documentId: input.documentId, removedAt, forgottenSessions: forgotten };
   }),
 } satisfies TRPCRouterRecord;
+
+/** ACCEPT_RUNS_UNTIL as an ISO time once it has passed (new runs are refused from then on), else null. */
+function runsClosedSince(until: Date | null, now: Date): string | null {
+  return until !== null && now.getTime() >= until.getTime() ? until.toISOString() : null;
+}

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { formatAgo, formatDay, formatDayAndTime, formatDuration, formatTimeAndDay } from './time.ts';
+import {
+  formatAgo,
+  formatDateAndClock,
+  formatDay,
+  formatDayAndTime,
+  formatDuration,
+  formatTimeAndDay,
+} from './time.ts';
 
 // Local-time dates, so the tests hold in any time zone.
 const at = (d: number, h: number, m = 0) => new Date(2026, 2, d, h, m).getTime();
@@ -28,6 +35,9 @@ describe('days and times', () => {
     expect(formatTimeAndDay(iso(at(10, 14, 2)), now)).toBe('14:02 today');
     expect(formatDayAndTime(iso(at(11, 14, 2)), now)).toBe('tomorrow 14:02');
     expect(formatTimeAndDay(iso(at(3, 9, 5)), now)).toBe('09:05, 3 Mar');
+  });
+  it('gives a far-off moment with its year', () => {
+    expect(formatDateAndClock(iso(new Date(2026, 8, 12, 14, 0).getTime()))).toMatch(/^12 Sept? 2026, 14:00$/);
   });
   it('says how long ago', () => {
     expect(formatAgo(iso(now - 20_000), now)).toBe('just now');

@@ -1,6 +1,7 @@
 // Times read as a researcher says them: "14:02 today", "2 h ago", "21 h 58 m 7 s".
 const clock = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
 const dayMonth = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short' });
+const fullDate = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric' });
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -33,6 +34,11 @@ export function formatTimeAndDay(iso: string, now: number = Date.now()): string 
 /** "tomorrow 14:02" / "today 16:00" / "3 Dec 14:02". */
 export function formatDayAndTime(iso: string, now: number = Date.now()): string {
   return `${formatDay(iso, now)} ${formatClock(iso)}`;
+}
+
+/** "12 Sept 2026, 14:00": a moment that may lie years away, so with its year. */
+export function formatDateAndClock(iso: string): string {
+  return `${fullDate.format(new Date(iso))}, ${formatClock(iso)}`;
 }
 
 /** "just now", "5 m ago", "2 h ago", "3 d ago". */

@@ -1,10 +1,14 @@
 import { useQuery } from '@tanstack/react-query';
-import { Link, useParams } from 'react-router';
+import { useState } from 'react';
+import { Link, useParams, useSearchParams } from 'react-router';
+import { AskForm } from '../components/ask-form.tsx';
 import { DocumentActions } from '../components/document-actions.tsx';
 import { ErrorState, PageLoading, SkeletonRows } from '../components/states.tsx';
+import { answerState, transcriptRefetchMs, waitingSince } from '../lib/chat.ts';
 import { isNotFound } from '../lib/errors.ts';
 import { memoryCardHeadline } from '../lib/memory-card.ts';
-import { formatAgo } from '../lib/time.ts';
+import { formatAgo, formatDateAndClock } from '../lib/time.ts';
+import { useNow } from '../lib/use-now.ts';
 import { useTitle } from '../lib/use-title.ts';
 import { trpc, type RouterOutputs } from '../trpc.ts';
 import { NotFoundPage } from './not-found.tsx';
@@ -14,12 +18,15 @@ type Run = RouterOutputs['runs']['list'][number];
 type TranscriptItem = RouterOutputs['chat']['transcript'][number];
 type MemoryCard = Extract<TranscriptItem, { type: 'memory' }>;
 
-/** Transcripts of live runs refresh so new memory cards show up while the owner reads. */
-const LIVE_REFRESH_MS = 4000;
+/** Only a live chat run takes another question. */
+const takesQuestions = (run: Run): boolean => run.mode === 'chat' && run.status === 'live';
 
 export default function DocumentPage() {
   const { id: documentId = '' } = useParams();
   const doc = useQuery(trpc.documents.get.queryOptions({ documentId }));
+  // The run the owner is looking at (`?run=`): its question box asks follow-ups, and coming back
+  // from the Memory panel finds it again.
+  const [params, setParams] = useSearchParams();
   useTitle(doc.data?.title);
 
   if (doc.isPending) return <PageLoading />;
@@ -51,7 +58,14 @@ export default function DocumentPage() {
       <div className="doc-layout">
         <DocumentText doc={doc.data} />
         {/* Runs are the owner's alone: for anyone else the API answers NOT_FOUND, and the region is absent. */}
-        {isOwner && <Runs documentId={documentId} />}
+        {isOwner && (
+          <Runs
+            documentId={documentId}
+            runsClosedSince={doc.data.runsClosedSince}
+            currentRunId={params.get('run')}
+            onSelectRun={(runId) => setParams(runId ? { run: runId } : {}, { replace: true })}
+          />
+        )}
       </div>
     </>
   );
@@ -78,9 +92,23 @@ function DocumentText({ doc }: { doc: Doc }) {
   );
 }
 
-function Runs({ documentId }: { documentId: string }) {
+function Runs({
+  documentId,
+  runsClosedSince,
+  currentRunId,
+  onSelectRun,
+}: {
+  documentId: string;
+  runsClosedSince: string | null;
+  currentRunId: string | null;
+  onSelectRun: (runId: string | null) => void;
+}) {
   const runs = useQuery(trpc.runs.list.queryOptions({ documentId }));
+  // A new run's question box moves from under the list into the run: it takes the focus along.
+  const [startedRunId, setStartedRunId] = useState<string | null>(null);
   if (runs.isError && isNotFound(runs.error)) return null;
+  const current = runs.data?.find((r) => r.id === currentRunId);
+  const followingUp = current !== undefined && takesQuestions(current);
   return (
     <section className="box runs" aria-label="Runs">
       <h2>Runs</h2>
@@ -94,28 +122,91 @@ function Runs({ documentId }: { documentId: string }) {
       ) : runs.data.length === 0 ? (
         <p className="muted">No runs yet. The agent has not worked on this document.</p>
       ) : (
-        runs.data.map((run) => <RunItem key={run.id} run={run} documentId={documentId} />)
+        runs.data.map((run) => (
+          <RunItem
+            key={run.id}
+            run={run}
+            documentId={documentId}
+            current={run.id === currentRunId}
+            onLookAt={() => onSelectRun(run.id)}
+          >
+            {run.id === currentRunId && takesQuestions(run) && (
+              <AskForm
+                documentId={documentId}
+                runId={run.id}
+                autoFocus={run.id === startedRunId}
+                onAsked={onSelectRun}
+                // Once new runs are closed, leaving this run would leave nowhere to ask.
+                onNewChat={runsClosedSince === null ? () => onSelectRun(null) : undefined}
+              />
+            )}
+          </RunItem>
+        ))
       )}
+      {!followingUp &&
+        (runsClosedSince !== null ? (
+          <p className="notice ask-closed">
+            New runs are closed since{' '}
+            <time dateTime={runsClosedSince}>{formatDateAndClock(runsClosedSince)}</time>; earlier runs stay
+            readable.
+          </p>
+        ) : (
+          <AskForm
+            documentId={documentId}
+            onAsked={(runId) => {
+              setStartedRunId(runId);
+              onSelectRun(runId);
+            }}
+          />
+        ))}
     </section>
   );
 }
 
-function RunItem({ run, documentId }: { run: Run; documentId: string }) {
+function RunItem({
+  run,
+  documentId,
+  current,
+  onLookAt,
+  children,
+}: {
+  run: Run;
+  documentId: string;
+  current: boolean;
+  onLookAt: () => void;
+  /** The follow-up question box, when this is the live chat run the owner is looking at. */
+  children?: React.ReactNode;
+}) {
   const live = run.status === 'live';
   const transcript = useQuery({
     ...trpc.chat.transcript.queryOptions({ runId: run.id }),
-    refetchInterval: live ? LIVE_REFRESH_MS : false,
+    refetchInterval: (query) => transcriptRefetchMs(query.state.data, live, Date.now()),
   });
   const state = run.memory ? (run.state ?? 'unknown') : 'memory off';
   const headingId = `run-${run.id}`;
+  const since = live ? waitingSince(transcript.data) : null;
   return (
-    <article className="run" aria-labelledby={headingId}>
+    <article
+      className={current ? 'run current' : 'run'}
+      aria-labelledby={headingId}
+      aria-current={current || undefined}
+    >
       <div className="run-head">
         <span className={`dot ${run.state ?? ''}`} aria-hidden="true" />
         <h3 id={headingId}>
           {run.mode === 'staged' ? 'Staged run' : 'Chat run'} ·{' '}
           <span title={run.acceptedAt}>{formatAgo(run.acceptedAt)}</span> · {state}
         </h3>
+        {!current && takesQuestions(run) && (
+          <button
+            type="button"
+            className="button small-button"
+            onClick={onLookAt}
+            aria-describedby={headingId}
+          >
+            Continue this chat
+          </button>
+        )}
       </div>
       {transcript.isPending ? (
         <div aria-busy="true">
@@ -145,7 +236,32 @@ function RunItem({ run, documentId }: { run: Run; documentId: string }) {
           ))}
         </ol>
       )}
+      {/* Always in place while the run is live, so screen readers announce what appears in it. */}
+      {live && (
+        <div className="run-status small" role="status">
+          {since !== null && <AnswerWait since={since} />}
+        </div>
+      )}
+      {children}
     </article>
+  );
+}
+
+/** "Working…" while the runtime is expected to answer; after a minute, why it may not. */
+function AnswerWait({ since }: { since: string }) {
+  const now = useNow(1000);
+  if (answerState(since, now) === 'working') {
+    return (
+      <p className="working">
+        <span className="spinner" aria-hidden="true" />
+        Working…
+      </p>
+    );
+  }
+  return (
+    <p className="notice warn">
+      The agent runtime has not answered yet. Is it running? <code>npm start</code> starts it beside the API.
+    </p>
   );
 }
 

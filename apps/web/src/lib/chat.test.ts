@@ -1,0 +1,93 @@
+import { TRPCClientError } from '@trpc/client';
+import { describe, expect, it } from 'vitest';
+import type { RouterOutputs } from '../trpc.ts';
+import {
+  ANSWER_PATIENCE_MS,
+  LIVE_REFRESH_MS,
+  WAITING_REFRESH_MS,
+  answerState,
+  askErrorMessage,
+  transcriptRefetchMs,
+  waitingSince,
+} from './chat.ts';
+
+type Item = RouterOutputs['chat']['transcript'][number];
+
+const t0 = Date.parse('2030-01-01T12:00:00Z');
+const iso = (ms: number) => new Date(ms).toISOString();
+const you = (at: number, text = 'which sites?'): Item => ({
+  type: 'message',
+  role: 'you',
+  text,
+  at: iso(at),
+});
+const agent = (at: number): Item => ({
+  type: 'message',
+  role: 'agent',
+  text: 'the scripted agent answered',
+  at: iso(at),
+});
+const card = (at: number): Item => ({
+  type: 'memory',
+  action: 'remembered',
+  count: 1,
+  removed: 0,
+  names: ['lead:sites'],
+  sessionId: 'ses_1',
+  at: iso(at),
+  forgotten: false,
+});
+
+describe('waitingSince', () => {
+  it('is the time of the owner’s question while it is the newest message', () => {
+    expect(waitingSince([you(t0)])).toBe(iso(t0));
+    // The agent remembering is still work on the answer, not the answer.
+    expect(waitingSince([you(t0), card(t0 + 500)])).toBe(iso(t0));
+    expect(waitingSince([you(t0), agent(t0 + 900), you(t0 + 5000)])).toBe(iso(t0 + 5000));
+  });
+
+  it('is null once the agent replied, and for an empty or unloaded transcript', () => {
+    expect(waitingSince([you(t0), card(t0 + 500), agent(t0 + 900)])).toBeNull();
+    expect(waitingSince([agent(t0), card(t0 + 1)])).toBeNull();
+    expect(waitingSince([])).toBeNull();
+    expect(waitingSince(undefined)).toBeNull();
+  });
+});
+
+describe('answerState and the refetch interval', () => {
+  it('works for a minute, then says the answer is overdue', () => {
+    expect(answerState(null, t0)).toBe('answered');
+    expect(answerState(iso(t0), t0 + 1000)).toBe('working');
+    expect(answerState(iso(t0), t0 + ANSWER_PATIENCE_MS - 1)).toBe('working');
+    expect(answerState(iso(t0), t0 + ANSWER_PATIENCE_MS)).toBe('overdue');
+  });
+
+  it('polls fast only while a live run’s question waits', () => {
+    expect(transcriptRefetchMs([you(t0)], true, t0 + 2000)).toBe(WAITING_REFRESH_MS);
+    expect(transcriptRefetchMs([you(t0), agent(t0 + 900)], true, t0 + 2000)).toBe(LIVE_REFRESH_MS);
+    expect(transcriptRefetchMs([you(t0)], true, t0 + ANSWER_PATIENCE_MS + 1)).toBe(LIVE_REFRESH_MS);
+    expect(transcriptRefetchMs([you(t0)], false, t0 + 2000)).toBe(false);
+    expect(transcriptRefetchMs(undefined, true, t0)).toBe(LIVE_REFRESH_MS);
+  });
+});
+
+describe('askErrorMessage', () => {
+  it('passes the API’s sentence on', () => {
+    const closed = TRPCClientError.from({
+      error: {
+        code: -32012,
+        message:
+          'New runs are not accepted after 2030-01-01T01:00:00.000Z (ACCEPT_RUNS_UNTIL); runs accepted before go on.',
+        data: { code: 'PRECONDITION_FAILED', httpStatus: 412, reason: 'runs_closed' },
+      },
+    });
+    expect(askErrorMessage(closed)).toMatch(/^New runs are not accepted after 2030-01-01/);
+  });
+
+  it('says the server could not be reached when no answer came back', () => {
+    const offline = TRPCClientError.from(new TypeError('Failed to fetch'));
+    expect(askErrorMessage(offline)).toBe(
+      'Could not reach the server (Failed to fetch). Check the connection and ask again.',
+    );
+  });
+});

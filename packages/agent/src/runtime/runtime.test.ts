@@ -1,0 +1,247 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRealApi } from '../testing/real-api.ts';
+import type { RealApi } from '../testing/real-api.ts';
+import { createRuntime } from './runtime.ts';
+import type { RuntimeEvent, RuntimeOptions } from './runtime.ts';
+import { SCRIPTED_AGENT_BANNER, createScriptedAgent } from './scripted-agent.ts';
+import type { TurnAgent, TurnInput } from './turn.ts';
+
+const RUNTIME_KEY = 'runtime-test-key-0123456789abcdef';
+const REEF = 'doc-reef-recovery-2016';
+const BLEACHING_QUESTION = 'What share of sites bleached above 8 degree heating weeks?';
+
+let api: RealApi;
+
+beforeAll(async () => {
+  api = await startRealApi({ RUNTIME_KEY });
+});
+afterAll(async () => {
+  await api?.close();
+});
+
+function runtime(options: Partial<RuntimeOptions> = {}) {
+  return createRuntime({
+    apiUrl: api.url,
+    runtimeKey: RUNTIME_KEY,
+    agent: createScriptedAgent(),
+    ...options,
+  });
+}
+
+async function transcript(runId: string) {
+  const items = await api.owner.chat.transcript.query({ runId });
+  return {
+    messages: items.flatMap((i) => (i.type === 'message' ? [{ role: i.role, text: i.text }] : [])),
+    cards: items.flatMap((i) => (i.type === 'memory' ? [i] : [])),
+  };
+}
+
+/** An agent that waits until the test lets it answer, or until its signal aborts. */
+function heldAgent() {
+  let release!: (reply: string) => void;
+  let entered!: (input: TurnInput) => void;
+  const called = new Promise<TurnInput>((r) => (entered = r));
+  const agent: TurnAgent = {
+    name: 'held agent',
+    answer: (input) =>
+      new Promise<string>((resolve, reject) => {
+        release = resolve;
+        input.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+        entered(input);
+      }),
+  };
+  return { agent, called, release: (reply: string) => release(reply) };
+}
+
+describe('the hosted runtime against the real API', () => {
+  it('answers an owner’s question once, with a memory card, and new turns in the same run', async () => {
+    const { runId, sessionId } = await api.owner.chat.ask.mutate({
+      documentId: REEF,
+      text: BLEACHING_QUESTION,
+    });
+    expect(sessionId).not.toBeNull();
+    const rt = runtime();
+
+    const first = await rt.runOnce();
+    expect(first.pending).toBe(1);
+    expect(first.runs).toEqual([expect.objectContaining({ runId, mode: 'chat', outcome: 'answered' })]);
+    let t = await transcript(runId);
+    expect(t.messages.map((m) => m.role)).toEqual(['you', 'agent']);
+    const reply = t.messages[1]!.text;
+    expect(reply.startsWith(SCRIPTED_AGENT_BANNER)).toBe(true);
+    expect(reply).toContain('bleached in over 90 percent of surveyed sites');
+    expect(reply).toMatch(/remembered lead:[a-z0-9-]+ \(memory version 1\)/);
+    const remembered = t.cards.filter((c) => c.action === 'remembered');
+    expect(remembered).toHaveLength(1);
+    expect(remembered[0]!.names[0]).toMatch(/^lead:share-sites-bleached-above-8-degree-[0-9a-f]{8}$/);
+    expect(t.cards.some((c) => c.action === 'recalled')).toBe(true);
+
+    // Nothing new: nothing answered, nothing posted.
+    expect(await rt.runOnce()).toEqual({ pending: 0, runs: [] });
+    expect((await transcript(runId)).messages).toHaveLength(2);
+
+    await api.owner.chat.ask.mutate({
+      documentId: REEF,
+      runId,
+      text: 'Why did isolated sites recover less?',
+    });
+    const second = await rt.runOnce();
+    expect(second.runs).toEqual([expect.objectContaining({ runId, outcome: 'answered' })]);
+    t = await transcript(runId);
+    expect(t.messages.map((m) => m.role)).toEqual(['you', 'agent', 'you', 'agent']);
+    expect(t.messages[3]!.text).toContain('Larval supply limited recovery at isolated sites');
+    expect(t.messages[3]!.text).toContain('memory version 2');
+  });
+
+  it('after Forget now, answers the next turn from the document and says why memory refused', async () => {
+    const { runId, sessionId } = await api.owner.chat.ask.mutate({
+      documentId: REEF,
+      text: BLEACHING_QUESTION,
+    });
+    const rt = runtime();
+    await rt.runOnce();
+    await api.owner.memory.forget.mutate({ sessionId: sessionId! });
+
+    await api.owner.chat.ask.mutate({
+      documentId: REEF,
+      runId,
+      text: 'And how much hard coral cover was lost?',
+    });
+    const report = await rt.runOnce();
+    expect(report.runs).toEqual([expect.objectContaining({ runId, outcome: 'answered' })]);
+    const t = await transcript(runId);
+    expect(t.messages.map((m) => m.role)).toEqual(['you', 'agent', 'you', 'agent']);
+    const reply = t.messages[3]!.text;
+    expect(reply).toContain('median loss of 51 percent of hard coral cover');
+    expect(reply).toContain("This run's working memory was forgotten (the owner pressed Forget now)");
+    expect(reply).toContain('from the document alone');
+  });
+
+  it('a runtime restarted mid-turn takes the run back and the turn is answered exactly once', async () => {
+    const { runId } = await api.owner.chat.ask.mutate({ documentId: REEF, text: BLEACHING_QUESTION });
+    const held = heldAgent();
+    const events: RuntimeEvent[] = [];
+    const first = runtime({ agent: held.agent, pollMs: 20, log: (e) => events.push(e) });
+    first.start();
+    await held.called;
+    await first.stop();
+    expect(events).toContainEqual({
+      type: 'run',
+      report: expect.objectContaining({ runId, outcome: 'interrupted' }),
+    });
+    expect((await transcript(runId)).messages).toHaveLength(1);
+
+    const restarted = runtime();
+    expect((await restarted.runOnce()).runs).toEqual([
+      expect.objectContaining({ runId, outcome: 'answered' }),
+    ]);
+    expect(await restarted.runOnce()).toEqual({ pending: 0, runs: [] });
+    expect(await runtime().runOnce()).toEqual({ pending: 0, runs: [] });
+    const t = await transcript(runId);
+    expect(t.messages.map((m) => m.role)).toEqual(['you', 'agent']);
+    expect(t.messages[1]!.text.startsWith(SCRIPTED_AGENT_BANNER)).toBe(true);
+  });
+
+  it('of two runtimes racing for a turn, only the last claimant posts', async () => {
+    const { runId } = await api.owner.chat.ask.mutate({ documentId: REEF, text: BLEACHING_QUESTION });
+    const held = heldAgent();
+    const slow = runtime({ agent: held.agent }).runOnce();
+    await held.called;
+
+    const fast = await runtime().runOnce();
+    expect(fast.runs).toEqual([expect.objectContaining({ runId, outcome: 'answered' })]);
+    held.release('a late reply from a revoked token');
+    expect((await slow).runs).toEqual([expect.objectContaining({ runId, outcome: 'superseded' })]);
+
+    const t = await transcript(runId);
+    expect(t.messages.map((m) => m.role)).toEqual(['you', 'agent']);
+    expect(t.messages[1]!.text).not.toContain('late reply');
+  });
+
+  it('claims a staged run, answers a research step and finishes the run', async () => {
+    const { runId } = await api.owner.runs.accept.mutate({ documentId: REEF, mode: 'staged' });
+    const report = await runtime().runOnce();
+    expect(report.runs).toEqual([expect.objectContaining({ runId, mode: 'staged', outcome: 'answered' })]);
+    const t = await transcript(runId);
+    expect(t.messages).toHaveLength(1);
+    expect(t.messages[0]!.role).toBe('agent');
+    expect(t.messages[0]!.text).toContain('Research step on “Reef recovery after the 2016 bleaching”');
+    // Working memory is off for staged runs unless the document's setting turns it on.
+    expect(t.messages[0]!.text).toContain('Working memory is off for this run');
+    const runs = await api.owner.runs.list.query({ documentId: REEF });
+    expect(runs.find((r) => r.id === runId)?.status).toBe('finished');
+    expect(await runtime().runOnce()).toEqual({ pending: 0, runs: [] });
+  });
+
+  it('answers a crashed or overlong turn with a reply naming the failure, and the other runs still', async () => {
+    const crashing: TurnAgent = {
+      name: 'flaky agent',
+      answer: async ({ history, signal }) => {
+        const question = history.at(-1)!.text;
+        if (question.includes('crash')) throw new Error('the agent fell over');
+        // Ignores its signal's meaning: the runtime must not wait for it past the limit.
+        if (question.includes('stall')) await new Promise((r) => signal.addEventListener('abort', r));
+        return `fine: ${question}`;
+      },
+    };
+    const asked = await Promise.all(
+      ['please crash', 'please stall', 'please answer'].map((text) =>
+        api.owner.chat.ask.mutate({ documentId: REEF, text }),
+      ),
+    );
+    const report = await runtime({ agent: crashing, turnTimeoutMs: 300 }).runOnce();
+    expect(report.runs.map((r) => r.outcome)).toEqual(['answered', 'answered', 'answered']);
+    const replies = await Promise.all(
+      asked.map(async ({ runId }) => (await transcript(runId)).messages[1]!.text),
+    );
+    expect(replies[0]).toBe(
+      'The flaky agent could not answer this turn: it failed (Error: the agent fell over). Ask again to retry.',
+    );
+    expect(replies[1]).toBe(
+      'The flaky agent could not answer this turn: it ran out of time (the limit is 300 ms per turn). Ask again to retry.',
+    );
+    expect(replies[2]).toBe('fine: please answer');
+  });
+
+  it('costs eight API calls for a scripted turn', async () => {
+    await api.owner.chat.ask.mutate({ documentId: REEF, text: BLEACHING_QUESTION });
+    const calls: string[] = [];
+    const counting: typeof fetch = (input, init) => {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      calls.push(url.pathname.replace('/trpc/', ''));
+      return fetch(input, init);
+    };
+    const report = await runtime({ fetch: counting }).runOnce();
+    expect(report.runs.map((r) => r.outcome)).toEqual(['answered']);
+    expect(calls.sort()).toEqual(
+      [
+        'agent.document',
+        'agent.load',
+        'agent.recall',
+        'agent.remember',
+        'agent.say',
+        'agent.turns',
+        'runtime.claim',
+        'runtime.pending',
+      ].sort(),
+    );
+  });
+
+  it('refuses to poll with a wrong key, and stops cleanly while the API does not answer', async () => {
+    await expect(runtime({ runtimeKey: 'not-the-runtime-key-0000' }).runOnce()).rejects.toThrow();
+    const events: RuntimeEvent[] = [];
+    const rt = createRuntime({
+      apiUrl: 'http://127.0.0.1:9',
+      runtimeKey: RUNTIME_KEY,
+      agent: createScriptedAgent(),
+      pollMs: 10,
+      log: (e) => events.push(e),
+    });
+    rt.start();
+    await expect.poll(() => events.filter((e) => e.type === 'poll-failed').length).toBeGreaterThan(1);
+    await rt.stop();
+    expect(events.at(-1)).toEqual({ type: 'stopped' });
+    const delays = events.flatMap((e) => (e.type === 'poll-failed' ? [e.retryInMs] : []));
+    expect(delays[1]).toBeGreaterThan(delays[0]!);
+  });
+});
