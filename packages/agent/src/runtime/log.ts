@@ -1,7 +1,9 @@
 /**
- * The runtime's log: one plain line per event on stderr. The agent package carries no logging
- * library; a line with a time, a level and a sentence is all an operator reads here.
+ * The runtime's log, through pino like the API's and the purge worker's: JSON lines on stderr, or
+ * readable ones when stderr is a terminal (as under `npm start`).
  */
+import { pino } from 'pino';
+import { prettyFactory } from 'pino-pretty';
 import type { RunReport, RuntimeEvent } from './runtime.ts';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
@@ -14,18 +16,27 @@ export interface LineLogger {
   error: (message: string) => void;
 }
 
-/** Lines at `level` and above go to `write`, each as `<ISO time> <LEVEL> sponge-runtime <message>`. */
+/** Lines at `level` and above go to `write`: JSON, or formatted by pino-pretty when `pretty`. */
 export function createLineLogger(
   level: LogLevel,
   write: (line: string) => void = (line) => void process.stderr.write(line),
-  now: () => Date = () => new Date(),
+  pretty: boolean = process.stderr.isTTY === true,
 ): LineLogger {
-  const threshold = LOG_LEVELS.indexOf(level);
-  const at = (l: Exclude<LogLevel, 'silent'>) => (message: string) => {
-    if (LOG_LEVELS.indexOf(l) < threshold) return;
-    write(`${now().toISOString()} ${l.toUpperCase().padEnd(5)} sponge-runtime ${message}\n`);
+  // Formatted as each line is written: pino-pretty's own stream is asynchronous, and the last
+  // line before the command exits would be lost.
+  const format = pretty
+    ? prettyFactory({ translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' })
+    : undefined;
+  const logger = pino(
+    { name: 'sponge-runtime', level },
+    { write: (line: string) => write(format ? format(line) : line) },
+  );
+  return {
+    debug: (message) => logger.debug(message),
+    info: (message) => logger.info(message),
+    warn: (message) => logger.warn(message),
+    error: (message) => logger.error(message),
   };
-  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
 /** The level a LOG_LEVEL value means; pino's names beyond ours map to the nearest. */

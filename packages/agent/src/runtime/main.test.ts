@@ -87,7 +87,9 @@ describe('the runtime command', () => {
     });
     const run = io();
     expect(await main(['--', '--once'], { DATA_DIR: dir, SPONGE_API_URL: api.url }, run.io, '/')).toBe(0);
-    expect(run.err.join('')).toMatch(/INFO {2}sponge-runtime answered run \S+ \(chat\) in \d+ ms\n/);
+    expect(run.err.join('')).toMatch(
+      /"name":"sponge-runtime","msg":"answered run \S+ \(chat\) in \d+ ms"\}\n/,
+    );
     expect(run.err.join('')).toContain('1 pending, 1 answered, 0 failed');
     const replies = await agentReplies(runId);
     expect(replies).toHaveLength(1);
@@ -134,7 +136,7 @@ describe('the runtime command', () => {
     expect(await exited).toBe(0);
     const log = run.err.join('');
     expect(log).toContain(`answering runs at ${api.url} with the scripted agent`);
-    expect(log).toMatch(/stopped\n$/);
+    expect(log).toMatch(/"msg":"stopped"\}\n$/);
   });
 
   it('waits for the key file the API writes at its first start, then answers', async () => {
