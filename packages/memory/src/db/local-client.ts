@@ -207,7 +207,7 @@ export class LocalClient implements Client {
     throw notOffered.transaction();
   }
 
-  // The parameter stays for callers typed against Client (the database thread relays it).
+  // The parameter stays for callers typed against Client.
   async executeMultiple(_sql: string): Promise<never> {
     throw notOffered.executeMultiple();
   }

@@ -64,8 +64,8 @@ export class ShortcutClient implements Client {
     return this.#thread.migrate(stmts);
   }
 
-  executeMultiple(sql: string): Promise<void> {
-    return this.#thread.executeMultiple(sql);
+  async executeMultiple(_sql: string): Promise<never> {
+    throw notOffered.executeMultiple();
   }
 
   async transaction(): Promise<never> {

@@ -34,7 +34,6 @@ export type Request =
   | { id: number; op: 'execute'; stmt: InStatement }
   | { id: number; op: 'batch'; stmts: InStatement[]; mode: 'write' | 'read' | 'deferred' }
   | { id: number; op: 'batchGroup'; batches: InStatement[][] }
-  | { id: number; op: 'executeMultiple'; sql: string }
   | { id: number; op: 'close' };
 
 export type Reply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: WireError };

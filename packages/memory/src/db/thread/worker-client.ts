@@ -149,8 +149,9 @@ export class WorkerClient implements Client {
     throw notOffered.transaction();
   }
 
-  async executeMultiple(sql: string): Promise<void> {
-    await this.#call({ op: 'executeMultiple', sql });
+  // Refused here, as by LocalClient, rather than after a round trip to the thread.
+  async executeMultiple(_sql: string): Promise<never> {
+    throw notOffered.executeMultiple();
   }
 
   async sync(): Promise<never> {

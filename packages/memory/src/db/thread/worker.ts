@@ -32,9 +32,6 @@ async function handle(req: Request): Promise<unknown> {
           ? { ok: true, results: o.results.map(toWireResult) }
           : { ok: false, error: toWireError(o.error) },
       );
-    case 'executeMultiple':
-      await client.executeMultiple(req.sql);
-      return null;
     case 'close':
       client.close();
       return null;
