@@ -168,4 +168,10 @@ export const APP_MIGRATIONS: Migration[] = [
     name: '006_runs_claimed_at',
     statements: ['ALTER TABLE runs ADD COLUMN claimed_at TEXT'],
   },
+  {
+    // runtime.pending runs on every poll of the hosted runtime: only live runs are candidates, and
+    // finished ones pile up over time, so the lookup reads a partial index of the live ones.
+    name: '007_runs_live',
+    statements: [`CREATE INDEX runs_live ON runs(accepted_at) WHERE status = 'live'`],
+  },
 ];
