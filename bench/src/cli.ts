@@ -8,6 +8,8 @@ export const FIGURES = {
   remember64: 'remember 64 notes in process (FULL, NORMAL) vs a raw 64-row batch',
   query: 'query current_notes and read 1 note at 1k, 10k, 100k notes, and their scaling',
   recall: 'recall search at 1k and 10k notes vs embed + a raw exact vector scan',
+  library:
+    'document search at 10k and 100k chunks of one owner vs the SQL scan it replaced, and the indexing rate',
   agents: '50 agents writing through one API process (main, worker, worker at NORMAL)',
   purge: "the purge worker on 10,000 expired sessions, and a writer's worst latency meanwhile",
   verify: 'verify (replay) of a 100,000-entry log vs a raw paged read',

@@ -17,6 +17,7 @@ import type { FigureName } from './cli.ts';
 import { settleDisk } from './figure.ts';
 import type { BenchContext, Figure, Row } from './figure.ts';
 import { agentsConcurrently } from './figures/agents-50.ts';
+import { documentSearch } from './figures/document-search.ts';
 import { purgeWhileWriting } from './figures/purge.ts';
 import { queryAndRead } from './figures/query-read-scaling.ts';
 import { recallSearch } from './figures/recall.ts';
@@ -37,6 +38,7 @@ const steps: Record<FigureName, Figure[]> = {
   remember64: [(ctx) => rememberInProcess(ctx, 64)],
   query: [queryAndRead],
   recall: [recallSearch],
+  library: [documentSearch],
   agents: [
     (ctx) => agentsConcurrently(ctx, 'main'),
     (ctx) => agentsConcurrently(ctx, 'worker'),

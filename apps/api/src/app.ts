@@ -11,7 +11,8 @@ import type { AppDeps } from './deps.ts';
 import { seedDemo } from './demo/seed.ts';
 import { createLogger } from './log.ts';
 import { hashToken } from './tokens.ts';
-import { indexAllDocuments, prepareDocumentIndex } from './data/document-search.ts';
+import { prepareDocumentIndex } from './library/index-store.ts';
+import { createLibrary } from './library/library.ts';
 import {
   migrate,
   openAppDatabase,
@@ -48,6 +49,9 @@ export async function openApp(
     closers.push(() => app.close());
     await migrate(app, 'app', APP_MIGRATIONS);
     await prepareDocumentIndex(app, embeddings, now);
+    const library = createLibrary({ db: app, adapter: embeddings, log });
+    // Stopped before the database closes (closers run in reverse), so no batch is cut short.
+    closers.push(() => void library.close());
     const reviewed = await openReviewedKnowledge(app, now);
     closers.push(() => reviewed.close());
     const store = await openMemoryStore({
@@ -71,6 +75,7 @@ export async function openApp(
       store,
       reviewed,
       embeddings,
+      library,
       log,
       now,
       runtimeKeyHash,
@@ -79,18 +84,17 @@ export async function openApp(
       const seeded = await seedDemo(deps);
       if (seeded) {
         log.info({ documents: seeded.documents, runId: seeded.runId }, 'demo data seeded');
-        // Search vectors for the seeded library; never fatal (search also indexes lazily).
-        await indexAllDocuments(app, embeddings).catch((err: unknown) =>
-          log.warn({ err }, 'indexing the demo library failed'),
-        );
       }
     }
+    // Documents added but not indexed yet (new ones, or a restart mid-way) are picked up here.
+    library.indexer.kick();
     let closed = false;
     return {
       ...deps,
       async close() {
         if (closed) return;
         closed = true;
+        await library.close();
         for (const c of closers.reverse()) {
           try {
             c();

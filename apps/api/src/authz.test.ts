@@ -47,6 +47,8 @@ interface Fixture {
   s2: string;
   /** Throwaways the owner's destructive cells act on, so the other cells keep their targets. */
   dTrash: string;
+  /** Ada's document whose indexing failed (documents.reindex takes only those). */
+  dFailed: string;
   rTrash: string;
   sTrash: string;
   spareKeyId: string;
@@ -111,6 +113,12 @@ const sessionFor = (p: Principal, fx: Fixture) => (p === 'publicViewer' ? fx.s2 
 let s: TestServer;
 let fx: Fixture;
 
+function uploadForm(name: string, text: string): FormData {
+  const form = new FormData();
+  form.append('file', new File([text], name, { type: 'text/plain' }));
+  return form;
+}
+
 async function ok(r: Promise<RawResult>): Promise<Json> {
   const res = await r;
   if (!res.ok) throw new Error(res.text);
@@ -146,6 +154,25 @@ const ROWS: Row[] = [
     kind: 'query',
     input: () => ({ query: 'reef' }),
     expect: people({ apiKey: 'ok' }),
+  },
+  // Anyone signed in (or their API key) adds to their own library; nobody else's.
+  {
+    procedure: 'documents.add',
+    kind: 'mutation',
+    input: (p) => ({ title: `Matrix ${p}`, text: 'A pasted note about the matrix.' }),
+    expect: people({ apiKey: 'ok' }),
+  },
+  {
+    procedure: 'documents.upload',
+    kind: 'mutation',
+    input: (p) => uploadForm(`matrix-${p}.txt`, 'An uploaded note about the matrix.'),
+    expect: people({ apiKey: 'ok' }),
+  },
+  {
+    procedure: 'documents.reindex',
+    kind: 'mutation',
+    input: (p, f) => ({ documentId: p === 'owner' ? f.dFailed : docFor(p, f) }),
+    expect: ownerOnly(),
   },
   {
     procedure: 'documents.share',
@@ -351,6 +378,12 @@ beforeAll(async () => {
     own.find((d) => d === 'doc-survey-methods')!,
   ];
   await c.documents.publish.mutate({ documentId: dPublic });
+  const { id: dFailed } = await c.documents.add.mutate({ title: 'Failed indexing', text: 'Nothing to see.' });
+  await s.app.library.indexer.idle();
+  await s.app.app.execute({
+    sql: `UPDATE documents SET index_state = 'failed', index_error = 'test' WHERE id = ?`,
+    args: [dFailed],
+  });
   const r1 = await s.acceptRun(ada, { documentId: dPrivate, mode: 'chat' });
   const r2 = await s.acceptRun(ada, { documentId: dPublic, mode: 'chat' });
   const rTrash = await s.acceptRun(ada, { documentId: dPrivate, mode: 'chat' });
@@ -395,6 +428,7 @@ beforeAll(async () => {
     r2: r2.runId,
     s2: r2.sessionId!,
     dTrash,
+    dFailed,
     rTrash: rTrash.runId,
     sTrash: rTrash.sessionId!,
     spareKeyId: spare.id,

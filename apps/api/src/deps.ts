@@ -6,6 +6,7 @@ import type { Client } from '@libsql/client';
 import type { EmbeddingAdapter, MemoryStore, ReviewedKnowledge } from '@oh/memory';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
+import type { Library } from './library/library.ts';
 
 export interface AppDeps {
   config: Config;
@@ -16,6 +17,8 @@ export interface AppDeps {
   reviewed: ReviewedKnowledge;
   /** One embedding adapter for note recall and document search (created from the config once). */
   embeddings: EmbeddingAdapter;
+  /** The owners' libraries: adding documents, background indexing and per-owner search. */
+  library: Library;
   log: Logger;
   now: () => Date;
   /** SHA-256 (hex) of the hosted runtime's key; the key itself is not kept. */

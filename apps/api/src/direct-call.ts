@@ -246,3 +246,21 @@ export function createDirectCall<Ctx extends object>(opts: DirectCallOptions<Ctx
     res.end(json);
   }
 }
+
+/**
+ * Answers a request with a tRPC error before tRPC sees it, in exactly the shape and status the
+ * adapter would give (the router's error formatter included). server.ts refuses an upload whose
+ * declared length is over the limit this way, without reading its body.
+ */
+export function createErrorAnswer(router: AnyTRPCRouter) {
+  const { config } = checkRouterInternals(router);
+  return (res: ServerResponse, error: TRPCError, path: string, type: Type): void => {
+    const body = {
+      error: getTRPCErrorShape({ config, ctx: undefined, error, input: undefined, path, type }),
+    };
+    const status = getHTTPStatusCode(body);
+    // The body is not read: close the connection rather than drain megabytes nobody wants.
+    res.writeHead(status, { 'content-type': 'application/json', connection: 'close' });
+    res.end(JSON.stringify(transformTRPCResponse(config, body)));
+  };
+}

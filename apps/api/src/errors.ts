@@ -42,8 +42,10 @@ export function defaultReason(code: TRPC_ERROR_CODE_KEY): ApiReason {
     case 'SERVICE_UNAVAILABLE':
     case 'GATEWAY_TIMEOUT':
       return 'internal';
+    case 'PAYLOAD_TOO_LARGE':
+      return 'too_large';
     default:
-      // PARSE_ERROR, BAD_REQUEST, PAYLOAD_TOO_LARGE, METHOD_NOT_SUPPORTED, UNSUPPORTED_MEDIA_TYPE…
+      // PARSE_ERROR, BAD_REQUEST, METHOD_NOT_SUPPORTED, UNSUPPORTED_MEDIA_TYPE…
       return 'invalid_input';
   }
 }

@@ -254,7 +254,7 @@ describe('with the default TTL', () => {
     });
     expect(huge.status).toBe(413);
     const hugeBody = (await huge.json()) as Json;
-    expect(hugeBody.error.data).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', reason: 'invalid_input' });
+    expect(hugeBody.error.data).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', reason: 'too_large' });
 
     // Not JSON at all.
     const junk = await fetch(`${s.url}/trpc/agent.remember`, {

@@ -9,7 +9,6 @@ import type { AddressInfo } from 'node:net';
 import { createClient } from '@libsql/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalEmbeddingAdapter } from '@oh/memory';
-import { insertDocument } from './data/documents.ts';
 import { REEF_DOCUMENT_ID } from './demo/library.ts';
 import { startTestServer } from './testing/harness.ts';
 import type { TestServer } from './testing/harness.ts';
@@ -29,24 +28,6 @@ const NOTES = [
 ];
 
 /** A private document of Grace's that is full of the query's words. */
-const FOREIGN_PRIVATE = {
-  id: 'doc-grace-private-bleaching',
-  ownerId: 'user-grace',
-  title: 'Coral bleaching recovery notes (private)',
-  authors: ['G. Hopper'],
-  abstract: 'Coral bleaching recovery, coral bleaching recovery.',
-  text: 'Coral bleaching and recovery of coral reefs after bleaching: recovery, recovery, recovery.',
-};
-
-async function addForeignPrivateDocument(s: TestServer): Promise<void> {
-  const db = createClient({ url: s.appUrl });
-  try {
-    await insertDocument(db, FOREIGN_PRIVATE, new Date());
-  } finally {
-    db.close();
-  }
-}
-
 async function acceptRun(s: TestServer, owner: string) {
   return s.acceptRun(owner, { documentId: REEF_DOCUMENT_ID, mode: 'chat' });
 }
@@ -61,7 +42,6 @@ describe('recall, shadow by default', () => {
     ada = await s.login('user-ada');
     grace = await s.login('user-grace');
     rosalind = await s.login('user-rosalind');
-    await addForeignPrivateDocument(s);
   });
   afterAll(async () => {
     await s?.close();
@@ -99,43 +79,6 @@ describe('recall, shadow by default', () => {
       .client(ada)
       .memory.panel.query({ documentId: REEF_DOCUMENT_ID, sessionId: run.sessionId! });
     expect(after.recentRecalls).toEqual([]);
-  });
-
-  it('documents.search ranks the reef document first by meaning and never a foreign private document', async () => {
-    const hits = await s.client(ada).documents.search.query({ query: 'coral bleaching recovery' });
-    expect(hits[0]).toMatchObject({ id: REEF_DOCUMENT_ID, access: 'owner' });
-    expect(hits.every((h) => h.score > 0 && h.score <= 1)).toBe(true);
-    expect(hits.some((h) => h.id === FOREIGN_PRIVATE.id)).toBe(false);
-    expect(typeof hits[0]!.snippet).toBe('string');
-
-    // Shared and published documents are readable, so they are ranked, with their access.
-    const rosHits = await s.client(rosalind).documents.search.query({ query: 'coral bleaching recovery' });
-    expect(rosHits.find((h) => h.id === REEF_DOCUMENT_ID)?.access).toBe('shared');
-    expect(rosHits.some((h) => h.id === FOREIGN_PRIVATE.id)).toBe(false);
-    expect(rosHits.every((h) => ['shared', 'public', 'owner'].includes(h.access))).toBe(true);
-
-    // Its owner finds it; Ada's private reef document is not readable by Grace.
-    const graceHits = await s.client(grace).documents.search.query({ query: 'coral bleaching recovery' });
-    expect(graceHits[0]?.id).toBe(FOREIGN_PRIVATE.id);
-    expect(graceHits.some((h) => h.id === REEF_DOCUMENT_ID)).toBe(false);
-  });
-
-  it('a changed document is re-indexed before the next search', async () => {
-    const db = createClient({ url: s.appUrl });
-    try {
-      await db.execute({
-        sql: 'UPDATE documents SET text = ?, abstract = ? WHERE id = ?',
-        args: [
-          'Volcanic soils of the high plateau and their minerals.',
-          'Volcanic soils.',
-          FOREIGN_PRIVATE.id,
-        ],
-      });
-    } finally {
-      db.close();
-    }
-    const graceHits = await s.client(grace).documents.search.query({ query: 'volcanic soils minerals' });
-    expect(graceHits[0]?.id).toBe(FOREIGN_PRIVATE.id);
   });
 });
 

@@ -8,16 +8,16 @@
 import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import type { TRPCError } from '@trpc/server';
-import { createHTTPServer } from '@trpc/server/adapters/standalone';
+import { TRPCError } from '@trpc/server';
+import { createHTTPHandler, createHTTPServer } from '@trpc/server/adapters/standalone';
 import type { Config } from './config.ts';
 import { createHttpContextFactory } from './context.ts';
-import { createDirectCall } from './direct-call.ts';
+import { createDirectCall, createErrorAnswer } from './direct-call.ts';
 import { openApp } from './app.ts';
 import type { OpenedApp } from './app.ts';
 import { appRouter } from './router.ts';
 import { createStaticHandler } from './static.ts';
-import { MAX_BODY_BYTES } from './trpc.ts';
+import { MAX_BODY_BYTES, MAX_UPLOAD_BODY_BYTES } from './trpc.ts';
 
 /** Keep equal to (or above) the web and agent clients' `maxItems`. */
 export const MAX_BATCH_SIZE = 10;
@@ -42,6 +42,9 @@ function bufferBody(req: IncomingMessage, next: () => void): void {
   // An aborted upload: tRPC never sees the request; the socket is gone anyway.
   req.once('error', () => {});
 }
+
+/** The one procedure that takes multipart/form-data, with its own body limit. */
+const UPLOAD_PATH = '/trpc/documents.upload';
 
 export interface RunningServer {
   url: string;
@@ -81,6 +84,17 @@ export async function startServer(
   // One procedure, JSON: answered directly, with the adapter's bytes (direct-call.ts).
   const directCall = createDirectCall({ router: appRouter, createContext, onError });
   const serveStatic = createStaticHandler(config.webDist);
+  // Uploads get their own handler: the same router, with the upload's body limit, enforced by
+  // tRPC while the body streams in (a 60 MB body is cut off at the limit, never buffered whole).
+  const uploadHandler = createHTTPHandler({
+    router: appRouter,
+    basePath: '/trpc/',
+    maxBatchSize: 1,
+    maxBodySize: MAX_UPLOAD_BODY_BYTES,
+    createContext,
+    onError,
+  });
+  const answerError = createErrorAnswer(appRouter);
   const server = createHTTPServer({
     router: appRouter,
     basePath: '/trpc/',
@@ -89,6 +103,16 @@ export async function startServer(
     createContext,
     middleware: (req, res, next) => {
       const path = (req.url ?? '/').split('?')[0] ?? '/';
+      if (path === UPLOAD_PATH) {
+        // A declared length over the limit is refused before a byte of the body is read.
+        const declared = Number(req.headers['content-length']);
+        if (Number.isFinite(declared) && declared > MAX_UPLOAD_BODY_BYTES) {
+          const error = new TRPCError({ code: 'PAYLOAD_TOO_LARGE' });
+          onError({ error, path: 'documents.upload', type: 'mutation', ctx: undefined });
+          return answerError(res, error, 'documents.upload', 'mutation');
+        }
+        return void uploadHandler(req, res);
+      }
       if (path.startsWith('/trpc/')) {
         return bufferBody(req, () => {
           if (

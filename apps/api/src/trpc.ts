@@ -19,6 +19,7 @@
 import { initTRPC } from '@trpc/server';
 import type { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server';
+import { LIMITS } from '@sponge/contract';
 import type { Caller, Context } from './context.ts';
 import {
   ApiError,
@@ -74,14 +75,17 @@ function describeIssues(issues: InputIssue[]): string {
 const t = initTRPC.context<Context>().create({
   // Plain JSON on the wire (SPEC §9): agent runtimes in any language call this API.
   isDev: false,
-  errorFormatter({ shape, error }) {
+  errorFormatter({ shape, error, path }) {
     const issues = inputIssues(error.cause);
     const api = error instanceof ApiError ? error : undefined;
     let reason = reasonOf(error);
     let message = shape.message;
     if (issues) message = describeIssues(issues);
-    else if (error.code === 'PAYLOAD_TOO_LARGE')
-      message = `The request body is larger than the ${MAX_BODY_LABEL} limit.`;
+    else if (error.code === 'PAYLOAD_TOO_LARGE' && !api)
+      message =
+        path === 'documents.upload'
+          ? `The upload is larger than the ${UPLOAD_LIMIT_LABEL} limit.`
+          : `The request body is larger than the ${MAX_BODY_LABEL} limit.`;
     else if (error.code === 'INTERNAL_SERVER_ERROR' && api?.reason !== 'integrity') {
       // Never leak SQL or stack details; the log has them.
       reason = 'internal';
@@ -101,6 +105,13 @@ const t = initTRPC.context<Context>().create({
 /** Kept here so the formatter can name the limit; server.ts uses the same number. */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
 const MAX_BODY_LABEL = '4 MiB';
+
+/**
+ * `documents.upload` alone takes a bigger body: the file limit plus room for the form's own
+ * parts (boundaries, headers, the title). server.ts enforces it while the body streams in.
+ */
+export const MAX_UPLOAD_BODY_BYTES = LIMITS.uploadBytes + 64 * 1024;
+const UPLOAD_LIMIT_LABEL = `${LIMITS.uploadBytes / 1024 / 1024} MiB`;
 
 /** The caller of an agent tool. */
 export type AgentCaller = Extract<Caller, { kind: 'agent' }>;

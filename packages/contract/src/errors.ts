@@ -22,8 +22,17 @@ export const ERROR_REASONS = [
 ] as const;
 export type ErrorReason = (typeof ERROR_REASONS)[number];
 
-/** Every reason on the wire: the store's, plus the API's run cut-off and an opaque internal failure. */
-export const API_REASONS = [...ERROR_REASONS, 'runs_closed', 'internal'] as const;
+/** Refusals of an added or uploaded document (SPEC §6b), given by the API, not the store. */
+export const DOCUMENT_REASONS = ['invalid_document', 'no_text', 'too_large'] as const;
+export type DocumentReason = (typeof DOCUMENT_REASONS)[number];
+export const DOCUMENT_REASON_TO_CODE = {
+  invalid_document: 'BAD_REQUEST',
+  no_text: 'BAD_REQUEST',
+  too_large: 'PAYLOAD_TOO_LARGE',
+} as const satisfies Record<DocumentReason, ErrorCode>;
+
+/** Every reason on the wire: the store's, the library's, the API's run cut-off and an opaque internal failure. */
+export const API_REASONS = [...ERROR_REASONS, ...DOCUMENT_REASONS, 'runs_closed', 'internal'] as const;
 export type ApiReason = (typeof API_REASONS)[number];
 
 export type ErrorCode =

@@ -15,17 +15,33 @@ export {
   rememberInputSchema,
 } from './records.ts';
 export type { Change, JsonValue, Link, LinkRel, QueryRow, Question } from './records.ts';
-export { API_REASONS, ERROR_REASONS, REASON_TO_CODE } from './errors.ts';
-export type { ApiReason, ErrorCode, ErrorReason } from './errors.ts';
 export {
+  API_REASONS,
+  DOCUMENT_REASONS,
+  DOCUMENT_REASON_TO_CODE,
+  ERROR_REASONS,
+  REASON_TO_CODE,
+} from './errors.ts';
+export type { ApiReason, DocumentReason, ErrorCode, ErrorReason } from './errors.ts';
+export {
+  DOCUMENT_SOURCES,
   RUN_MODES,
+  documentAuthorsSchema,
+  documentTitleSchema,
   idSchema,
   messageTextSchema,
   ownerInputs,
   packNameSchema,
   sayInputSchema,
+  uploadFieldsSchema,
 } from './owner-inputs.ts';
-export type { OwnerInput, OwnerProcedure, ReviewDecideInput, RunMode } from './owner-inputs.ts';
+export type {
+  DocumentSource,
+  OwnerInput,
+  OwnerProcedure,
+  ReviewDecideInput,
+  RunMode,
+} from './owner-inputs.ts';
 export {
   TOOL_NAMES,
   modelToolDescriptors,

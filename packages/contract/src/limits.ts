@@ -21,6 +21,17 @@ export const LIMITS = {
   commentChars: 4_000,
   /** Ids of documents, runs, sessions, users and keys. */
   idChars: 200,
+  /** An uploaded file (SPEC §6b), checked while the body streams in. */
+  uploadBytes: 20 * 1024 * 1024,
+  /** Pages of one uploaded PDF. */
+  documentPages: 2_000,
+  /** Extracted or pasted text of one document. */
+  documentChars: 2_000_000,
+  /** A document's title. */
+  titleChars: 300,
+  /** Authors of a document, and the length of each name. */
+  authors: 50,
+  authorChars: 200,
 } as const;
 
 /** Record names are `kind:slug` (SPEC §3). */

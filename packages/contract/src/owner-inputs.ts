@@ -44,6 +44,29 @@ export const packNameSchema = z
 
 const documentId = z.strictObject({ documentId: idSchema });
 
+export const documentTitleSchema = z
+  .string()
+  .trim()
+  .min(1, 'title must not be empty')
+  .max(LIMITS.titleChars, `title is at most ${LIMITS.titleChars} characters`);
+
+export const documentAuthorsSchema = z
+  .array(
+    z
+      .string()
+      .trim()
+      .min(1, 'an author must not be empty')
+      .max(LIMITS.authorChars, `an author is at most ${LIMITS.authorChars} characters`),
+  )
+  .max(LIMITS.authors, `at most ${LIMITS.authors} authors`);
+
+/** Formats a document can be added in (SPEC §6b); a PDF only by upload. */
+export const DOCUMENT_SOURCES = ['text', 'markdown', 'pdf'] as const;
+export type DocumentSource = (typeof DOCUMENT_SOURCES)[number];
+
+/** The fields of `documents.upload`'s form besides `file` (sent as strings in multipart/form-data). */
+export const uploadFieldsSchema = z.strictObject({ title: documentTitleSchema.optional() });
+
 /** One schema per owner (and hosted-runtime) procedure, keyed `router.procedure`. */
 export const ownerInputs = {
   'auth.login': z.strictObject({ userId: idSchema }),
@@ -60,6 +83,18 @@ export const ownerInputs = {
       .max(1_000, 'query is at most 1,000 characters'),
     limit: z.number().int().min(1).max(50).optional(),
   }),
+  /** Pasted text or Markdown (SPEC §6b); the upload of a file is `documents.upload` (FormData). */
+  'documents.add': z.strictObject({
+    title: documentTitleSchema,
+    authors: documentAuthorsSchema.optional(),
+    text: z
+      .string()
+      .max(LIMITS.documentChars, `text is at most ${LIMITS.documentChars.toLocaleString('en')} characters`)
+      .refine((t) => t.trim() !== '', 'text must not be empty'),
+    format: z.enum(['text', 'markdown']).optional(),
+  }),
+  /** Indexes a document again after its indexing failed. */
+  'documents.reindex': documentId,
   'documents.share': z.strictObject({ documentId: idSchema, userId: idSchema }),
   'documents.publish': documentId,
   'documents.remove': documentId,

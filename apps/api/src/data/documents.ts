@@ -1,6 +1,16 @@
-import type { Client, Row } from '@libsql/client';
+import type { Client, InStatement, Row } from '@libsql/client';
+import type { DocumentSource } from '@sponge/contract';
 
 export type Access = 'owner' | 'shared' | 'public';
+export type IndexState = 'indexing' | 'ready' | 'failed';
+
+/** Where indexing for search stands (SPEC §6b); `done` of `total` chunks are embedded. */
+export interface IndexStatus {
+  state: IndexState;
+  reason: string | null;
+  done: number;
+  total: number;
+}
 
 export interface DocumentSummary {
   id: string;
@@ -11,15 +21,38 @@ export interface DocumentSummary {
   abstract: string;
   access: Access;
   publishedAt: string | null;
+  source: DocumentSource;
+  pages: number;
+  characters: number;
+  createdAt: string;
+  /**
+   * The newest of: added, and for the owner a run accepted or a chat message; for anyone else,
+   * when it was shared with them or published.
+   */
+  lastActivityAt: string;
+  index: IndexStatus;
+  /** The owner's newest session with working memory on this document (null for others). */
+  newestSessionId: string | null;
 }
 
 export interface DocumentRecord extends DocumentSummary {
   text: string;
+  /** Offsets in `text` where each page starts (one entry, 0, for a text or Markdown document). */
+  pageStarts: number[];
   memoryInStagedRuns: boolean;
-  createdAt: string;
 }
 
-const SUMMARY_COLUMNS = `d.id, d.title, d.owner_id, u.name AS owner_name, d.authors, d.abstract, p.published_at`;
+const SUMMARY_COLUMNS = `d.id, d.title, d.owner_id, u.name AS owner_name, d.authors, d.abstract, p.published_at,
+  d.source, json_array_length(d.page_starts) AS pages, d.characters, d.created_at,
+  d.index_state, d.index_error, d.index_done, d.index_total,
+  CASE WHEN d.owner_id = :user THEN max(d.created_at,
+         coalesce((SELECT max(r.accepted_at) FROM runs r WHERE r.document_id = d.id), ''),
+         coalesce((SELECT max(m.at) FROM runs r JOIN transcript_messages m ON m.run_id = r.id
+                   WHERE r.document_id = d.id), ''))
+       ELSE max(d.created_at, coalesce(s.created_at, ''), coalesce(p.published_at, '')) END AS last_activity_at,
+  CASE WHEN d.owner_id = :user THEN
+         (SELECT r.session_id FROM runs r WHERE r.document_id = d.id AND r.session_id IS NOT NULL
+          ORDER BY r.accepted_at DESC, r.id DESC LIMIT 1) END AS newest_session`;
 
 // One rule, used by list and get alike: owner first, then a share, then a publication.
 const ACCESS_SQL = `CASE WHEN d.owner_id = :user THEN 'owner'
@@ -52,13 +85,26 @@ function toSummary(r: Row): DocumentSummary {
     abstract: String(r.abstract),
     access: String(r.access) as Access,
     publishedAt: r.published_at === null ? null : String(r.published_at),
+    source: String(r.source) as DocumentSource,
+    pages: Number(r.pages),
+    characters: Number(r.characters),
+    createdAt: String(r.created_at),
+    lastActivityAt: String(r.last_activity_at),
+    index: {
+      state: String(r.index_state) as IndexState,
+      reason: r.index_error === null ? null : String(r.index_error),
+      done: Number(r.index_done),
+      total: Number(r.index_total),
+    },
+    newestSessionId: r.newest_session === null ? null : String(r.newest_session),
   };
 }
 
-/** Every live document the user may read, with how they may read it. */
+/** Every live document the user may read, with how they may read it, most recently active first. */
 export async function listVisibleDocuments(db: Client, userId: string): Promise<DocumentSummary[]> {
   const rs = await db.execute({
-    sql: `SELECT ${SUMMARY_COLUMNS}, ${ACCESS_SQL} AS access ${FROM_VISIBLE} ORDER BY access = 'owner' DESC, d.title, d.id`,
+    sql: `SELECT ${SUMMARY_COLUMNS}, ${ACCESS_SQL} AS access ${FROM_VISIBLE}
+          ORDER BY last_activity_at DESC, d.title, d.id`,
     args: { user: userId },
   });
   return rs.rows.map(toSummary);
@@ -67,7 +113,7 @@ export async function listVisibleDocuments(db: Client, userId: string): Promise<
 /** The document if the user may read it (owner, shared, public); null otherwise or when removed. */
 export async function getVisibleDocument(db: Client, userId: string, documentId: string): Promise<DocumentRecord | null> {
   const rs = await db.execute({
-    sql: `SELECT ${SUMMARY_COLUMNS}, d.text, d.memory_in_staged_runs, d.created_at, ${ACCESS_SQL} AS access
+    sql: `SELECT ${SUMMARY_COLUMNS}, d.text, d.page_starts, d.memory_in_staged_runs, ${ACCESS_SQL} AS access
           ${FROM_VISIBLE} AND d.id = :doc`,
     args: { user: userId, doc: documentId },
   });
@@ -76,9 +122,14 @@ export async function getVisibleDocument(db: Client, userId: string, documentId:
   return {
     ...toSummary(r),
     text: String(r.text),
+    pageStarts: parsePageStarts(r.page_starts),
     memoryInStagedRuns: Number(r.memory_in_staged_runs) === 1,
-    createdAt: String(r.created_at),
   };
+}
+
+function parsePageStarts(v: unknown): number[] {
+  const a: unknown = JSON.parse(String(v));
+  return Array.isArray(a) ? a.map(Number) : [0];
 }
 
 /** Ownership facts for checks (removed documents included, so callers can tell them apart). */
@@ -110,15 +161,46 @@ export interface NewDocument {
   title: string;
   authors: string[];
   abstract: string;
-  text: string;
+  /** The text of each page (one for a text or Markdown document); joined by a blank line. */
+  pages: string[];
+  source?: DocumentSource;
+}
+
+/** The stored text of pages and where each starts in it. */
+export function joinPages(pages: readonly string[]): { text: string; pageStarts: number[] } {
+  const pageStarts: number[] = [];
+  let offset = 0;
+  for (const page of pages) {
+    pageStarts.push(offset);
+    offset += page.length + 2;
+  }
+  return { text: pages.join('\n\n'), pageStarts };
+}
+
+/** The row of a new document, waiting for the indexer (state `indexing`). */
+export function insertDocumentStatement(doc: NewDocument, now: Date): InStatement {
+  const { text, pageStarts } = joinPages(doc.pages);
+  return {
+    sql: `INSERT INTO documents (id, owner_id, title, authors, abstract, text, source, page_starts, characters,
+            memory_in_staged_runs, created_at)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)`,
+    args: [
+      doc.id,
+      doc.ownerId,
+      doc.title,
+      JSON.stringify(doc.authors),
+      doc.abstract,
+      text,
+      doc.source ?? 'text',
+      JSON.stringify(pageStarts),
+      text.length,
+      now.toISOString(),
+    ],
+  };
 }
 
 export async function insertDocument(db: Client, doc: NewDocument, now: Date): Promise<void> {
-  await db.execute({
-    sql: `INSERT INTO documents (id, owner_id, title, authors, abstract, text, memory_in_staged_runs, created_at)
-          VALUES (?, ?, ?, ?, ?, ?, 0, ?)`,
-    args: [doc.id, doc.ownerId, doc.title, JSON.stringify(doc.authors), doc.abstract, doc.text, now.toISOString()],
-  });
+  await db.execute(insertDocumentStatement(doc, now));
 }
 
 /** Idempotent: sharing twice keeps the first share. */
@@ -148,14 +230,39 @@ export async function publishDocument(db: Client, documentId: string, now: Date)
   return String(rs.rows[0]?.published_at);
 }
 
-/** Soft removal: the row stays so runs keep a target, but no one can see or use it any more. */
+/**
+ * Removal: the text, its chunks and their vectors are deleted in one batch (the database runs
+ * with secure_delete, and the caller checkpoints the WAL, so they are gone from the files as
+ * forgotten notes are). The row stays, with its title, so runs keep a target; no one can see or
+ * use the document any more. The owner's library version moves, so every API process drops the
+ * vectors from its in-memory index before its next search.
+ */
 export async function removeDocument(db: Client, documentId: string, now: Date): Promise<string> {
-  await db.execute({
-    sql: 'UPDATE documents SET removed_at = ? WHERE id = ? AND removed_at IS NULL',
-    args: [now.toISOString(), documentId],
-  });
+  await db.batch(
+    [
+      {
+        sql: `UPDATE documents SET removed_at = ?, text = '', abstract = '', authors = '[]', page_starts = '[0]',
+                characters = 0, index_state = 'failed', index_error = 'removed', index_done = 0, index_total = 0
+              WHERE id = ? AND removed_at IS NULL`,
+        args: [now.toISOString(), documentId],
+      },
+      { sql: 'DELETE FROM document_chunks WHERE document_id = ?', args: [documentId] },
+      bumpLibraryVersionStatement({ documentId }),
+    ],
+    'write',
+  );
   const rs = await db.execute({ sql: 'SELECT removed_at FROM documents WHERE id = ?', args: [documentId] });
   return String(rs.rows[0]?.removed_at);
+}
+
+/** Moves the library version of an owner (given directly or as a document's owner). */
+export function bumpLibraryVersionStatement(of: { ownerId: string } | { documentId: string }): InStatement {
+  const owner = 'ownerId' in of ? '?' : '(SELECT owner_id FROM documents WHERE id = ?)';
+  return {
+    sql: `INSERT INTO library_versions (owner_id, version) VALUES (${owner}, 1)
+          ON CONFLICT (owner_id) DO UPDATE SET version = version + 1`,
+    args: ['ownerId' in of ? of.ownerId : of.documentId],
+  };
 }
 
 export async function setMemoryInStagedRuns(db: Client, documentId: string, on: boolean): Promise<void> {

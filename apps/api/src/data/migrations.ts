@@ -108,7 +108,7 @@ export const APP_MIGRATIONS: Migration[] = [
     // Search vectors over the library (issue 6): one row per chunk of a document's title, abstract
     // and text, tied to the digest of that content. Derived data: rebuilt when the digest or the
     // embedding model differs. Sized for the default local adapter (256); a deployment whose
-    // adapter has another dimension gets the table recreated at start (see document-search.ts).
+    // adapter has another dimension gets the table recreated at start (see library/index-store.ts).
     name: '003_document_chunks',
     statements: [
       `CREATE TABLE document_chunks (
@@ -146,12 +146,17 @@ export const APP_MIGRATIONS: Migration[] = [
       if (typeof dimensions !== 'number' || !Number.isInteger(dimensions) || dimensions < 1) {
         throw new RangeError(`document_chunks: dimensions must be a positive integer, not ${String(dimensions)}`);
       }
+      // v2 (issue 17): each chunk keeps its page and passage, so search answers with them without
+      // reading the document. The shape names the version: a v1 table is rebuilt, and
+      // library/index-store.ts sends every document whose chunks are gone back to indexing.
       return {
-        shape: `F32_BLOB(${dimensions})`,
+        shape: `v2 F32_BLOB(${dimensions})`,
         statements: [
           `CREATE TABLE document_chunks (
             document_id TEXT NOT NULL REFERENCES documents(id),
             chunk INTEGER NOT NULL,
+            page INTEGER NOT NULL,
+            text TEXT NOT NULL,
             digest TEXT NOT NULL,
             model TEXT NOT NULL,
             embedding F32_BLOB(${dimensions}) NOT NULL,
@@ -173,5 +178,32 @@ export const APP_MIGRATIONS: Migration[] = [
     // finished ones pile up over time, so the lookup reads a partial index of the live ones.
     name: '007_runs_live',
     statements: [`CREATE INDEX runs_live ON runs(accepted_at) WHERE status = 'live'`],
+  },
+  {
+    // Your own library (issue 17, SPEC §6b). A document keeps its whole text in \`text\` (pages
+    // joined by a blank line) and where each page starts in \`page_starts\` (JSON offsets), so
+    // page numbers cost no second copy of the text. Indexing is resumable state on the row:
+    // \`indexing\` until every chunk is embedded, then \`ready\`, or \`failed\` with a reason.
+    // \`library_versions\` moves whenever an owner's searchable chunks change, so every API
+    // process can tell at a glance whether its in-memory index of that owner is current.
+    name: '008_document_library',
+    statements: [
+      `ALTER TABLE documents ADD COLUMN source TEXT NOT NULL DEFAULT 'text'
+         CHECK (source IN ('text', 'markdown', 'pdf'))`,
+      `ALTER TABLE documents ADD COLUMN page_starts TEXT NOT NULL DEFAULT '[0]'`,
+      `ALTER TABLE documents ADD COLUMN characters INTEGER NOT NULL DEFAULT 0`,
+      `ALTER TABLE documents ADD COLUMN index_state TEXT NOT NULL DEFAULT 'indexing'
+         CHECK (index_state IN ('indexing', 'ready', 'failed'))`,
+      `ALTER TABLE documents ADD COLUMN index_error TEXT`,
+      `ALTER TABLE documents ADD COLUMN index_done INTEGER NOT NULL DEFAULT 0`,
+      `ALTER TABLE documents ADD COLUMN index_total INTEGER NOT NULL DEFAULT 0`,
+      `UPDATE documents SET characters = length(text)`,
+      `CREATE INDEX documents_indexing ON documents(created_at)
+         WHERE index_state = 'indexing' AND removed_at IS NULL`,
+      `CREATE TABLE library_versions (
+        owner_id TEXT PRIMARY KEY REFERENCES users(id),
+        version INTEGER NOT NULL
+      )`,
+    ],
   },
 ];

@@ -29,7 +29,7 @@ export async function seedDemo(deps: AppDeps): Promise<{ documents: number; runI
   for (const u of DEMO_USERS.slice(1)) await insertUser(app, { ...u, isDemo: true }, now());
 
   for (const d of DEMO_DOCUMENTS) {
-    await insertDocument(app, d, now());
+    await insertDocument(app, { ...d, pages: [d.text] }, now());
     for (const userId of d.sharedWith ?? []) await shareDocument(app, d.id, userId, now());
     if (d.published) await publishDocument(app, d.id, now());
   }

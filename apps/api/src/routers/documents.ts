@@ -1,5 +1,7 @@
 import type { TRPCRouterRecord } from '@trpc/server';
-import { ownerInputs } from '@sponge/contract';
+import { checkpointWal } from '@oh/memory';
+import { LIMITS, ownerInputs } from '@sponge/contract';
+import { z } from 'zod';
 import {
   getVisibleDocument,
   listShares,
@@ -8,27 +10,80 @@ import {
   removeDocument,
   shareDocument,
 } from '../data/documents.ts';
-import { searchReadableDocuments } from '../data/document-search.ts';
+import type { DocumentSummary } from '../data/documents.ts';
 import { getUser } from '../data/users.ts';
 import { listRuns } from '../data/runs.ts';
 import { requireOwnedDocument } from '../access.ts';
 import { invalidInput, notFound } from '../errors.ts';
+import { requeue } from '../library/index-store.ts';
+import { documentCharacters } from '../library/library.ts';
+import { readUpload, tooLarge } from '../library/upload.ts';
 import { ownerOrApiKeyProcedure, ownerProcedure } from '../trpc.ts';
 
+/**
+ * `documents.upload`'s input: the multipart form as tRPC parsed it. Typed as the global FormData
+ * (not undici's class, which the declaration files could not name).
+ */
+const uploadForm: z.ZodType<FormData, FormData> = z.instanceof(FormData, {
+  message: 'send the file as multipart/form-data with a "file" part',
+});
+
 export const documentsRouter = {
-  /** Every document the caller may read: their own, shared with them, or published. */
+  /**
+   * Every document the caller may read (their own, shared with them, or published), most
+   * recently active first. Owner-only facts (the newest session's memory, the indexing state)
+   * are null for everyone else.
+   */
   list: ownerOrApiKeyProcedure.query(async ({ ctx }) => {
     const docs = await listVisibleDocuments(ctx.deps.app, ctx.user.id);
-    return docs.map((d) => ({
-      id: d.id,
-      title: d.title,
-      ownerId: d.ownerId,
-      ownerName: d.ownerName,
-      authors: d.authors,
-      abstract: d.abstract,
-      access: d.access,
-      published: d.publishedAt !== null,
-    }));
+    const sessionIds = docs.flatMap((d) =>
+      d.access === 'owner' && d.newestSessionId ? [d.newestSessionId] : [],
+    );
+    const sessions = await ctx.deps.store.getSessions(sessionIds);
+    return docs.map((d) => {
+      const s = d.access === 'owner' && d.newestSessionId ? sessions.get(d.newestSessionId) : undefined;
+      return {
+        ...summaryView(d),
+        memory: s ? { sessionId: s.id, state: s.state, forgetsAt: s.expiresAt } : null,
+      };
+    });
+  }),
+
+  /** Adds a pasted text or Markdown document (SPEC §6b), indexed for search in the background. */
+  add: ownerOrApiKeyProcedure.input(ownerInputs['documents.add']).mutation(async ({ ctx, input }) => {
+    const text = input.text
+      .replace(/\r\n?/g, '\n')
+      .replace(/^\uFEFF/, '')
+      .trim();
+    return ctx.deps.library.add(
+      ctx.user.id,
+      { title: input.title, authors: input.authors ?? [], source: input.format ?? 'text', pages: [text] },
+      ctx.deps.now(),
+    );
+  }),
+
+  /**
+   * Adds an uploaded PDF, text or Markdown file (multipart/form-data: `file`, optional `title`).
+   * The body was size-checked while it streamed in (server.ts); the text is extracted in a
+   * worker with a time limit. A refused file leaves nothing behind.
+   */
+  upload: ownerOrApiKeyProcedure.input(uploadForm).mutation(async ({ ctx, input }) => {
+    const doc = await readUpload(input);
+    if (documentCharacters(doc.pages) > LIMITS.documentChars)
+      throw tooLarge(
+        `The document has more than ${LIMITS.documentChars.toLocaleString('en')} characters of text.`,
+      );
+    return ctx.deps.library.add(ctx.user.id, doc, ctx.deps.now());
+  }),
+
+  /** Indexes a document again after its indexing failed. */
+  reindex: ownerProcedure.input(ownerInputs['documents.reindex']).mutation(async ({ ctx, input }) => {
+    await requireOwnedDocument(ctx.deps, ctx.user.id, input.documentId);
+    if (!(await requeue(ctx.deps.app, input.documentId)))
+      throw invalidInput('documentId: only a document whose indexing failed can be indexed again.');
+    ctx.deps.library.indexer.kick();
+    const d = await getVisibleDocument(ctx.deps.app, ctx.user.id, input.documentId);
+    return { documentId: input.documentId, index: d?.index ?? null };
   }),
 
   /**
@@ -41,15 +96,9 @@ export const documentsRouter = {
     if (!d) throw notFound('The document');
     const isOwner = d.access === 'owner';
     return {
-      id: d.id,
-      title: d.title,
-      ownerId: d.ownerId,
-      ownerName: d.ownerName,
-      authors: d.authors,
-      abstract: d.abstract,
+      ...summaryView(d),
       text: d.text,
-      access: d.access,
-      published: d.publishedAt !== null,
+      pageStarts: d.pageStarts,
       publishedAt: d.publishedAt,
       createdAt: d.createdAt,
       sharedWith: isOwner ? await listShares(ctx.deps.app, d.id) : null,
@@ -60,15 +109,12 @@ export const documentsRouter = {
   }),
 
   /**
-   * The caller's readable documents (owned, shared, public) ranked by meaning against a query:
-   * `[{ id, title, score, access, snippet? }]`, best first. Vectors of title + text chunks live in
-   * the application database and are rebuilt when a document's content changes.
+   * The caller's own documents ranked by meaning (SPEC §6b): `[{ id, title, score, access,
+   * passage, page, chunk }]`, best first. Shared and published documents of others never rank.
    */
   search: ownerOrApiKeyProcedure
     .input(ownerInputs['documents.search'])
-    .query(({ ctx, input }) =>
-      searchReadableDocuments(ctx.deps.app, ctx.deps.embeddings, ctx.user.id, input.query, input.limit ?? 10),
-    ),
+    .query(({ ctx, input }) => ctx.deps.library.search.search(ctx.user.id, input.query, input.limit ?? 10)),
 
   /** Lets another user read the document. Never exposes working memory or runs. */
   share: ownerProcedure.input(ownerInputs['documents.share']).mutation(async ({ ctx, input }) => {
@@ -88,13 +134,16 @@ export const documentsRouter = {
   }),
 
   /**
-   * Removes the document. Its runs lose their tools at once (the agent router checks the
+   * Removes the document: its text, chunks and vectors are deleted (and checkpointed out of the
+   * WAL, as forgotten notes are). Its runs lose their tools at once (the agent router checks the
    * document on every call), and its open sessions are forgotten: nobody can open the panel of a
    * removed document any more, so notes left behind could not be forgotten by hand.
    */
   remove: ownerProcedure.input(ownerInputs['documents.remove']).mutation(async ({ ctx, input }) => {
     await requireOwnedDocument(ctx.deps, ctx.user.id, input.documentId);
     const removedAt = await removeDocument(ctx.deps.app, input.documentId, ctx.deps.now());
+    ctx.deps.library.search.forget(ctx.user.id);
+    await checkpointWal(ctx.deps.app, ctx.deps.config.appDb.url);
     const runs = await listRuns(ctx.deps.app, input.documentId);
     const sessionIds = runs.flatMap((r) => (r.sessionId ? [r.sessionId] : []));
     const sessions = await ctx.deps.store.getSessions(sessionIds);
@@ -114,6 +163,26 @@ export const documentsRouter = {
     return { documentId: input.documentId, removedAt, forgottenSessions: forgotten };
   }),
 } satisfies TRPCRouterRecord;
+
+/** The fields of a document everyone who may read it sees, and the owner's indexing state. */
+function summaryView(d: DocumentSummary) {
+  return {
+    id: d.id,
+    title: d.title,
+    ownerId: d.ownerId,
+    ownerName: d.ownerName,
+    authors: d.authors,
+    abstract: d.abstract,
+    access: d.access,
+    published: d.publishedAt !== null,
+    source: d.source,
+    pages: d.pages,
+    characters: d.characters,
+    addedAt: d.createdAt,
+    lastActivityAt: d.lastActivityAt,
+    index: d.access === 'owner' ? d.index : null,
+  };
+}
 
 /** ACCEPT_RUNS_UNTIL as an ISO time once it has passed (new runs are refused from then on), else null. */
 function runsClosedSince(until: Date | null, now: Date): string | null {

@@ -103,6 +103,8 @@ function templates(ctx: FuzzContext): Record<string, Record<string, unknown>> {
     'auth.revokeApiKey': { id: 'key_x' },
     'documents.get': { documentId: ctx.owner.documentId },
     'documents.search': { query: 'reef', limit: 5 },
+    'documents.add': { title: 'Fuzz', text: 'A pasted fuzz document.' },
+    'documents.reindex': { documentId: ctx.owner.documentId },
     'documents.share': { documentId: ctx.owner.documentId, userId: ctx.other.userId },
     'documents.publish': { documentId: ctx.owner.documentId },
     'documents.remove': { documentId: ctx.owner.documentId },
@@ -491,6 +493,9 @@ describe('fuzzing every procedure over HTTP', () => {
       'runtime.finish',
       'agent.document',
       'agent.turns',
+      'documents.add',
+      'documents.upload',
+      'documents.reindex',
     ]) {
       expect(paths).toContain(p);
     }

@@ -106,7 +106,9 @@ export async function startTestServer(
   const trpcUrl = `${server.url}/trpc`;
 
   const call: TestServer['call'] = async (kind, path, input, token) => {
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    // A FormData input goes as multipart/form-data (fetch sets the boundary), anything else as JSON.
+    const form = input instanceof FormData;
+    const headers: Record<string, string> = form ? {} : { 'content-type': 'application/json' };
     if (token !== undefined)
       headers.authorization = token.startsWith('RAW ') ? token.slice(4) : `Bearer ${token}`;
     const res =
@@ -115,7 +117,11 @@ export async function startTestServer(
             `${trpcUrl}/${path}${input === undefined ? '' : `?input=${encodeURIComponent(JSON.stringify(input))}`}`,
             { headers },
           )
-        : await fetch(`${trpcUrl}/${path}`, { method: 'POST', headers, body: JSON.stringify(input ?? null) });
+        : await fetch(`${trpcUrl}/${path}`, {
+            method: 'POST',
+            headers,
+            body: form ? input : JSON.stringify(input ?? null),
+          });
     const text = await res.text();
     let body: Json = {};
     try {

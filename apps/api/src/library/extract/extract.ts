@@ -1,0 +1,98 @@
+/**
+ * The text of an uploaded document (SPEC §6b): a PDF, page by page, or a plain text or Markdown
+ * file. Bad input is refused with a DocumentRejected whose reason the router maps to a tRPC code
+ * (DOCUMENT_REASON_TO_CODE) and whose message is for the owner as it stands.
+ */
+import { LIMITS } from '@sponge/contract';
+import type { DocumentReason } from '@sponge/contract';
+import { MESSAGES } from './messages.ts';
+import { readPdfOnThread } from './pdf-thread.ts';
+import { sniff } from './sniff.ts';
+import { hasText, normaliseLines } from './text.ts';
+
+export type ExtractedSource = 'pdf' | 'text' | 'markdown';
+
+export interface ExtractedDocument {
+  source: ExtractedSource;
+  /** Text of each page, in order (one entry for text and Markdown). Never empty; at least one page has text. */
+  pages: string[];
+  /** The PDF's own Title metadata when it has a usable one, else null. */
+  title: string | null;
+}
+
+/** An upload refused for what it is; `message` is plain words for the owner. */
+export class DocumentRejected extends Error {
+  override readonly name = 'DocumentRejected';
+  readonly reason: DocumentReason;
+
+  constructor(reason: DocumentReason, message: string) {
+    super(message);
+    this.reason = reason;
+  }
+}
+
+export interface ExtractOptions {
+  /** How long a PDF may take to read; default 30,000. */
+  timeoutMs?: number;
+  /** Default LIMITS.documentPages. */
+  maxPages?: number;
+  /** Characters of text, counted after line endings are normalised; default LIMITS.documentChars. */
+  maxChars?: number;
+}
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+/**
+ * The document's text. The type is decided from the bytes (sniff.ts); the name and media type only
+ * tell Markdown from plain text. Rejects with DocumentRejected for anything wrong with the file,
+ * and with other errors only for faults of our own (a broken build).
+ */
+export async function extractDocument(
+  input: { bytes: Uint8Array; filename: string; mediaType: string },
+  options: ExtractOptions = {},
+): Promise<ExtractedDocument> {
+  const timeoutMs = positive('timeoutMs', options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  const maxPages = positive('maxPages', options.maxPages ?? LIMITS.documentPages);
+  const maxChars = positive('maxChars', options.maxChars ?? LIMITS.documentChars);
+
+  const sniffed = sniff(input.bytes, input.filename, input.mediaType);
+  switch (sniffed.kind) {
+    case 'other':
+      throw new DocumentRejected('invalid_document', MESSAGES.notADocument);
+    case 'pdf': {
+      const outcome = await readPdfOnThread({ bytes: input.bytes, maxPages, maxChars }, { timeoutMs });
+      if (!outcome.ok) throw new DocumentRejected(outcome.reason, outcome.message);
+      return { source: 'pdf', pages: outcome.pages, title: usableTitle(outcome.title) };
+    }
+    default: {
+      const text = normaliseLines(sniffed.text);
+      if (!hasText(text)) throw new DocumentRejected('no_text', MESSAGES.emptyText);
+      if (text.length > maxChars)
+        throw new DocumentRejected('too_large', MESSAGES.textTooLong(text.length, maxChars));
+      return { source: sniffed.kind, pages: [text], title: null };
+    }
+  }
+}
+
+function positive(name: string, value: number): number {
+  if (!(Number.isFinite(value) && value > 0)) throw new RangeError(`${name} must be a positive number`);
+  return value;
+}
+
+/**
+ * A title worth showing: control characters and runs of whitespace made single spaces, and null
+ * for what producers write when there is none (empty, "Untitled", only punctuation). Cut to the
+ * contract's title length, at a word where one is near, so the router can use it as it is.
+ */
+export function usableTitle(raw: string | null): string | null {
+  if (raw === null) return null;
+  const title = raw.replace(/[\p{Cc}\s]+/gu, ' ').trim();
+  if (!/[\p{L}\p{N}]/u.test(title) || /^untitled\b/i.test(title)) return null;
+  if (title.length <= LIMITS.titleChars) return title;
+  let cut = title.slice(0, LIMITS.titleChars - 1);
+  // Never end on half a surrogate pair.
+  if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
+  const space = cut.lastIndexOf(' ');
+  if (space > LIMITS.titleChars * 0.8) cut = cut.slice(0, space);
+  return `${cut.trimEnd()}…`;
+}

@@ -1,0 +1,131 @@
+/**
+ * Indexes added documents in the background (SPEC §6b): chunks, embeds them through the same
+ * adapter as recall, a batch at a time, and writes each batch with its progress, so the library
+ * can show "indexing… 40%". The state lives on the document row, so indexing resumes after a
+ * restart (chunks already stored for the same content are not embedded again), and another API
+ * process sharing the database may pick the same document up: every write is idempotent.
+ */
+import type { Client } from '@libsql/client';
+import type { EmbeddingAdapter } from '@oh/memory';
+import { chunkDocument, contentDigest, embeddingText } from './chunks.ts';
+import { markFailed, markReady, nextDocumentToIndex, storedChunks, writeChunks } from './index-store.ts';
+import type { DocumentToIndex } from './index-store.ts';
+
+/** What the indexer logs through (a pino logger, or anything with these two methods). */
+export interface IndexerLog {
+  warn(details: object, message: string): void;
+  error(details: object, message: string): void;
+}
+
+/** Chunks per embedding request and per write: small enough that progress moves visibly. */
+export const EMBED_BATCH = 64;
+
+export interface Indexer {
+  /** Starts a pass if none is running (after an add, a reindex, or at start). */
+  kick(): void;
+  /** Resolves when nothing is waiting (tests and the bench). */
+  idle(): Promise<void>;
+  /** Stops after the current batch; resolves when the pass has ended. */
+  stop(): Promise<void>;
+}
+
+export function createIndexer(options: {
+  db: Client;
+  adapter: EmbeddingAdapter;
+  log: IndexerLog;
+  /** Called after a document became ready (the search index of its owner is then stale). */
+  onReady?: (ownerId: string) => void;
+}): Indexer {
+  const { db, adapter, log } = options;
+  let running: Promise<void> | null = null;
+  let again = false;
+  let stopped = false;
+
+  async function pass(): Promise<void> {
+    // A document that failed in this pass is not retried in it (it waits for documents.reindex).
+    const failedNow = new Set<string>();
+    for (;;) {
+      if (stopped) return;
+      const doc = await nextDocumentToIndex(db, failedNow);
+      if (!doc) return;
+      try {
+        const done = await indexOne(doc);
+        if (done) options.onReady?.(doc.ownerId);
+      } catch (err) {
+        failedNow.add(doc.id);
+        const reason = failureReason(err);
+        log.warn({ err, documentId: doc.id }, 'indexing a document failed');
+        await markFailed(db, doc.id, reason).catch((e: unknown) =>
+          log.error({ err: e }, 'recording an indexing failure failed'),
+        );
+      }
+    }
+  }
+
+  /** True when the document became ready; false when stopped or removed meanwhile. */
+  async function indexOne(doc: DocumentToIndex): Promise<boolean> {
+    const chunks = chunkDocument(doc);
+    const key = { id: doc.id, digest: contentDigest(doc), model: adapter.id };
+    const have = await storedChunks(db, doc.id, key.digest, key.model);
+    const todo = chunks.filter((c) => !have.has(c.chunk));
+    let done = chunks.length - todo.length;
+    for (let i = 0; i < todo.length; i += EMBED_BATCH) {
+      if (stopped) return false;
+      const batch = todo.slice(i, i + EMBED_BATCH);
+      const vectors = await adapter.embed(batch.map((c) => embeddingText(doc.title, c)));
+      if (vectors.length !== batch.length)
+        throw new Error(
+          `the embedding adapter returned ${vectors.length} vectors for ${batch.length} passages`,
+        );
+      done += batch.length;
+      await writeChunks(
+        db,
+        key,
+        batch.map((chunk, n) => ({ chunk, vector: vectors[n]! })),
+        { done, total: chunks.length },
+      );
+    }
+    if (stopped) return false;
+    await markReady(db, key, chunks.length);
+    return true;
+  }
+
+  function loop(): Promise<void> {
+    running ??= (async () => {
+      try {
+        do {
+          again = false;
+          await pass();
+        } while (again && !stopped);
+      } catch (err) {
+        // The database itself failed; the next kick (or restart) resumes where this stopped.
+        log.error({ err }, 'the indexer stopped');
+      } finally {
+        running = null;
+      }
+    })();
+    return running;
+  }
+
+  return {
+    kick() {
+      if (stopped) return;
+      if (running) again = true;
+      else void loop();
+    },
+    async idle() {
+      while (running) await running;
+    },
+    async stop() {
+      stopped = true;
+      await running;
+    },
+  };
+}
+
+/** What the library shows for a failure: plain words, no stack, no secrets. */
+function failureReason(err: unknown): string {
+  if (err instanceof Error && err.name === 'EmbeddingError')
+    return `The embedding service failed (${err.message}). Try again later.`;
+  return 'Indexing failed unexpectedly; the server log has the details. Try again.';
+}

@@ -1,0 +1,337 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { OwnerVectorIndex, type ChunkHit } from './vector-index.ts';
+
+// Measured numbers print on the console; VECTOR_INDEX_BENCH=1 also runs the 100k measurement.
+const dimensions = 256;
+const open: OwnerVectorIndex[] = [];
+afterEach(() => open.splice(0).forEach((index) => index.close()));
+
+function newIndex(options: Partial<ConstructorParameters<typeof OwnerVectorIndex>[0]> = {}) {
+  const index = new OwnerVectorIndex({ dimensions, ...options });
+  open.push(index);
+  return index;
+}
+
+/** mulberry32: the same corpus on every run and machine. */
+function seeded(seed: number) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** `base` plus Gaussian noise of about `noise` length, scaled to unit length. */
+function near(base: Float32Array | null, noise: number, random: () => number): Float32Array {
+  const vector = new Float32Array(dimensions);
+  let squares = 0;
+  for (let i = 0; i < dimensions; i++) {
+    const gaussian = Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+    vector[i] = (base ? base[i]! : 0) + (noise * gaussian) / Math.sqrt(dimensions);
+    squares += vector[i]! * vector[i]!;
+  }
+  return vector.map((x) => x / Math.sqrt(squares));
+}
+
+interface Doc {
+  id: string;
+  vectors: Float32Array[];
+}
+
+/**
+ * Embedding-like clusters: documents about one of `topics`, chunks near their document. So a
+ * query's nearest chunks crowd into a few documents, as they do with real text.
+ */
+function corpus(totalChunks: number, seed: number, topics = 40): Doc[] {
+  const random = seeded(seed);
+  const centres = Array.from({ length: topics }, () => near(null, 1, random));
+  const docs: Doc[] = [];
+  for (let total = 0; total < totalChunks;) {
+    const centre = near(centres[Math.floor(random() * topics)]!, 0.8, random);
+    const count = Math.min(totalChunks - total, 5 + Math.floor(random() * 90));
+    docs.push({
+      id: `doc-${seed}-${docs.length}`,
+      vectors: Array.from({ length: count }, () => near(centre, 0.9, random)),
+    });
+    total += count;
+  }
+  return docs;
+}
+
+/** A query near one chunk of the corpus, as a question about one passage would be. */
+function queries(docs: Doc[], count: number, seed: number): Float32Array[] {
+  const random = seeded(seed);
+  return Array.from({ length: count }, () => {
+    const doc = docs[Math.floor(random() * docs.length)]!;
+    return near(doc.vectors[Math.floor(random() * doc.vectors.length)]!, 0.6, random);
+  });
+}
+
+function addAll(index: OwnerVectorIndex, docs: Doc[]) {
+  for (const doc of docs)
+    index.addDocument(
+      doc.id,
+      doc.vectors.map((vector, chunk) => ({ chunk, vector })),
+    );
+}
+
+function dot(a: Float32Array, b: Float32Array) {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += a[i]! * b[i]!;
+  return sum;
+}
+
+/** The truth: every chunk scored, the best chunk of each document, best first. */
+function bruteForce(docs: Doc[], query: Float32Array, limit: number): ChunkHit[] {
+  const hits = docs.map((doc) => {
+    const scores = doc.vectors.map((vector) => dot(vector, query));
+    const chunk = scores.indexOf(Math.max(...scores));
+    return { documentId: doc.id, chunk, score: scores[chunk]! };
+  });
+  return hits.sort((a, b) => b.score - a.score).slice(0, limit);
+}
+
+function recallAt(limit: number, index: OwnerVectorIndex, docs: Doc[], asked: Float32Array[]) {
+  let found = 0;
+  for (const query of asked) {
+    const truth = new Set(bruteForce(docs, query, limit).map((hit) => hit.documentId));
+    found += index.search(query, limit).filter((hit) => truth.has(hit.documentId)).length;
+  }
+  return found / (asked.length * limit);
+}
+
+function percentiles(samples: number[]) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+  return { p50: at(0.5), p99: at(0.99), worst: sorted[sorted.length - 1]! };
+}
+
+function timeQueries(index: OwnerVectorIndex, asked: Float32Array[]) {
+  return percentiles(
+    asked.map((query) => {
+      const started = performance.now();
+      index.search(query, 10);
+      return performance.now() - started;
+    }),
+  );
+}
+
+/**
+ * Each event-loop turn until `done` settles: its wall time (what an agent's request would wait)
+ * and this process's CPU time in it (the same less the time other processes held the core;
+ * `threadCpuUsage` would be closer, but Linux samples it per scheduler tick).
+ */
+async function watchEventLoop(done: Promise<unknown>) {
+  let finished = false;
+  void done.finally(() => (finished = true));
+  const wall: number[] = [];
+  const cpu: number[] = [];
+  let last = performance.now();
+  let lastCpu = process.cpuUsage();
+  while (!finished) {
+    await new Promise((resolve) => setImmediate(resolve));
+    const used = process.cpuUsage(lastCpu);
+    lastCpu = process.cpuUsage();
+    cpu.push((used.user + used.system) / 1000);
+    wall.push(performance.now() - last);
+    last = performance.now();
+  }
+  return { wall: percentiles(wall), cpu: percentiles(cpu), turns: wall.length };
+}
+
+const ms = (value: number) => `${value.toFixed(2)} ms`;
+const twentyK = corpus(20_000, 7);
+
+describe('OwnerVectorIndex', () => {
+  it('answers small sets exactly, as a brute-force scan does', () => {
+    const docs = corpus(3_000, 1);
+    const index = newIndex();
+    addAll(index, docs);
+    expect(index.size).toBe(3_000);
+    for (const query of queries(docs, 40, 2)) {
+      const got = index.search(query, 10);
+      const truth = bruteForce(docs, query, 10);
+      expect(got.map(({ documentId, chunk }) => ({ documentId, chunk }))).toEqual(
+        truth.map(({ documentId, chunk }) => ({ documentId, chunk })),
+      );
+      got.forEach((hit, i) => expect(hit.score).toBeCloseTo(truth[i]!.score, 5));
+    }
+    expect(index.search(queries(docs, 1, 3)[0]!, 1_000)).toHaveLength(docs.length);
+  });
+
+  it('finds the best documents of 20k clustered chunks once built (recall@10 ≥ 0.95)', async () => {
+    const index = newIndex();
+    const started = performance.now();
+    addAll(index, twentyK);
+    await index.whenBuilt();
+    const buildMs = performance.now() - started;
+    const asked = queries(twentyK, 100, 11);
+    const recall = recallAt(10, index, twentyK, asked);
+    const timing = timeQueries(index, asked);
+    console.log(
+      `20k chunks in ${twentyK.length} documents: built in ${Math.round(buildMs)} ms ` +
+        `(${Math.round(20_000 / (buildMs / 1000))} vectors/s), recall@10 ${recall.toFixed(3)}, ` +
+        `query p50 ${ms(timing.p50)}, p99 ${ms(timing.p99)}`,
+    );
+    expect(recall).toBeGreaterThanOrEqual(0.95);
+  });
+
+  it('keeps each background step short while it builds 20k vectors', async () => {
+    const index = newIndex();
+    addAll(index, twentyK);
+    const { wall, cpu, turns } = await watchEventLoop(index.whenBuilt());
+    console.log(
+      `${turns} event-loop turns while building 20k: wall p50 ${ms(wall.p50)}, p99 ${ms(wall.p99)}, ` +
+        `worst ${ms(wall.worst)}; CPU p50 ${ms(cpu.p50)}, p99 ${ms(cpu.p99)}, worst ${ms(cpu.worst)}`,
+    );
+    // A step aims at 4 ms (measured alone: p99 6 ms, worst 7 ms). A turn also holds the test
+    // runner's own work and garbage collection, hence the room; bounds on CPU time, because wall
+    // time also counts the moments other processes held one of this machine's two cores. An
+    // unbatched add of 20k vectors takes a second or more.
+    expect(turns).toBeGreaterThan(50);
+    expect(cpu.p50).toBeLessThan(8);
+    expect(cpu.p99).toBeLessThan(16);
+    expect(cpu.worst).toBeLessThan(60);
+  });
+
+  it('finds a document added a moment ago while the graph is still building', () => {
+    const index = newIndex();
+    addAll(index, twentyK);
+    const [fresh] = corpus(30, 99, 1);
+    index.addDocument(
+      'fresh',
+      fresh!.vectors.map((vector, chunk) => ({ chunk, vector })),
+    );
+    const [best] = index.search(fresh!.vectors[17]!, 5);
+    expect(best).toEqual({ documentId: 'fresh', chunk: 17, score: expect.closeTo(1, 5) });
+    expect(index.size).toBe(20_000 + fresh!.vectors.length);
+  });
+
+  it('never returns a removed document, during the build or after it', async () => {
+    const index = newIndex();
+    addAll(index, twentyK);
+    const removed = new Set<string>();
+    const check = () => {
+      for (const doc of twentyK.filter((d) => removed.has(d.id)).slice(-40)) {
+        const hits = index.search(doc.vectors[0]!, 20);
+        expect(hits.length).toBe(Math.min(20, twentyK.length - removed.size));
+        for (const hit of hits) expect(removed.has(hit.documentId)).toBe(false);
+      }
+    };
+    // A third of the documents at a time, so some go while pending, some half moved into the
+    // graph and some once in it.
+    for (let round = 0; round < 3; round++) {
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      for (const doc of twentyK.filter((_, i) => i % 3 === round)) {
+        index.removeDocument(doc.id);
+        removed.add(doc.id);
+      }
+      check();
+    }
+    await index.whenBuilt();
+    check();
+    expect(index.size).toBe(0);
+    expect(index.documentIds()).toEqual([]);
+    expect(index.search(twentyK[0]!.vectors[0]!, 10)).toEqual([]);
+  });
+
+  it('replaces what it held for a document', async () => {
+    const index = newIndex({ exactBelow: 0 });
+    const docs = corpus(5_000, 3);
+    addAll(index, docs);
+    await index.whenBuilt();
+    const target = docs[4]!;
+    const [replacement] = corpus(12, 4, 1);
+    index.addDocument(
+      target.id,
+      replacement!.vectors.map((vector, i) => ({ chunk: 100 + i, vector })),
+    );
+    expect(index.size).toBe(5_000 - target.vectors.length + 12);
+    const old = index.search(target.vectors[0]!, 50).find((hit) => hit.documentId === target.id);
+    expect(old === undefined || old.score < 0.9).toBe(true);
+    expect(index.search(replacement!.vectors[3]!, 1)).toEqual([
+      { documentId: target.id, chunk: 103, score: expect.closeTo(1, 2) },
+    ]);
+    await index.whenBuilt();
+    expect(index.search(replacement!.vectors[3]!, 1)[0]).toMatchObject({ documentId: target.id, chunk: 103 });
+  });
+
+  it('stops building on close and refuses further use', async () => {
+    const index = newIndex();
+    addAll(index, twentyK);
+    const built = index.whenBuilt();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const immediates = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Immediate').length;
+    expect(immediates()).toBe(1);
+    index.close();
+    await expect(built).rejects.toThrow('closed before it finished building');
+    expect(immediates()).toBe(0);
+    expect(() => index.search(twentyK[0]!.vectors[0]!, 10)).toThrow('closed');
+    expect(() => index.addDocument('x', [])).toThrow('closed');
+  });
+
+  it('keeps its own copy of the vectors it was given', () => {
+    const index = newIndex();
+    const vector = near(null, 1, seeded(5));
+    const original = vector.slice();
+    index.addDocument('a', [{ chunk: 0, vector }]);
+    vector.fill(0).set([1]);
+    expect(index.search(original, 1)[0]!.score).toBeCloseTo(1, 5);
+  });
+
+  it('refuses vectors of the wrong size or with no direction, and stays as it was', () => {
+    const index = newIndex();
+    index.addDocument('a', [{ chunk: 0, vector: near(null, 1, seeded(6)) }]);
+    const good = near(null, 1, seeded(7));
+    expect(() =>
+      index.addDocument('a', [
+        { chunk: 0, vector: good },
+        { chunk: 1, vector: new Float32Array(128) },
+      ]),
+    ).toThrow('Chunk 1 of document a has 128 dimensions; this index holds 256-dimension vectors.');
+    expect(() => index.addDocument('b', [{ chunk: 0, vector: new Float32Array(dimensions) }])).toThrow(
+      'zero or non-finite',
+    );
+    expect(() => index.search(new Float32Array(3), 5)).toThrow('The query has 3 dimensions');
+    expect(index.documentIds()).toEqual(['a']);
+    expect(index.size).toBe(1);
+  });
+});
+
+// About two minutes; run with VECTOR_INDEX_BENCH=1 to measure the targets of the whole search
+// (p50 ≤ 50 ms at 100k chunks, the 100k figure ≤ 2× the 10k figure).
+describe.runIf(process.env.VECTOR_INDEX_BENCH === '1')('OwnerVectorIndex at 10k and 100k chunks', () => {
+  it('builds in the background and answers fast and well at both sizes', { timeout: 600_000 }, async () => {
+    const results = [];
+    for (const total of [10_000, 100_000]) {
+      const docs = corpus(total, 21);
+      const asked = queries(docs, 200, 22);
+      const index = newIndex();
+      const started = performance.now();
+      addAll(index, docs);
+      const added = performance.now() - started;
+      const pending = timeQueries(index, asked.slice(0, 20));
+      const { wall, cpu, turns } = await watchEventLoop(index.whenBuilt());
+      const built = performance.now() - started;
+      const timing = timeQueries(index, asked);
+      const recall = recallAt(10, index, docs, asked.slice(0, 100));
+      console.log(
+        `${total} chunks in ${docs.length} documents: addDocument calls ${Math.round(added)} ms; ` +
+          `search before the graph (exact scan) p50 ${ms(pending.p50)}; built in ${Math.round(built)} ms ` +
+          `(${Math.round(total / (built / 1000))} vectors/s) over ${turns} turns, CPU a turn p99 ${ms(cpu.p99)} ` +
+          `worst ${ms(cpu.worst)}, wall worst ${ms(wall.worst)}; query p50 ${ms(timing.p50)}, ` +
+          `p99 ${ms(timing.p99)}; recall@10 ${recall.toFixed(3)}; rss ${Math.round(process.memoryUsage().rss / 2 ** 20)} MiB`,
+      );
+      results.push({ recall, p50: timing.p50, pending: pending.p50 });
+      index.close();
+    }
+    const [small, large] = results;
+    console.log(`query p50 at 100k / at 10k: ${(large!.p50 / small!.p50).toFixed(2)}`);
+    expect(large!.recall).toBeGreaterThanOrEqual(0.95);
+    expect(large!.pending).toBeLessThan(50);
+    expect(large!.p50).toBeLessThan(2 * small!.p50);
+  });
+});
