@@ -1,8 +1,11 @@
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
-import { Link, useParams, useSearchParams } from 'react-router';
+import { useEffect, useRef, useState } from 'react';
+import { Link, useLocation, useParams, useSearchParams } from 'react-router';
 import { AskForm } from '../components/ask-form.tsx';
+import { CiteSelection } from '../components/cite-selection.tsx';
 import { DocumentActions } from '../components/document-actions.tsx';
+import { DocumentText } from '../components/document-text.tsx';
+import { IndexState } from '../components/index-state.tsx';
 import { ErrorState, PageLoading, SkeletonRows } from '../components/states.tsx';
 import { answerState, transcriptRefetchMs, waitingSince } from '../lib/chat.ts';
 import { isNotFound } from '../lib/errors.ts';
@@ -18,12 +21,18 @@ type Run = RouterOutputs['runs']['list'][number];
 type TranscriptItem = RouterOutputs['chat']['transcript'][number];
 type MemoryCard = Extract<TranscriptItem, { type: 'memory' }>;
 
+const INDEX_POLL_MS = 1000;
+
 /** Only a live chat run takes another question. */
 const takesQuestions = (run: Run): boolean => run.mode === 'chat' && run.status === 'live';
 
 export default function DocumentPage() {
   const { id: documentId = '' } = useParams();
-  const doc = useQuery(trpc.documents.get.queryOptions({ documentId }));
+  const doc = useQuery({
+    ...trpc.documents.get.queryOptions({ documentId }),
+    // A new document is indexed in the background: follow it until it is searchable.
+    refetchInterval: (query) => (query.state.data?.index?.state === 'indexing' ? INDEX_POLL_MS : false),
+  });
   // The run the owner is looking at (`?run=`): its question box asks follow-ups, and coming back
   // from the Memory panel finds it again.
   const [params, setParams] = useSearchParams();
@@ -51,12 +60,15 @@ export default function DocumentPage() {
         </ol>
       </nav>
       <div className="page-head">
-        <h1>{doc.data.title}</h1>
+        <div className="title-line">
+          <h1>{doc.data.title}</h1>
+          {isOwner && <IndexState documentId={doc.data.id} index={doc.data.index} />}
+        </div>
         {/* Every action there (Memory, Share, Publish) is the owner's. */}
         {isOwner && <DocumentActions doc={doc.data} />}
       </div>
       <div className="doc-layout">
-        <DocumentText doc={doc.data} />
+        <DocumentBody doc={doc.data} />
         {/* Runs are the owner's alone: for anyone else the API answers NOT_FOUND, and the region is absent. */}
         {isOwner && (
           <Runs
@@ -71,11 +83,14 @@ export default function DocumentPage() {
   );
 }
 
-function DocumentText({ doc }: { doc: Doc }) {
-  const paragraphs = doc.text
-    .split(/\n\s*\n/)
-    .map((p) => p.trim())
-    .filter(Boolean);
+/** Title page facts, then the text with its page markers; a selected passage can be cited. */
+function DocumentBody({ doc }: { doc: Doc }) {
+  const textRef = useRef<HTMLDivElement>(null);
+  const { hash } = useLocation();
+  // A search hit links to its page (#page-3): the text arrives after the route, so scroll here.
+  useEffect(() => {
+    if (/^#page-\d+$/u.test(hash)) document.getElementById(hash.slice(1))?.scrollIntoView();
+  }, [hash]);
   return (
     <article className="box doc-text" aria-label="Document">
       {doc.authors.length > 0 && <p className="authors">{doc.authors.join(', ')}</p>}
@@ -85,9 +100,10 @@ function DocumentText({ doc }: { doc: Doc }) {
           <p>{doc.abstract}</p>
         </section>
       )}
-      {paragraphs.map((p, i) => (
-        <p key={i}>{p}</p>
-      ))}
+      <CiteSelection documentId={doc.id} textRef={textRef} />
+      <div className="doc-body" ref={textRef}>
+        <DocumentText text={doc.text} source={doc.source} pageStarts={doc.pageStarts} anchors />
+      </div>
     </article>
   );
 }

@@ -1,9 +1,11 @@
 import { LIMITS } from '@sponge/contract';
 import { useQuery } from '@tanstack/react-query';
-import { useId, useRef } from 'react';
+import { useId, useRef, useState } from 'react';
+import { keptCitation } from '../../lib/citation.ts';
 import { errorMessage } from '../../lib/errors.ts';
 import { passageOccursIn } from '../../lib/passage.ts';
 import { trpc } from '../../trpc.ts';
+import { DocumentText } from '../document-text.tsx';
 import { FieldErrors } from './field-errors.tsx';
 import type { ReviewForm } from './use-review-form.ts';
 
@@ -17,6 +19,9 @@ export function SourcePassage({ form }: { form: ReviewForm }) {
   const documents = useQuery(trpc.documents.list.queryOptions());
   const source = useQuery(trpc.documents.get.queryOptions({ documentId: sourceId }));
   const found = passage.trim() && source.data ? passageOccursIn(passage, source.data.text) : null;
+  // A passage the reviewer chose with "Cite in a review" on a document page, read once per dialog.
+  const [kept] = useState(keptCitation);
+  const keptTitle = kept && documents.data?.find((d) => d.id === kept.documentId)?.title;
 
   const sourceBox = useRef<HTMLDivElement>(null);
   // Selecting text in the source fills the passage (keyboard users paste, or select with Shift+arrows).
@@ -80,6 +85,20 @@ export function SourcePassage({ form }: { form: ReviewForm }) {
                     : '✗ passage not found in the source'}
           </p>
           <FieldErrors id={`${ids.passage}-err`} messages={at('passage')} />
+          {kept && !passage.trim() && (kept.documentId === sourceId || keptTitle) && (
+            <button
+              type="button"
+              className="link-button small"
+              onClick={() => {
+                if (kept.documentId !== sourceId) form.chooseSource(kept.documentId);
+                form.editPassage(kept.passage);
+              }}
+            >
+              {kept.documentId === sourceId
+                ? 'Use the passage you selected on the document page'
+                : `Use the passage you selected in “${keptTitle}”`}
+            </button>
+          )}
           {source.data && (
             <div
               className="source-text"
@@ -90,13 +109,12 @@ export function SourcePassage({ form }: { form: ReviewForm }) {
               onMouseUp={takeSelection}
               onKeyUp={takeSelection}
             >
-              {source.data.text
-                .split(/\n\s*\n/)
-                .map((p) => p.trim())
-                .filter(Boolean)
-                .map((p, i) => (
-                  <p key={i}>{p}</p>
-                ))}
+              <DocumentText
+                text={source.data.text}
+                source={source.data.source}
+                pageStarts={source.data.pageStarts}
+                markerLevel={3}
+              />
             </div>
           )}
         </div>

@@ -1,0 +1,46 @@
+import { pagesOf } from '../lib/pages.ts';
+
+/**
+ * A document's text as a reader sees it: paragraphs split on blank lines and, for a PDF, a small
+ * "Page N" marker before each page (cut at the API's `pageStarts`). The same rendering on the
+ * document page and in the review workbench's source viewer, so a passage is found where it was
+ * seen. Each paragraph is a `<p>` holding only its text, which keeps selections clean; the
+ * markers cannot be selected (CSS), so a passage across pages reads as the text itself.
+ */
+export function DocumentText({
+  text,
+  source,
+  pageStarts,
+  markerLevel = 2,
+  anchors = false,
+}: {
+  text: string;
+  source?: string;
+  pageStarts?: readonly number[] | null;
+  /** Page markers are headings, for jumping page to page with a screen reader. */
+  markerLevel?: 2 | 3 | 4;
+  /** Gives page markers ids (`page-3`), so a search hit can link to its page; once per screen. */
+  anchors?: boolean;
+}) {
+  const paged = source === 'pdf';
+  const pages = pagesOf(text, paged ? pageStarts : null);
+  const Marker = `h${markerLevel}` as const;
+  return (
+    <>
+      {pages.map((page) => (
+        <div className="doc-page" key={page.number}>
+          {paged && (
+            <Marker className="page-no" id={anchors ? `page-${page.number}` : undefined}>
+              Page {page.number}
+            </Marker>
+          )}
+          {page.paragraphs.length === 0 && paged ? (
+            <p className="page-empty">This page has no text.</p>
+          ) : (
+            page.paragraphs.map((p, i) => <p key={i}>{p}</p>)
+          )}
+        </div>
+      ))}
+    </>
+  );
+}

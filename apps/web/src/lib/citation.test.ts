@@ -1,0 +1,42 @@
+import { LIMITS } from '@sponge/contract';
+import { describe, expect, it } from 'vitest';
+import { citationFrom, parseCitation } from './citation.ts';
+
+describe('citationFrom', () => {
+  it('folds the selection as the passage check does', () => {
+    expect(citationFrom('doc_1', '  Grazing fish\n\n regained  cover. ')).toEqual({
+      documentId: 'doc_1',
+      passage: 'Grazing fish regained cover.',
+    });
+  });
+  it('refuses an empty selection and one over the passage limit', () => {
+    expect(citationFrom('doc_1', ' \n ')).toEqual({ error: 'Select some text of the document first.' });
+    const long = citationFrom('doc_1', 'x'.repeat(LIMITS.passageChars + 1));
+    expect(long).toEqual({
+      error:
+        'The selection has 20,001 characters; a cited passage is at most 20,000. Select a shorter passage.',
+    });
+  });
+});
+
+describe('parseCitation', () => {
+  it('reads what was kept', () => {
+    expect(parseCitation(JSON.stringify({ documentId: 'doc_1', passage: 'p' }))).toEqual({
+      documentId: 'doc_1',
+      passage: 'p',
+    });
+  });
+  it('counts anything unreadable as nothing kept', () => {
+    for (const raw of [
+      null,
+      '',
+      '{',
+      '[]',
+      'null',
+      '{"documentId":"doc_1"}',
+      '{"documentId":"","passage":"p"}',
+    ]) {
+      expect(parseCitation(raw)).toBeNull();
+    }
+  });
+});

@@ -1,0 +1,65 @@
+// A passage a reviewer selected on a document page, kept for the review workbench, which opens
+// later from a working note in the Memory panel (possibly of another document). Kept in
+// sessionStorage: it belongs to this tab's review work and leaves with it.
+import { LIMITS } from '@sponge/contract';
+import { normalisePassage } from './passage.ts';
+
+export interface Citation {
+  documentId: string;
+  passage: string;
+}
+
+const KEY = 'sponge.citation';
+
+/** The selected text as a passage: whitespace folded as the passage check folds it. */
+export function citationFrom(documentId: string, selected: string): Citation | { error: string } {
+  const passage = normalisePassage(selected);
+  if (!passage) return { error: 'Select some text of the document first.' };
+  if (passage.length > LIMITS.passageChars) {
+    return {
+      error: `The selection has ${passage.length.toLocaleString('en')} characters; a cited passage is at most ${LIMITS.passageChars.toLocaleString('en')}. Select a shorter passage.`,
+    };
+  }
+  return { documentId, passage };
+}
+
+/** What was kept, or null; anything unreadable counts as nothing kept. */
+export function parseCitation(raw: string | null): Citation | null {
+  if (!raw) return null;
+  try {
+    const value: unknown = JSON.parse(raw);
+    if (!value || typeof value !== 'object') return null;
+    const { documentId, passage } = value as Record<string, unknown>;
+    return typeof documentId === 'string' && typeof passage === 'string' && documentId && passage
+      ? { documentId, passage }
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+// Storage can be off (privacy modes throw on access): citing then simply keeps nothing.
+export function keepCitation(citation: Citation, storage: Storage | undefined = sessionStore()): boolean {
+  try {
+    storage?.setItem(KEY, JSON.stringify(citation));
+    return storage !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+export function keptCitation(storage: Storage | undefined = sessionStore()): Citation | null {
+  try {
+    return parseCitation(storage?.getItem(KEY) ?? null);
+  } catch {
+    return null;
+  }
+}
+
+function sessionStore(): Storage | undefined {
+  try {
+    return typeof window === 'undefined' ? undefined : window.sessionStorage;
+  } catch {
+    return undefined;
+  }
+}

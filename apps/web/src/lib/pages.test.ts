@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { pagesOf, paragraphsOf } from './pages.ts';
+
+/** Pages joined as the API joins them, with the offsets it reports. */
+function joined(pages: string[]): { text: string; pageStarts: number[] } {
+  const pageStarts: number[] = [];
+  let text = '';
+  pages.forEach((p, i) => {
+    if (i > 0) text += '\n\n';
+    pageStarts.push(text.length);
+    text += p;
+  });
+  return { text, pageStarts };
+}
+
+describe('paragraphsOf', () => {
+  it('splits on blank lines and keeps lines of one paragraph together', () => {
+    expect(paragraphsOf('One\nline two\n\n  \nTwo.\n \nThree.')).toEqual(['One\nline two', 'Two.', 'Three.']);
+    expect(paragraphsOf('  \n\n ')).toEqual([]);
+  });
+});
+
+describe('pagesOf', () => {
+  it('cuts at the offsets the API reports', () => {
+    const { text, pageStarts } = joined(['Page one.\n\nStill one.', 'Two.', 'Three.']);
+    expect(pagesOf(text, pageStarts)).toEqual([
+      { number: 1, paragraphs: ['Page one.', 'Still one.'] },
+      { number: 2, paragraphs: ['Two.'] },
+      { number: 3, paragraphs: ['Three.'] },
+    ]);
+  });
+  it('keeps a blank page and the numbers after it', () => {
+    const { text, pageStarts } = joined(['One.', '', 'Three.']);
+    expect(pagesOf(text, pageStarts).map((p) => [p.number, p.paragraphs])).toEqual([
+      [1, ['One.']],
+      [2, []],
+      [3, ['Three.']],
+    ]);
+  });
+  it('is one page without offsets', () => {
+    expect(pagesOf('A.\n\nB.', null)).toEqual([{ number: 1, paragraphs: ['A.', 'B.'] }]);
+    expect(pagesOf('A.\n\nB.', [0])).toEqual([{ number: 1, paragraphs: ['A.', 'B.'] }]);
+  });
+  it('never loses text to offsets out of order or out of range', () => {
+    const text = 'Alpha.\n\nBeta.\n\nGamma.';
+    const pages = pagesOf(text, [0, 15, 8, 999]);
+    expect(pages.map((p) => p.number)).toEqual([1, 2]);
+    expect(pages.flatMap((p) => p.paragraphs)).toEqual(['Alpha.', 'Beta.', 'Gamma.']);
+  });
+});

@@ -1,0 +1,36 @@
+// A document's text as pages of paragraphs. The API joins a PDF's pages with "\n\n" and says
+// where each one starts (`pageStarts`), so pages are cut by offset, never guessed from the text.
+
+export interface Page {
+  /** 1-based, as printed on the page marker. */
+  number: number;
+  paragraphs: string[];
+}
+
+/** Paragraphs are separated by blank lines; lines inside one are kept together. */
+export function paragraphsOf(text: string): string[] {
+  return text
+    .split(/\n\s*\n/u)
+    .map((p) => p.trim())
+    .filter(Boolean);
+}
+
+/**
+ * The pages of `text`, cut at `pageStarts` (ascending character offsets; the first is 0). A page
+ * is numbered by its place in `pageStarts`, so a blank page keeps its number. An offset out of
+ * order or out of range is skipped rather than trusted: a bad list can at worst merge pages,
+ * never lose text. Without offsets the whole text is page 1.
+ */
+export function pagesOf(text: string, pageStarts: readonly number[] | null | undefined): Page[] {
+  const cuts = [{ number: 1, start: 0 }];
+  (pageStarts ?? []).forEach((start, i) => {
+    const last = cuts[cuts.length - 1]?.start ?? 0;
+    if (i > 0 && Number.isInteger(start) && start >= last && start <= text.length) {
+      cuts.push({ number: i + 1, start });
+    }
+  });
+  return cuts.map((cut, i) => ({
+    number: cut.number,
+    paragraphs: paragraphsOf(text.slice(cut.start, cuts[i + 1]?.start ?? text.length)),
+  }));
+}
