@@ -35,13 +35,9 @@ async function acceptRun(s: TestServer, owner: string) {
 describe('recall, shadow by default', () => {
   let s: TestServer;
   let ada: string;
-  let grace: string;
-  let rosalind: string;
   beforeAll(async () => {
     s = await startTestServer();
     ada = await s.login('user-ada');
-    grace = await s.login('user-grace');
-    rosalind = await s.login('user-rosalind');
   });
   afterAll(async () => {
     await s?.close();

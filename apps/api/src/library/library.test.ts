@@ -35,6 +35,8 @@ function form(file: Blob, name: string, fields: Record<string, string> = {}): Fo
 
 /** Every row and chunk count, to show that a refused call left the database as it was. */
 async function counts(): Promise<{ documents: number; chunks: number }> {
+  // Documents added by earlier tests may still be indexing: let them finish first.
+  await s.app.library.indexer.idle();
   const rs = await s.app.app.execute(
     'SELECT (SELECT COUNT(*) FROM documents) AS documents, (SELECT COUNT(*) FROM document_chunks) AS chunks',
   );
@@ -364,12 +366,10 @@ describe('indexing failures and removal', () => {
 
   it('documents.remove deletes the text, chunks and vectors from the database files; search forgets it at once', async () => {
     const marker = 'ZEBRAFISH-MARKER-7731';
-    const d = await s
-      .client(ada)
-      .documents.add.mutate({
-        title: 'To be removed',
-        text: `A passage with ${marker} about zebrafish fins.`,
-      });
+    const d = await s.client(ada).documents.add.mutate({
+      title: 'To be removed',
+      text: `A passage with ${marker} about zebrafish fins.`,
+    });
     await indexed();
     expect((await s.client(ada).documents.search.query({ query: 'zebrafish fins' }))[0]?.id).toBe(d.id);
     const files = [join(s.dir, 'sponge.db'), join(s.dir, 'sponge.db-wal')];
