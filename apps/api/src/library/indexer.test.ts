@@ -214,6 +214,37 @@ describe('the search index', () => {
     expect((await two.search('u2', 'kelp', 5)).map((h) => h.id)).toEqual(['foreign']);
   });
 
+  it('drops the least recently searched owner over its vector budget, and rebuilds it on its next search', async () => {
+    const adapter = createLocalEmbeddingAdapter();
+    const db = await openDb(adapter);
+    const search = createLibrarySearch({ db, adapter, maxVectors: 3 });
+    cleanups.push(() => search.close());
+    const indexer = createIndexer({ db, adapter, log });
+    await insertDocument(
+      db,
+      { id: 'a', ownerId: 'u1', title: 'Kelp', authors: [], abstract: '', pages: ['Kelp one.\n\nKelp two.'] },
+      new Date(),
+    );
+    await insertDocument(
+      db,
+      {
+        id: 'b',
+        ownerId: 'u2',
+        title: 'Otters',
+        authors: [],
+        abstract: '',
+        pages: ['Otters one.\n\nOtters two.'],
+      },
+      new Date(),
+    );
+    indexer.kick();
+    await indexer.idle();
+    expect((await search.search('u1', 'kelp', 5)).map((h) => h.id)).toEqual(['a']);
+    expect((await search.search('u2', 'otters', 5)).map((h) => h.id)).toEqual(['b']);
+    // u1's index (2 chunks) went when u2's (2 chunks) came in; asking again brings it back.
+    expect((await search.search('u1', 'kelp', 5)).map((h) => h.id)).toEqual(['a']);
+  });
+
   it('sends ready documents back to indexing when their chunks are gone for the current model', async () => {
     const adapter = createLocalEmbeddingAdapter();
     const db = await openDb(adapter);

@@ -39,29 +39,52 @@ interface OwnerEntry {
   index: OwnerVectorIndex;
   /** An ongoing sync, shared by searches that arrive meanwhile. */
   syncing: Promise<void> | null;
+  /** Searches between picking this entry and reading its index: it is not dropped meanwhile. */
+  inUse: number;
 }
 
 /** Documents whose vectors are read in one query while an index fills. */
 const LOAD_DOCUMENTS_PER_QUERY = 50;
 
+/**
+ * Vectors kept in memory across owners before the least recently searched owners are dropped
+ * (they are rebuilt from the database on their next search). Measured: a built 100k-chunk index
+ * takes about 200 MiB of the process, so this default bounds the indexes near 800 MiB.
+ */
+export const DEFAULT_MAX_VECTORS = 400_000;
+
 export function createLibrarySearch(options: {
   db: Client;
   adapter: EmbeddingAdapter;
-  /** Owners kept in memory at once; the least recently searched one is dropped first. */
-  maxOwners?: number;
+  /** See DEFAULT_MAX_VECTORS; an owner being searched is always kept. */
+  maxVectors?: number;
+  log?: { warn(details: object, message: string): void };
 }): LibrarySearch {
   const { db, adapter } = options;
-  const maxOwners = options.maxOwners ?? 64;
+  const maxVectors = options.maxVectors ?? DEFAULT_MAX_VECTORS;
   const owners = new Map<string, OwnerEntry>();
 
   function entryOf(ownerId: string): OwnerEntry {
     let entry = owners.get(ownerId);
     if (entry) owners.delete(ownerId);
     else
-      entry = { version: -1, index: new OwnerVectorIndex({ dimensions: adapter.dimensions }), syncing: null };
+      entry = {
+        version: -1,
+        index: new OwnerVectorIndex({
+          dimensions: adapter.dimensions,
+          onBuildError: (err) =>
+            options.log?.warn({ err, ownerId }, 'building a search index failed; searching it exactly'),
+        }),
+        syncing: null,
+        inUse: 0,
+      };
     owners.set(ownerId, entry); // most recently used last
+    let held = 0;
+    for (const e of owners.values()) held += e.index.size;
     for (const [id, old] of owners) {
-      if (owners.size <= maxOwners) break;
+      if (held <= maxVectors || id === ownerId) break;
+      if (old.inUse > 0) continue; // a search is using it right now
+      held -= old.index.size;
       owners.delete(id);
       old.index.close();
     }
@@ -82,8 +105,7 @@ export function createLibrarySearch(options: {
     entry.version = version;
   }
 
-  async function current(ownerId: string): Promise<OwnerEntry> {
-    const entry = entryOf(ownerId);
+  async function current(ownerId: string, entry: OwnerEntry): Promise<OwnerEntry> {
     while (entry.syncing) await entry.syncing;
     entry.syncing = sync(ownerId, entry).finally(() => {
       entry.syncing = null;
@@ -94,9 +116,16 @@ export function createLibrarySearch(options: {
 
   return {
     async search(ownerId, query, limit) {
-      const [entry, [q]] = await Promise.all([current(ownerId), adapter.embed([query])]);
-      if (!q || entry.index.size === 0) return [];
-      const hits = entry.index.search(q, limit).filter((h) => h.score > 0);
+      const entry = entryOf(ownerId);
+      entry.inUse++;
+      let hits;
+      try {
+        const [, [q]] = await Promise.all([current(ownerId, entry), adapter.embed([query])]);
+        if (!q || entry.index.size === 0) return [];
+        hits = entry.index.search(q, limit).filter((h) => h.score > 0);
+      } finally {
+        entry.inUse--;
+      }
       const passages = await loadPassages(db, ownerId, hits);
       const out: DocumentHit[] = [];
       for (const h of hits) {

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { OwnerVectorIndex, type ChunkHit } from './vector-index.ts';
 
-// Measured numbers print on the console; VECTOR_INDEX_BENCH=1 also runs the 100k measurement.
+// Measured numbers print on the console; the 10k/100k figures of the whole search are the bench's
+// `library` figure (bench/src/figures/document-search.ts).
 const dimensions = 256;
 const open: OwnerVectorIndex[] = [];
 afterEach(() => open.splice(0).forEach((index) => index.close()));
@@ -45,13 +46,13 @@ interface Doc {
  * Embedding-like clusters: documents about one of `topics`, chunks near their document. So a
  * query's nearest chunks crowd into a few documents, as they do with real text.
  */
-function corpus(totalChunks: number, seed: number, topics = 40): Doc[] {
+function corpus(totalChunks: number, seed: number, topics = 40, largest = 95): Doc[] {
   const random = seeded(seed);
   const centres = Array.from({ length: topics }, () => near(null, 1, random));
   const docs: Doc[] = [];
   for (let total = 0; total < totalChunks;) {
     const centre = near(centres[Math.floor(random() * topics)]!, 0.8, random);
-    const count = Math.min(totalChunks - total, 5 + Math.floor(random() * 90));
+    const count = Math.min(totalChunks - total, 5 + Math.floor(random() * (largest - 5)));
     docs.push({
       id: `doc-${seed}-${docs.length}`,
       vectors: Array.from({ length: count }, () => near(centre, 0.9, random)),
@@ -121,25 +122,26 @@ function timeQueries(index: OwnerVectorIndex, asked: Float32Array[]) {
 
 /**
  * Each event-loop turn until `done` settles: its wall time (what an agent's request would wait)
- * and this process's CPU time in it (the same less the time other processes held the core;
- * `threadCpuUsage` would be closer, but Linux samples it per scheduler tick).
+ * and its own time, the lesser of that and this process's CPU time in it. Wall time also counts
+ * moments other processes held the core; CPU time also counts garbage-collector threads running
+ * alongside (and `threadCpuUsage` is sampled per scheduler tick on Linux, too coarse here).
  */
 async function watchEventLoop(done: Promise<unknown>) {
   let finished = false;
   void done.finally(() => (finished = true));
   const wall: number[] = [];
-  const cpu: number[] = [];
+  const own: number[] = [];
   let last = performance.now();
   let lastCpu = process.cpuUsage();
   while (!finished) {
     await new Promise((resolve) => setImmediate(resolve));
     const used = process.cpuUsage(lastCpu);
     lastCpu = process.cpuUsage();
-    cpu.push((used.user + used.system) / 1000);
     wall.push(performance.now() - last);
+    own.push(Math.min(wall.at(-1)!, (used.user + used.system) / 1000));
     last = performance.now();
   }
-  return { wall: percentiles(wall), cpu: percentiles(cpu), turns: wall.length };
+  return { wall: percentiles(wall), own: percentiles(own), turns: wall.length };
 }
 
 const ms = (value: number) => `${value.toFixed(2)} ms`;
@@ -182,31 +184,72 @@ describe('OwnerVectorIndex', () => {
   it('keeps each background step short while it builds 20k vectors', async () => {
     const index = newIndex();
     addAll(index, twentyK);
-    const { wall, cpu, turns } = await watchEventLoop(index.whenBuilt());
+    const { wall, own, turns } = await watchEventLoop(index.whenBuilt());
     console.log(
       `${turns} event-loop turns while building 20k: wall p50 ${ms(wall.p50)}, p99 ${ms(wall.p99)}, ` +
-        `worst ${ms(wall.worst)}; CPU p50 ${ms(cpu.p50)}, p99 ${ms(cpu.p99)}, worst ${ms(cpu.worst)}`,
+        `worst ${ms(wall.worst)}; own time p50 ${ms(own.p50)}, p99 ${ms(own.p99)}, worst ${ms(own.worst)}`,
     );
     // A step aims at 4 ms (measured alone: p99 6 ms, worst 7 ms). A turn also holds the test
-    // runner's own work and garbage collection, hence the room; bounds on CPU time, because wall
-    // time also counts the moments other processes held one of this machine's two cores. An
-    // unbatched add of 20k vectors takes a second or more.
+    // runner's work and garbage collection (seen: p99 up to 13 ms, worst 24 ms on a busy
+    // machine), hence the room in the tail. An unbatched add of 20k vectors blocks for a second.
     expect(turns).toBeGreaterThan(50);
-    expect(cpu.p50).toBeLessThan(8);
-    expect(cpu.p99).toBeLessThan(16);
-    expect(cpu.worst).toBeLessThan(60);
+    expect(own.p50).toBeLessThan(8);
+    expect(own.p99).toBeLessThan(25);
+    expect(own.worst).toBeLessThan(100);
   });
 
-  it('finds a document added a moment ago while the graph is still building', () => {
+  it('ranks every document of a library of a few large ones', async () => {
+    const docs = corpus(8_000, 8, 3, 1_000);
+    const index = newIndex({ exactBelow: 0 });
+    addAll(index, docs);
+    await index.whenBuilt();
+    for (const query of queries(docs, 10, 9)) {
+      // The graph's nearest 1024 chunks (what one search asks it for) hold fewer documents than
+      // wanted, so the rest must come from the compact copies.
+      const nearest = docs
+        .flatMap((doc) => doc.vectors.map((vector) => ({ id: doc.id, score: dot(vector, query) })))
+        .sort((a, b) => b.score - a.score)
+        .slice(0, 1024);
+      expect(new Set(nearest.map((chunk) => chunk.id)).size).toBeLessThan(10);
+      // The ten best documents, each at its best chunk's score; compact copies are within 0.001,
+      // so a document that close to the tenth may stand in for it.
+      const truth = bruteForce(docs, query, docs.length);
+      const score = new Map(truth.map((hit) => [hit.documentId, hit.score]));
+      const got = index.search(query, 10);
+      expect(got).toHaveLength(10);
+      for (const hit of got) {
+        expect(score.get(hit.documentId)).toBeGreaterThan(truth[9]!.score - 0.002);
+        expect(Math.abs(hit.score - score.get(hit.documentId)!)).toBeLessThan(0.002);
+      }
+    }
+  });
+
+  it('finds a document added a moment ago while the graph is still building', async () => {
     const index = newIndex();
     addAll(index, twentyK);
+    let built = false;
+    void index.whenBuilt().then(() => (built = true));
+    await new Promise((resolve) => setTimeout(resolve, 300)); // part of the corpus in the graph
     const [fresh] = corpus(30, 99, 1);
     index.addDocument(
       'fresh',
       fresh!.vectors.map((vector, chunk) => ({ chunk, vector })),
     );
-    const [best] = index.search(fresh!.vectors[17]!, 5);
-    expect(best).toEqual({ documentId: 'fresh', chunk: 17, score: expect.closeTo(1, 5) });
+    expect(index.search(fresh!.vectors[17]!, 5)[0]).toEqual({
+      documentId: 'fresh',
+      chunk: 17,
+      score: expect.closeTo(1, 5),
+    });
+    // The first documents went into the graph first, the last ones are still pending.
+    expect(index.search(twentyK[0]!.vectors[5]!, 1)[0]).toMatchObject({
+      documentId: twentyK[0]!.id,
+      chunk: 5,
+    });
+    expect(index.search(twentyK.at(-1)!.vectors[2]!, 1)[0]).toMatchObject({
+      documentId: twentyK.at(-1)!.id,
+      chunk: 2,
+    });
+    expect(built).toBe(false);
     expect(index.size).toBe(20_000 + fresh!.vectors.length);
   });
 
@@ -267,8 +310,9 @@ describe('OwnerVectorIndex', () => {
     const immediates = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Immediate').length;
     expect(immediates()).toBe(1);
     index.close();
-    await expect(built).rejects.toThrow('closed before it finished building');
+    await expect(built).resolves.toBeUndefined(); // nothing left to wait for
     expect(immediates()).toBe(0);
+    expect(index.size).toBe(0);
     expect(() => index.search(twentyK[0]!.vectors[0]!, 10)).toThrow('closed');
     expect(() => index.addDocument('x', [])).toThrow('closed');
   });
@@ -298,40 +342,5 @@ describe('OwnerVectorIndex', () => {
     expect(() => index.search(new Float32Array(3), 5)).toThrow('The query has 3 dimensions');
     expect(index.documentIds()).toEqual(['a']);
     expect(index.size).toBe(1);
-  });
-});
-
-// About two minutes; run with VECTOR_INDEX_BENCH=1 to measure the targets of the whole search
-// (p50 ≤ 50 ms at 100k chunks, the 100k figure ≤ 2× the 10k figure).
-describe.runIf(process.env.VECTOR_INDEX_BENCH === '1')('OwnerVectorIndex at 10k and 100k chunks', () => {
-  it('builds in the background and answers fast and well at both sizes', { timeout: 600_000 }, async () => {
-    const results = [];
-    for (const total of [10_000, 100_000]) {
-      const docs = corpus(total, 21);
-      const asked = queries(docs, 200, 22);
-      const index = newIndex();
-      const started = performance.now();
-      addAll(index, docs);
-      const added = performance.now() - started;
-      const pending = timeQueries(index, asked.slice(0, 20));
-      const { wall, cpu, turns } = await watchEventLoop(index.whenBuilt());
-      const built = performance.now() - started;
-      const timing = timeQueries(index, asked);
-      const recall = recallAt(10, index, docs, asked.slice(0, 100));
-      console.log(
-        `${total} chunks in ${docs.length} documents: addDocument calls ${Math.round(added)} ms; ` +
-          `search before the graph (exact scan) p50 ${ms(pending.p50)}; built in ${Math.round(built)} ms ` +
-          `(${Math.round(total / (built / 1000))} vectors/s) over ${turns} turns, CPU a turn p99 ${ms(cpu.p99)} ` +
-          `worst ${ms(cpu.worst)}, wall worst ${ms(wall.worst)}; query p50 ${ms(timing.p50)}, ` +
-          `p99 ${ms(timing.p99)}; recall@10 ${recall.toFixed(3)}; rss ${Math.round(process.memoryUsage().rss / 2 ** 20)} MiB`,
-      );
-      results.push({ recall, p50: timing.p50, pending: pending.p50 });
-      index.close();
-    }
-    const [small, large] = results;
-    console.log(`query p50 at 100k / at 10k: ${(large!.p50 / small!.p50).toFixed(2)}`);
-    expect(large!.recall).toBeGreaterThanOrEqual(0.95);
-    expect(large!.pending).toBeLessThan(50);
-    expect(large!.p50).toBeLessThan(2 * small!.p50);
   });
 });

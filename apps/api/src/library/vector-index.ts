@@ -1,24 +1,21 @@
 /**
- * One owner's chunk vectors in memory, for documents.search (SPEC §6b). libSQL holds the truth;
- * the caller rebuilds this index from it and keeps it in step.
+ * One owner's chunk vectors in memory for documents.search (SPEC §6b); libSQL holds the truth.
  *
- * Search must stay sublinear at 100k+ chunks, so vectors live in an HNSW graph (usearch). But
- * usearch's `add` is synchronous native code (0.1–0.2 ms a vector once the graph holds 100k),
- * and the API's event loop serves agents. So a vector goes first into a pending store that
- * search scans exactly, and a background mover puts pending vectors into the graph about 4 ms at
- * a time, with `setImmediate` between steps. Results are right the moment `addDocument` returns
- * and fast once the mover is done. Measured on clustered 256-d vectors (vector-index.test.ts,
- * VECTOR_INDEX_BENCH=1): 100k chunks build in 9–18 s of such steps; meanwhile a search scans
- * what is pending exactly (p50 about 20 ms with all 100k pending), then takes 1–3 ms.
+ * Search must stay sublinear at 100k+ chunks, so vectors live in an HNSW graph (usearch), whose
+ * `add` is synchronous native code (0.1–0.2 ms a vector at 100k) while the API's event loop
+ * serves agents. So a vector goes first into a pending store that search scans exactly, and a
+ * background mover puts pending vectors into the graph about 4 ms at a time, `setImmediate`
+ * between steps: results are right as soon as `addDocument` returns, and fast once built.
+ * Measured numbers: vector-index.test.ts (VECTOR_INDEX_BENCH=1 adds 10k and 100k).
  *
  * @example
  * const index = new OwnerVectorIndex({ dimensions: 256 });
  * index.addDocument('doc-1', [{ chunk: 0, vector }]);
  * index.search(queryVector, 10); // [{ documentId: 'doc-1', chunk: 0, score: 0.93 }]
  */
-import usearch from 'usearch';
+import usearch, { type ScalarKind } from 'usearch';
 
-const { Index, MetricKind, ScalarKind, exactSearch } = usearch;
+const { Index, MetricKind, exactSearch } = usearch;
 type GraphIndex = InstanceType<typeof Index>;
 
 export interface ChunkHit {
@@ -31,16 +28,15 @@ export interface ChunkHit {
 export interface OwnerVectorIndexOptions {
   dimensions: number;
   /**
-   * Below this many live vectors nothing goes into the graph and every search is exact. At 4k
-   * vectors the exact scan (p50 0.66 ms) costs what the graph does (0.57 ms), so below it
-   * exactness is free, and small libraries never pay for a build.
+   * Below this many live vectors search is exact and nothing is built: at 8k vectors the exact
+   * scan (p50 1.26 ms) costs what the graph does (1.24 ms), so small libraries get exactness free.
    */
   exactBelow?: number;
   /** What one background step aims to block the event loop for, in milliseconds. */
   stepBudgetMs?: number;
   /**
    * How the graph stores vectors. F16 halves F32's memory at the same recall (best-document
-   * recall@10 at 100k: 0.975 against 0.974); I8 loses too much (0.92).
+   * recall@10 at 100k, expansionSearch 512: 0.975 against 0.974); I8 loses too much (0.92).
    */
   quantization?: 'f32' | 'f16' | 'i8';
   /** HNSW links per node. */
@@ -55,13 +51,14 @@ export interface OwnerVectorIndexOptions {
    * 1024, for a query of 1–3 ms, far inside the search's 50 ms.
    */
   expansionSearch?: number;
-  /** Graph chunks asked for per wanted document; asked again with more when too few. */
+  /** Graph chunks asked for per wanted document, when that is more than `expansionSearch`. */
   candidatesPerDocument?: number;
   /** Told when the mover fails (the vectors stay pending, so search stays right but slower). */
   onBuildError?: (error: Error) => void;
 }
 
 type Tuning = Required<Omit<OwnerVectorIndexOptions, 'onBuildError'>>;
+type Offer = (entry: DocumentEntry, row: number, score: number) => void;
 
 interface DocumentEntry {
   readonly id: string;
@@ -70,12 +67,17 @@ interface DocumentEntry {
   readonly chunks: Int32Array;
   /** Normalised copies, row i for chunk i; dropped once every row is in the graph. */
   vectors: Float32Array | null;
+  /**
+   * Graph rows in 8 bits, each scaled to fill the range (cosine ignores scale), written as they go
+   * in: best chunk and score within 0.001 of F32 (measured). Scanned when the graph's are crowded.
+   */
+  readonly compact: Int8Array;
   /** Rows [0, moved) are in the graph, [moved, chunks.length) are pending. */
   moved: number;
 }
 
 const defaults = {
-  exactBelow: 4096,
+  exactBelow: 8192,
   stepBudgetMs: 4,
   quantization: 'f16',
   connectivity: 16,
@@ -86,8 +88,6 @@ const defaults = {
 
 /** usearch `remove` costs about 4 µs a key here: 512 keys keep a step near 2 ms. */
 const forgetPerStep = 512;
-/** Below this many rows a JavaScript loop beats a native exactSearch call and its ~5 µs setup. */
-const nativeScanFrom = 32;
 
 export class OwnerVectorIndex {
   readonly #dimensions: number;
@@ -104,13 +104,15 @@ export class OwnerVectorIndex {
   readonly #graphKeys = new Map<number, DocumentEntry>();
   /** Key ranges [from, to) of removed documents still in the graph, forgotten in the background. */
   readonly #forget: { from: number; to: number }[] = [];
+  /** Live documents with rows in the graph: a search never waits for more distinct ones. */
+  #graphDocuments = 0;
   #nextKey = 0;
   #liveVectors = 0;
   #useGraph = false;
   /** Graph insertions per millisecond, learnt from each step to size the next batch. */
   #addRate = 4;
   #scheduled: NodeJS.Immediate | null = null;
-  #waiters: { resolve: () => void; reject: (error: Error) => void }[] = [];
+  readonly #waiters: { resolve: () => void; reject: (error: Error) => void }[] = [];
 
   constructor(options: OwnerVectorIndexOptions) {
     const { onBuildError, ...tuning } = options;
@@ -118,18 +120,12 @@ export class OwnerVectorIndex {
     this.#options = { ...defaults, ...given } as Tuning;
     this.#onBuildError = onBuildError;
     this.#dimensions = options.dimensions;
-    if (!Number.isInteger(this.#dimensions) || this.#dimensions <= 0) {
-      throw new Error(
-        `A vector index needs a positive whole number of dimensions, not ${options.dimensions}.`,
-      );
-    }
-    const quantization = { f32: ScalarKind.F32, f16: ScalarKind.F16, i8: ScalarKind.I8 }[
-      this.#options.quantization
-    ];
+    if (!Number.isInteger(this.#dimensions) || this.#dimensions <= 0)
+      throw new Error(`A vector index needs a whole number of dimensions, not ${options.dimensions}.`);
     this.#graph = new Index({
       dimensions: this.#dimensions,
       metric: MetricKind.Cos,
-      quantization,
+      quantization: this.#options.quantization as ScalarKind, // the same names
       connectivity: this.#options.connectivity,
       expansion_add: this.#options.expansionAdd,
       expansion_search: this.#options.expansionSearch,
@@ -158,23 +154,17 @@ export class OwnerVectorIndex {
     const vectors = new Float32Array(chunks.length * dimensions);
     const numbers = new Int32Array(chunks.length);
     chunks.forEach(({ chunk, vector }, row) => {
-      if (!Number.isInteger(chunk) || chunk < 0 || chunk > 0x7fffffff) {
+      if (!Number.isInteger(chunk) || chunk < 0 || chunk > 0x7fffffff)
         throw new Error(`Document ${documentId}: chunk number ${chunk} is not a non-negative whole number.`);
-      }
       this.#assertDimensions(vector, `Chunk ${chunk} of document ${documentId}`);
-      if (!normaliseInto(vector, vectors, row * dimensions)) {
+      if (!normaliseInto(vector, vectors, row * dimensions))
         throw new Error(`Chunk ${chunk} of document ${documentId} has a zero or non-finite vector.`);
-      }
       numbers[row] = chunk;
     });
     this.removeDocument(documentId);
-    const entry: DocumentEntry = {
-      id: documentId,
-      firstKey: this.#nextKey,
-      chunks: numbers,
-      vectors,
-      moved: 0,
-    };
+    const compact = new Int8Array(vectors.length);
+    const firstKey = this.#nextKey;
+    const entry: DocumentEntry = { id: documentId, firstKey, chunks: numbers, vectors, compact, moved: 0 };
     this.#nextKey += chunks.length;
     this.#documents.set(documentId, entry);
     if (chunks.length > 0) this.#pending.add(entry);
@@ -191,6 +181,7 @@ export class OwnerVectorIndex {
     this.#pending.delete(entry);
     this.#liveVectors -= entry.chunks.length;
     if (entry.moved > 0) {
+      this.#graphDocuments--;
       // Unmapping the keys hides them from search at once; the graph drops them in the background.
       for (let key = entry.firstKey; key < entry.firstKey + entry.moved; key++) this.#graphKeys.delete(key);
       this.#forget.push({ from: entry.firstKey, to: entry.firstKey + entry.moved });
@@ -208,89 +199,85 @@ export class OwnerVectorIndex {
     const normalised = new Float32Array(this.#dimensions);
     if (!normaliseInto(query, normalised, 0)) throw new Error('The query vector is zero or not finite.');
     if (limit === 0 || this.#liveVectors === 0) return [];
-
     const best = new Map<string, ChunkHit>();
-    const offer = (entry: DocumentEntry, row: number, score: number) => {
+    const offer: Offer = (entry, row, score) => {
       const held = best.get(entry.id);
       if (!held || score > held.score)
         best.set(entry.id, { documentId: entry.id, chunk: entry.chunks[row]!, score });
     };
-    this.#searchGraph(normalised, limit, offer);
+    if (this.#searchGraph(normalised, limit, offer)) this.#scanCompact(normalised, offer);
     for (const entry of this.#pending) this.#scanPending(entry, normalised, offer);
     return [...best.values()]
       .sort((a, b) => b.score - a.score || (a.documentId < b.documentId ? -1 : 1))
       .slice(0, limit);
   }
 
-  /** Resolves when every added vector is in the graph (or the index is small enough to stay exact). */
+  /**
+   * Resolves once no background work is left: every added vector is in the graph (or the index is
+   * small enough to stay exact), or the index was closed. Rejects if building failed.
+   */
   whenBuilt(): Promise<void> {
-    if (this.#closed) return Promise.reject(new Error('The vector index is closed.'));
     if (this.#failure) return Promise.reject(this.#failure);
     if (!this.#hasWork()) return Promise.resolve();
     return new Promise((resolve, reject) => this.#waiters.push({ resolve, reject }));
   }
 
-  /** Stops the background build and lets go of every vector; pending `whenBuilt` calls reject. */
+  /** Stops the background build and lets go of every vector; pending `whenBuilt` calls resolve. */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    if (this.#scheduled) clearImmediate(this.#scheduled);
-    this.#scheduled = null;
+    clearImmediate(this.#scheduled ?? undefined);
     this.#documents.clear();
     this.#pending.clear();
     this.#graphKeys.clear();
     this.#forget.length = 0;
     this.#liveVectors = 0;
     this.#graph = null; // usearch frees the native index when the object is collected
-    this.#settle(new Error('The vector index was closed before it finished building.'));
+    this.#settle(null);
   }
 
-  #searchGraph(
-    query: Float32Array,
-    limit: number,
-    offer: (entry: DocumentEntry, row: number, score: number) => void,
-  ) {
+  /** Offers the graph's nearest chunks; true if they held too few documents to fill `limit`. */
+  #searchGraph(query: Float32Array, limit: number, offer: Offer): boolean {
     const graph = this.#graph;
-    if (!graph || this.#graphKeys.size === 0) return;
-    // One document's chunks crowd the nearest neighbours, so ask for several per wanted document,
-    // and more until enough distinct documents show up or the graph has no more to give.
-    const inGraph = graph.size();
-    let wanted = Math.min(inGraph, limit * this.#options.candidatesPerDocument);
-    for (;;) {
-      const { keys, distances } = graph.search(query, wanted, 1);
-      const found = new Set<string>();
-      for (let i = 0; i < keys.length; i++) {
-        const key = Number(keys[i]);
-        const entry = this.#graphKeys.get(key);
-        if (!entry) continue; // a removed document's key the graph has not forgotten yet
-        found.add(entry.id);
-        offer(entry, key - entry.firstKey, 1 - distances[i]!);
-      }
-      if (found.size >= limit || keys.length < wanted || wanted >= inGraph) return;
-      wanted = Math.min(inGraph, wanted * 4);
+    if (!graph || this.#graphKeys.size === 0) return false;
+    // One document's chunks crowd the nearest neighbours, so ask for several per wanted document;
+    // the graph walks `expansionSearch` candidates anyway, so asking for that many costs nothing
+    // more. Asking for more still costs (11 ms for 4096 at 100k): when a few large documents fill
+    // them all, the compact copies are scanned instead (about 3 ms for 100k).
+    const { candidatesPerDocument, expansionSearch } = this.#options;
+    const wanted = Math.min(graph.size(), Math.max(limit * candidatesPerDocument, expansionSearch));
+    const { keys, distances } = graph.search(query, wanted, 1);
+    const found = new Set<string>();
+    for (let i = 0; i < keys.length; i++) {
+      const key = Number(keys[i]);
+      const entry = this.#graphKeys.get(key);
+      if (!entry) continue; // a removed document's key the graph has not forgotten yet
+      found.add(entry.id);
+      offer(entry, key - entry.firstKey, 1 - distances[i]!);
+    }
+    return found.size < Math.min(limit, this.#graphDocuments) && keys.length === wanted;
+  }
+
+  /** Every document's best graph row from the compact copies (those found too: at the edge of a
+   *  crowded result, the graph may have shown one of their lesser chunks). */
+  #scanCompact(query: Float32Array, offer: Offer) {
+    const dimensions = this.#dimensions;
+    const compactQuery = new Int8Array(dimensions);
+    quantiseInto(query, 0, dimensions, compactQuery);
+    for (const entry of this.#documents.values()) {
+      if (entry.moved === 0) continue;
+      const rows = entry.compact.subarray(0, entry.moved * dimensions);
+      const { keys, distances } = exactSearch(rows, compactQuery, dimensions, 1, MetricKind.Cos, 1);
+      offer(entry, Number(keys[0]), 1 - distances[0]!);
     }
   }
 
-  #scanPending(
-    entry: DocumentEntry,
-    query: Float32Array,
-    offer: (entry: DocumentEntry, row: number, score: number) => void,
-  ) {
-    const vectors = entry.vectors!;
-    const dimensions = this.#dimensions;
-    const rows = entry.chunks.length - entry.moved;
-    if (rows >= nativeScanFrom) {
-      const dataset = vectors.subarray(entry.moved * dimensions);
-      // Inner product on unit vectors is the cosine; usearch reports it as the distance 1 - dot.
-      const { keys, distances } = exactSearch(dataset, query, dimensions, 1, MetricKind.IP, 1);
-      offer(entry, entry.moved + Number(keys[0]), 1 - distances[0]!);
-      return;
-    }
-    for (let row = entry.moved; row < entry.chunks.length; row++) {
-      let dot = 0;
-      for (let i = 0, offset = row * dimensions; i < dimensions; i++) dot += query[i]! * vectors[offset + i]!;
-      offer(entry, row, dot);
-    }
+  #scanPending(entry: DocumentEntry, query: Float32Array, offer: Offer) {
+    // Native SIMD: 6× a JavaScript loop per row, for about 5 µs a call. Inner product on unit
+    // vectors is the cosine; usearch reports it as the distance 1 - dot.
+    const rows = entry.vectors!.subarray(entry.moved * this.#dimensions);
+    const { keys, distances } = exactSearch(rows, query, this.#dimensions, 1, MetricKind.IP, 1);
+    offer(entry, entry.moved + Number(keys[0]), 1 - distances[0]!);
   }
 
   #hasWork(): boolean {
@@ -343,31 +330,27 @@ export class OwnerVectorIndex {
       if (total === batch) break;
     }
     const keys = new BigUint64Array(total);
-    const vectors = taken.length === 1 ? null : new Float32Array(total * dimensions);
+    const vectors = new Float32Array(total * dimensions);
     let at = 0;
     for (const { entry, rows } of taken) {
-      for (let row = 0; row < rows; row++) keys[at + row] = BigInt(entry.firstKey + entry.moved + row);
-      vectors?.set(
-        entry.vectors!.subarray(entry.moved * dimensions, (entry.moved + rows) * dimensions),
-        at * dimensions,
-      );
+      const from = entry.moved;
+      for (let row = from; row < from + rows; row++) {
+        keys[at + row - from] = BigInt(entry.firstKey + row);
+        quantiseInto(entry.vectors!, row * dimensions, dimensions, entry.compact);
+      }
+      vectors.set(entry.vectors!.subarray(from * dimensions, (from + rows) * dimensions), at * dimensions);
       at += rows;
     }
-    const only = taken[0]!.entry;
     const started = performance.now();
-    graph.add(
-      keys,
-      vectors ?? only.vectors!.subarray(only.moved * dimensions, (only.moved + total) * dimensions),
-      1,
-    );
+    graph.add(keys, vectors, 1);
     const elapsed = performance.now() - started;
     // Smoothed, so one slow step (a capacity doubling, another process on the core) does not
     // swing the next batch; floored so a stall never shrinks batches to nothing.
     this.#addRate = Math.max(0.5, 0.7 * this.#addRate + 0.3 * (total / Math.max(elapsed, 0.05)));
-
     for (const { entry, rows } of taken) {
       for (let row = entry.moved; row < entry.moved + rows; row++)
         this.#graphKeys.set(entry.firstKey + row, entry);
+      if (entry.moved === 0) this.#graphDocuments++;
       entry.moved += rows;
       if (entry.moved === entry.chunks.length) {
         entry.vectors = null;
@@ -378,11 +361,9 @@ export class OwnerVectorIndex {
 
   /** Resolves (error null) or rejects every whenBuilt waiter. */
   #settle(error: Error | null) {
-    const waiters = this.#waiters;
-    this.#waiters = [];
-    for (const waiter of waiters) {
-      if (error) waiter.reject(error);
-      else waiter.resolve();
+    for (const { resolve, reject } of this.#waiters.splice(0)) {
+      if (error) reject(error);
+      else resolve();
     }
   }
 
@@ -407,4 +388,11 @@ function normaliseInto(source: Float32Array, target: Float32Array, offset: numbe
   const scale = 1 / Math.sqrt(squares);
   for (let i = 0; i < source.length; i++) target[offset + i] = source[i]! * scale;
   return true;
+}
+
+/** Writes `source`'s row at `offset` into `target` as 8-bit integers, its largest at ±127. */
+function quantiseInto(source: Float32Array, offset: number, length: number, target: Int8Array) {
+  let largest = 0;
+  for (let i = 0; i < length; i++) largest = Math.max(largest, Math.abs(source[offset + i]!));
+  for (let i = 0; i < length; i++) target[offset + i] = Math.round((source[offset + i]! / largest) * 127);
 }
