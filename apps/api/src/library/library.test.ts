@@ -6,12 +6,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { LIMITS } from '@sponge/contract';
+import { DOCUMENT_REASONS, LIMITS } from '@sponge/contract';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REEF_DOCUMENT_ID } from '../demo/library.ts';
 import { startTestServer } from '../testing/harness.ts';
 import type { TestServer } from '../testing/harness.ts';
-import { makeEncryptedPdf, makeImageOnlyPdf, makePdf } from './testing/pdf-fixtures.ts';
+import { makeEncryptedPdf, makeImageOnlyPdf, makePdf, makeZeroPagePdf } from './testing/pdf-fixtures.ts';
 
 let s: TestServer;
 let ada: string;
@@ -229,6 +230,48 @@ describe('adding documents', () => {
     expect(await counts()).toEqual(before);
     expect((await s.call('query', 'health')).data).toEqual({ ok: true });
   });
+});
+
+describe('fuzzing the upload over HTTP', () => {
+  it('answers truncated, bit-flipped, encrypted, zero-page and random files with 200 or a plain refusal that writes nothing', async () => {
+    const valid = await makePdf([
+      'Kelp forests recover when otters return.',
+      'Page two of the fuzz fixture.',
+    ]);
+    const seeds = [valid, makeEncryptedPdf(), makeZeroPagePdf()];
+    const file = fc.oneof(
+      fc.tuple(fc.constantFrom(...seeds), fc.nat()).map(([b, n]) => b.slice(0, n % b.length)),
+      fc
+        .tuple(
+          fc.constantFrom(...seeds),
+          fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 7 })), { minLength: 1, maxLength: 8 }),
+        )
+        .map(([b, flips]) => {
+          const out = b.slice();
+          for (const [at, bit] of flips) out[at % out.length]! ^= 1 << bit;
+          return out;
+        }),
+      fc.uint8Array({ minLength: 1, maxLength: 4096 }),
+      fc.constantFrom(...seeds),
+    );
+    const seen: Record<string, number> = {};
+    await fc.assert(
+      fc.asyncProperty(file, fc.constantFrom('f.pdf', 'f.txt', 'f.md', 'f.bin'), async (bytes, name) => {
+        const before = await counts();
+        const r = await s.call('mutation', 'documents.upload', form(new Blob([bytes]), name), ada);
+        const outcome = r.ok ? 'added' : String(r.error?.data.reason);
+        seen[outcome] = (seen[outcome] ?? 0) + 1;
+        if (r.ok) return;
+        expect([400, 413]).toContain(r.status);
+        expect([...DOCUMENT_REASONS, 'invalid_input']).toContain(r.error?.data.reason);
+        expect(r.error!.message).not.toMatch(/internal|stack|Error:/i);
+        expect(await counts()).toEqual(before);
+      }),
+      { numRuns: 60, seed: 17 },
+    );
+    console.log(`upload fuzz over HTTP: ${JSON.stringify(seen)}`);
+    expect((await s.call('query', 'health')).data).toEqual({ ok: true });
+  }, 120_000);
 });
 
 /** POSTs `size` bytes of a multipart body to documents.upload, with or without a declared length. */
