@@ -29,6 +29,8 @@ import { renderNote } from './render.ts';
 import type { RecallNote } from './render.ts';
 import { NOTE_VECTORS_TABLE, RECALL_EVENTS_TABLE, applyRecallSchema } from './schema.ts';
 import { isZero, nearestNotes, searchLimit, vectorBlob } from './search.ts';
+import { createSessionVectors } from './session-vectors.ts';
+import type { SessionVectorOptions } from './session-vectors.ts';
 import type { RecallHit, RecallSearchOptions } from './search.ts';
 import { checkSession, dedupe } from './validate.ts';
 
@@ -99,6 +101,8 @@ export interface RecallIndexOptions {
    * landing after one would leave a forgotten note's vector behind.
    */
   onlyLiveNotes?: boolean;
+  /** Bounds of the in-memory copies the exact scan reads (session-vectors.ts). */
+  sessionVectors?: SessionVectorOptions;
   now?: () => Date;
 }
 
@@ -148,6 +152,8 @@ export function createRecallIndex(options: RecallIndexOptions): RecallIndex {
   const dims = adapter.dimensions;
   const model = adapter.id;
   const useAnn = options.vectorIndex ?? false;
+  // The exact scan runs over in-memory copies of the session's vectors (session-vectors.ts).
+  const copies = createSessionVectors(options.sessionVectors);
   const now = options.now ?? (() => new Date());
   const eventsPerSession = options.eventsPerSession ?? 200;
   const queue = createIndexQueue({ ...options.queue, index, onBackgroundError: options.onBackgroundError });
@@ -294,6 +300,7 @@ export function createRecallIndex(options: RecallIndexOptions): RecallIndex {
   async function remove(sessionId: string, names: string[]): Promise<void> {
     checkSession(sessionId);
     queue.drop(sessionId, names);
+    copies.drop(sessionId);
     if (names.length === 0) return;
     await init();
     await client.execute({
@@ -310,7 +317,9 @@ export function createRecallIndex(options: RecallIndexOptions): RecallIndex {
     await init();
     const [query] = await embed([text]);
     if (query === undefined || isZero(query)) return [];
-    return nearestNotes(client, { sessionId, model, query, limit, current, useAnn });
+    return useAnn
+      ? nearestNotes(client, { sessionId, model, query, limit, current, useAnn })
+      : copies.nearest(client, { sessionId, model, query, limit, current });
   }
 
   async function rebuild(
@@ -327,6 +336,7 @@ export function createRecallIndex(options: RecallIndexOptions): RecallIndex {
       // Deleted or rebuilt again while embedding: the later call wins.
       if (epochOf(sessionId) !== epoch) return { indexed: 0, discarded: true };
       bump(sessionId); // earlier in-flight writes for this session are void from here on
+      copies.drop(sessionId);
       queue.settle(sessionId, list);
       const at = now().toISOString();
       await client.batch(
@@ -344,6 +354,7 @@ export function createRecallIndex(options: RecallIndexOptions): RecallIndex {
   }
 
   async function deleteSession(sessionId: string): Promise<{ vectors: number; events: number }> {
+    copies.drop(sessionId);
     checkSession(sessionId);
     bump(sessionId);
     queue.cancel(sessionId);
@@ -491,7 +502,10 @@ export function createRecallIndex(options: RecallIndexOptions): RecallIndex {
     status,
     pending: queue.pending,
     drain: queue.drain,
-    close: queue.close,
+    close() {
+      copies.clear();
+      queue.close();
+    },
   };
 }
 
