@@ -106,6 +106,7 @@ export type {
   PackSummary,
   ProfileErrorReason,
   ProfileIssue,
+  ProfileNormalization,
   Quantity,
   QuantitySpec,
   RecordResult,

@@ -11,8 +11,11 @@ import { LIMITS } from '@sponge/contract';
 import type { JsonValue, Link, RecordContent } from './types.ts';
 
 /**
- * RFC 8785 (JCS) canonical JSON, through the RFC author's `canonicalize` package: keys sorted by
- * UTF-16 code units, ECMAScript number formatting, no whitespace.
+ * RFC 8785 (JCS) canonical JSON, through the `canonicalize` package by one of the RFC's authors:
+ * keys sorted by UTF-16 code units, ECMAScript number formatting, no whitespace. The package's one
+ * spelling of JSON: record digests, pack digests, request hashes, the codecs' duplicate checks
+ * and the recall rendering all go through here. The RFC's reference vectors are in
+ * canonical-json.test.ts.
  *
  * @example canonicalJson({ b: 1, a: [1e21, 'é'] }) // '{"a":[1e+21,"é"],"b":1}'
  */

@@ -17,6 +17,30 @@ export interface RawIssue {
   message: string;
 }
 
+/**
+ * A value accepted in a different, preferred form than it was written, and why: a deprecated or
+ * aliased language tag (`en-UK` → `en-GB`). Changes of spelling only (letter case, a decimal's
+ * leading zeros) are not reported; they do not change what the value says.
+ */
+export interface ProfileNormalization {
+  /** Dotted path, as in `ProfileIssue`. */
+  path: string;
+  /** The value as written. */
+  from: string;
+  /** The value as stored. */
+  to: string;
+  /** In plain words, e.g. `UK is not a region code in the IANA registry; CLDR maps it to GB (United Kingdom)`. */
+  why: string;
+}
+
+/** A normalisation as the codecs build it, before the path is joined. */
+export interface RawNormalization {
+  path: PathSegment[];
+  from: string;
+  to: string;
+  why: string;
+}
+
 export type ProfileErrorReason = Extract<ErrorReason, 'invalid_input' | 'not_found' | 'integrity'>;
 
 /**
@@ -46,6 +70,13 @@ export function joinPath(path: readonly PathSegment[]): string {
 
 export function toIssues(raw: readonly RawIssue[], prefix: readonly PathSegment[] = []): ProfileIssue[] {
   return raw.map((i) => ({ path: joinPath([...prefix, ...i.path]), message: i.message }));
+}
+
+export function toNormalizations(
+  raw: readonly RawNormalization[],
+  prefix: readonly PathSegment[] = [],
+): ProfileNormalization[] {
+  return raw.map((n) => ({ path: joinPath([...prefix, ...n.path]), from: n.from, to: n.to, why: n.why }));
 }
 
 /** `path: message` lines, the form the loader's error message uses. */

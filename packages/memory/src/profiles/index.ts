@@ -26,7 +26,7 @@ export type {
   ValueOf,
 } from './codecs/index.ts';
 export { ProfileError } from './errors.ts';
-export type { ProfileErrorReason, ProfileIssue } from './errors.ts';
+export type { ProfileErrorReason, ProfileIssue, ProfileNormalization } from './errors.ts';
 export { createPack, loadPack, packDigest, packJson, validateRecord } from './pack.ts';
 export type { KindSpec, Pack, PackDefinition, PackExample, RecordResult, RelationSpec } from './pack.ts';
 export { getPack, listPacks, previewPack } from './registry.ts';

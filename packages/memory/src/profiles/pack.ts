@@ -6,18 +6,12 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { KIND_RE } from '@sponge/contract';
+import { canonicalJson } from '../records.ts';
 import type { JsonValue } from '../types.ts';
-import {
-  MAX_JSON_DEPTH,
-  canonicalJson,
-  fieldsSchema,
-  nestsDeeperThan,
-  objectImpl,
-  specIssues,
-} from './codecs/index.ts';
+import { MAX_JSON_DEPTH, fieldsSchema, nestsDeeperThan, objectImpl, specIssues } from './codecs/index.ts';
 import type { CodecSpec, FieldSpec } from './codecs/index.ts';
-import { ProfileError, formatIssues, fromZod, toIssues } from './errors.ts';
-import type { PathSegment, ProfileIssue, RawIssue } from './errors.ts';
+import { ProfileError, formatIssues, fromZod, toIssues, toNormalizations } from './errors.ts';
+import type { PathSegment, ProfileIssue, ProfileNormalization, RawIssue } from './errors.ts';
 
 export interface RelationSpec {
   /** The kinds at the other end; the same set as the `ref` codec of `field`. */
@@ -58,7 +52,13 @@ export interface Pack extends PackDefinition {
 }
 
 export type RecordResult =
-  { ok: true; value: Record<string, JsonValue> } | { ok: false; errors: ProfileIssue[] };
+  | {
+      ok: true;
+      value: Record<string, JsonValue>;
+      /** Values stored in another form than written (`en-UK` → `en-GB`); absent when none. */
+      normalized?: ProfileNormalization[];
+    }
+  | { ok: false; errors: ProfileIssue[] };
 
 // https://semver.org/#is-there-a-suggested-regular-expression-regex-to-check-a-semver-string
 const SEMVER =
@@ -231,8 +231,9 @@ const kindChecks = new WeakMap<Pack, Map<string, ReturnType<typeof objectImpl>>>
 
 /**
  * Validate a record's fields against a kind of a pack. Unknown fields are refused and required
- * ones enforced; on success `value` holds the fields in canonical encoded form (keys sorted).
- * Error paths are relative to the fields, e.g. `effect.unit` or `versions.1.date`.
+ * ones enforced; on success `value` holds the fields in canonical encoded form (keys sorted), and
+ * `normalized` lists each value stored in another form than written, with why. Paths (of errors
+ * and normalisations alike) are relative to the fields, e.g. `effect.unit` or `versions.1.date`.
  *
  * @example
  * validateRecord(research, 'sample', { size: 120, population: 'adults 18–65' })
@@ -257,5 +258,6 @@ export function validateRecord(pack: Pack, kind: string, fields: unknown): Recor
   }
   const r = impl.check(fields);
   if (!r.ok) return { ok: false, errors: toIssues(r.issues) };
-  return { ok: true, value: impl.toJson(r.value) as Record<string, JsonValue> };
+  const value = impl.toJson(r.value) as Record<string, JsonValue>;
+  return r.normalized ? { ok: true, value, normalized: toNormalizations(r.normalized) } : { ok: true, value };
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import canonicalize from 'canonicalize';
 import { describe, expect, it } from 'vitest';
+import { canonicalJson } from '../records.ts';
 import { builtPacks, packFileUrl } from './build-packs.ts';
 import { ProfileError } from './errors.ts';
 import { loadPack, packDigest, validateRecord } from './pack.ts';
@@ -39,7 +39,7 @@ describe('shipped packs', () => {
 
   it.each(NAMES)('%s.json is canonical JSON and matches its definition', (name) => {
     const text = readFileSync(packFileUrl(name), 'utf8');
-    expect(canonicalize(JSON.parse(text))).toBe(text);
+    expect(canonicalJson(JSON.parse(text))).toBe(text);
     // Fails when definitions/ changed and the files were not rebuilt.
     expect(builtPacks().find((b) => b.name === name)?.text).toBe(text);
   });
@@ -195,6 +195,35 @@ describe('records against the shipped packs', () => {
   it('canonicalises what it accepts', () => {
     const r = validateRecord(getPack('research'), 'publication', RECORDS.research.publication!);
     expect(r.ok && r.value.doi).toBe('10.1000/vd.2019.1');
+    expect(r).not.toHaveProperty('normalized');
+  });
+
+  it('reports each value stored in another form than written, at its field path', () => {
+    const r = validateRecord(getPack('language'), 'translation', {
+      ...RECORDS.language.translation,
+      language: 'en-UK',
+    });
+    expect(r).toEqual({
+      ok: true,
+      value: { ...RECORDS.language.translation, language: 'en-GB' },
+      normalized: [
+        {
+          path: 'language',
+          from: 'en-UK',
+          to: 'en-GB',
+          why: 'UK is not a region code in the IANA registry; CLDR maps it to GB (United Kingdom)',
+        },
+      ],
+    });
+    const term = validateRecord(getPack('language'), 'term', { ...RECORDS.language.term, language: 'iw' });
+    expect(term.ok && term.normalized).toEqual([
+      expect.objectContaining({
+        path: 'language',
+        from: 'iw',
+        to: 'he',
+        why: expect.stringMatching(/^iw \(Hebrew\) is deprecated/),
+      }),
+    ]);
   });
 
   it.each<[keyof typeof SHIPPED, string, Record<string, unknown>, { path: string; message: RegExp }]>([
@@ -242,6 +271,18 @@ describe('records against the shipped packs', () => {
       'translation',
       { ...RECORDS.language.translation, language: 'en_GB' },
       { path: 'language', message: /not a well-formed BCP 47/ },
+    ],
+    [
+      'language',
+      'translation',
+      { ...RECORDS.language.translation, language: 'xx' },
+      { path: 'language', message: /^"xx" is not a language subtag in the IANA registry$/ },
+    ],
+    [
+      'research',
+      'finding',
+      { ...RECORDS.research.finding, effect: { value: '0.3', unit: 'kmin' } },
+      { path: 'effect.unit', message: /the prefix "k" cannot stand on "min" \(minute\)/ },
     ],
     [
       'finance',

@@ -1,4 +1,4 @@
-import canonicalize from 'canonicalize';
+import { canonicalJson } from '../records.ts';
 import type { JsonValue, Link } from '../types.ts';
 
 /** A note as the recall index sees it: the fields its digest covers, plus that digest. */
@@ -23,6 +23,6 @@ export const RENDER_MAX_CHARS = 8_000;
  */
 export function renderNote(note: Pick<RecallNote, 'kind' | 'name' | 'text' | 'data'>): string {
   let out = `${note.kind} ${note.name}: ${note.text}`;
-  if (note.data !== undefined && note.data !== null) out += `\n${canonicalize(note.data) ?? ''}`;
+  if (note.data !== undefined && note.data !== null) out += `\n${canonicalJson(note.data)}`;
   return out.length > RENDER_MAX_CHARS ? out.slice(0, RENDER_MAX_CHARS) : out;
 }

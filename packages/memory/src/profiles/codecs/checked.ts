@@ -1,12 +1,17 @@
 /**
  * What every value check shares: the result type, and the helpers that word a refusal.
  */
-import type { PathSegment, RawIssue } from '../errors.ts';
+import type { PathSegment, RawIssue, RawNormalization } from '../errors.ts';
 
-/** Each check takes any input and returns the canonical value or the issues found. */
-export type Checked<T> = { ok: true; value: T } | { ok: false; issues: RawIssue[] };
+/**
+ * Each check takes any input and returns the canonical value or the issues found. An accepted
+ * value may carry the normalisations made to it (only when there are some).
+ */
+export type Checked<T> =
+  { ok: true; value: T; normalized?: RawNormalization[] } | { ok: false; issues: RawIssue[] };
 
-export const pass = <T>(value: T): Checked<T> => ({ ok: true, value });
+export const pass = <T>(value: T, normalized: readonly RawNormalization[] = []): Checked<T> =>
+  normalized.length ? { ok: true, value, normalized: [...normalized] } : { ok: true, value };
 export const fail = (message: string, path: PathSegment[] = []): Checked<never> => ({
   ok: false,
   issues: [{ path, message }],

@@ -1,7 +1,7 @@
 /**
  * A spec turned into a `Codec`: validate, encode and decode over the spec's check.
  */
-import { ProfileError, formatIssues, toIssues } from '../errors.ts';
+import { ProfileError, formatIssues, toIssues, toNormalizations } from '../errors.ts';
 import { implFor } from './compound.ts';
 import type { Impl } from './compound.ts';
 import { describeCodec } from './describe.ts';
@@ -11,7 +11,11 @@ import type { Codec, CodecResult, CodecSpec, ValueOf } from './spec.ts';
 function buildCodec<T>(spec: CodecSpec, impl: Impl, summary: string): Codec<T> {
   const validate = (input: unknown): CodecResult<T> => {
     const r = impl.check(input);
-    return r.ok ? { ok: true, value: r.value as T } : { ok: false, errors: toIssues(r.issues) };
+    if (!r.ok) return { ok: false, errors: toIssues(r.issues) };
+    const value = r.value as T;
+    return r.normalized
+      ? { ok: true, value, normalized: toNormalizations(r.normalized) }
+      : { ok: true, value };
   };
   const orThrow = (input: unknown): T => {
     const r = validate(input);

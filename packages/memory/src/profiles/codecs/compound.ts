@@ -3,12 +3,12 @@
  * and object), which recurse through it.
  */
 import type { JsonValue } from '../../types.ts';
-import type { RawIssue } from '../errors.ts';
+import { canonicalJson } from '../../records.ts';
+import type { RawIssue, RawNormalization } from '../errors.ts';
 import { fail, isPlainObject, pass, typeOf } from './checked.ts';
 import type { Checked } from './checked.ts';
 import { checkDate } from './date.ts';
 import { checkDoi, checkUrl } from './doi-url.ts';
-import { canonicalJson } from './json.ts';
 import { checkLanguage } from './language.ts';
 import { checkCurrency, checkMoney } from './money.ts';
 import { checkDecimal, checkInteger, integerToJson } from './numbers.ts';
@@ -70,11 +70,14 @@ function listImpl(spec: ListSpec): Impl {
         return fail(`at least ${spec.minItems} item${spec.minItems === 1 ? '' : 's'}, got ${input.length}`);
       }
       const issues: RawIssue[] = [];
+      const normalized: RawNormalization[] = [];
       const values: unknown[] = [];
       input.forEach((x, i) => {
         const r = item.check(x);
-        if (r.ok) values.push(r.value);
-        else issues.push(...r.issues.map((e) => ({ ...e, path: [i, ...e.path] })));
+        if (r.ok) {
+          values.push(r.value);
+          normalized.push(...(r.normalized ?? []).map((n) => ({ ...n, path: [i, ...n.path] })));
+        } else issues.push(...r.issues.map((e) => ({ ...e, path: [i, ...e.path] })));
       });
       if (issues.length) return { ok: false, issues };
       if (spec.unique) {
@@ -87,7 +90,7 @@ function listImpl(spec: ListSpec): Impl {
         });
         if (issues.length) return { ok: false, issues };
       }
-      return pass(values);
+      return pass(values, normalized);
     },
     toJson: (v) => (v as unknown[]).map((x) => item.toJson(x)),
   };
@@ -114,6 +117,7 @@ export function objectImpl(fields: Readonly<Record<string, FieldSpec>>): Impl {
         issues.push({ path: [], message: `${unknown.length - MAX_UNKNOWN_REPORTED} more unknown fields` });
       }
       const out: Record<string, unknown> = {};
+      const normalized: RawNormalization[] = [];
       for (const name of names) {
         // Own properties only: a field named like an Object.prototype member must not see it.
         const value = Object.hasOwn(input, name) ? input[name] : undefined;
@@ -126,10 +130,12 @@ export function objectImpl(fields: Readonly<Record<string, FieldSpec>>): Impl {
           continue;
         }
         const r = impls.get(name)!.check(value);
-        if (r.ok) out[name] = r.value;
-        else issues.push(...r.issues.map((e) => ({ ...e, path: [name, ...e.path] })));
+        if (r.ok) {
+          out[name] = r.value;
+          normalized.push(...(r.normalized ?? []).map((n) => ({ ...n, path: [name, ...n.path] })));
+        } else issues.push(...r.issues.map((e) => ({ ...e, path: [name, ...e.path] })));
       }
-      return issues.length ? { ok: false, issues } : pass(out);
+      return issues.length ? { ok: false, issues } : pass(out, normalized);
     },
     toJson(v) {
       const value = v as Record<string, unknown>;

@@ -14,7 +14,7 @@
 export { codec, codecOfCheckedSpec } from './codec.ts';
 export { objectImpl } from './compound.ts';
 export { describeCodec } from './describe.ts';
-export { MAX_JSON_DEPTH, canonicalJson, nestsDeeperThan } from './json.ts';
+export { MAX_JSON_DEPTH, nestsDeeperThan } from './json.ts';
 export { currencyProblem } from './money.ts';
 export { fieldsSchema, specIssues } from './spec-schema.ts';
 export { CODEC_TYPES } from './spec.ts';

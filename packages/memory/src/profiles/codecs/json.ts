@@ -1,14 +1,7 @@
 /**
- * Canonical JSON (RFC 8785), the one spelling values are compared and digested in, and the depth
- * guard that runs before any recursive parsing.
+ * The depth guard that runs before any recursive parsing. (Canonical JSON is `canonicalJson` in
+ * records.ts, the one spelling digests and comparisons use everywhere.)
  */
-import canonicalize from 'canonicalize';
-
-export function canonicalJson(value: unknown): string {
-  const text = canonicalize(value);
-  if (text === undefined) throw new TypeError('value has no JSON form');
-  return text;
-}
 
 /**
  * Whether a JSON value nests deeper than `limit`. Checked before zod sees a document, so that a

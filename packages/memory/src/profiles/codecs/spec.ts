@@ -3,7 +3,7 @@
  * the `Codec` a spec turns into, and the limits every spec and value is held to.
  */
 import type { JsonValue } from '../../types.ts';
-import type { ProfileIssue } from '../errors.ts';
+import type { ProfileIssue, ProfileNormalization } from '../errors.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Specs
@@ -170,13 +170,17 @@ export type ValueOf<S extends CodecSpec> = S extends {
               ? ObjectValue<F>
               : string;
 
-export type CodecResult<T> = { ok: true; value: T } | { ok: false; errors: ProfileIssue[] };
+export type CodecResult<T> =
+  { ok: true; value: T; normalized?: ProfileNormalization[] } | { ok: false; errors: ProfileIssue[] };
 
 export interface Codec<T = unknown> {
   readonly spec: CodecSpec;
   /** A short description for people, e.g. `exact decimal, at most 2 decimal places`. */
   readonly summary: string;
-  /** Check any input; on success the value is in canonical form. Never throws. */
+  /**
+   * Check any input; on success the value is in canonical form, and `normalized` says which
+   * values were stored in another form than written, and why. Never throws.
+   */
   validate(input: unknown): CodecResult<T>;
   /** The canonical JSON value. Throws `ProfileError` (`invalid_input`) for an invalid value. */
   encode(value: T): JsonValue;
