@@ -161,7 +161,8 @@ test('add a PDF, find it by a question, cite a passage of it, and accept a note 
     .click();
   const workbench = page.getByRole('dialog', { name: `Propose for review: ${lead}` });
   await workbench.getByLabel('Profile kind').selectOption({ label: 'Research › finding' });
-  await workbench.getByLabel('study').fill('study:kelp-survey-2019');
+  // A finding's study must already be reviewed knowledge of the document (the seeded one is).
+  await workbench.getByLabel('study').fill('study:reef-resurvey-2016');
   // The kept passage is offered for its own document: choose the PDF, then use it.
   await expect(
     workbench.getByRole('button', { name: `Use the passage you selected in “${title}”` }),

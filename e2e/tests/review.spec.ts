@@ -3,6 +3,7 @@
 // the live check, the server's messages next to the fields) → Accept → "Revision N created…" →
 // a NEW run's panel lists the finding under "Reviewed knowledge in view" while the proposing
 // session keeps its revision; a second note is rejected; both decisions are in the review history.
+import { readFile } from 'node:fs/promises';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
 import type { Locator, Page } from '@playwright/test';
@@ -201,4 +202,128 @@ test('propose a working note, accept it, and a new run sees the finding as revie
     names.indexOf(`Accepted: finding:${slug}`),
   );
   await keepScreenshot(page, testInfo, 'review-history');
+});
+
+/** A sentence of the reef document's introduction: what a publication or a study is cited by. */
+const SURVEY = 'We resurveyed 112 sites that had been mapped in 2015 and followed them through 2020.';
+
+test('a language tag recorded in its preferred form is shown in the outcome', async ({ page, context }) => {
+  const ada = await login(ADA);
+  const reef = await documentTitled(ada, REEF_TITLE);
+  const run = await startChatRun(ada, reef.id, 'normalized');
+  const lead = `lead:uk-report-${unique()}`;
+  await run.agent.remember({
+    changes: [{ op: 'add', name: lead, text: 'a report written in British English' }],
+  });
+
+  await signInBrowser(context, ada);
+  await page.goto(panelPath(reef.id, run.sessionId));
+  await proposeButton(page, lead).click();
+  const dialog = page.getByRole('dialog', { name: `Propose for review: ${lead}` });
+  await dialog.getByLabel('Profile kind').selectOption({ label: 'Research › publication' });
+  await dialog
+    .getByRole('textbox', { name: 'title (required)', exact: true })
+    .fill('Reef recovery after the 2016 bleaching');
+  await dialog.getByRole('combobox', { name: 'status (required)', exact: true }).selectOption('published');
+  await dialog.getByRole('textbox', { name: 'language', exact: true }).fill('en-UK');
+  await dialog.getByLabel('Passage').fill(SURVEY);
+  await dialog.getByRole('radio', { name: 'Accept' }).check();
+  await dialog.getByLabel('Comment').fill('As on the title page.');
+  await dialog.getByRole('button', { name: 'Record decision' }).click();
+  await expect(dialog.getByText(/^Revision \d+ created\./)).toBeVisible();
+  const normalized = dialog.getByRole('list', { name: 'Values recorded in their preferred form' });
+  await expect(normalized).toContainText('language: en-UK → en-GB: ');
+});
+
+test('history shows profile, fields and links; a correction is marked in the panel; the export downloads', async ({
+  page,
+  context,
+}, testInfo) => {
+  const ada = await login(ADA);
+  const reef = await documentTitled(ada, REEF_TITLE);
+  const slug = unique();
+  const finding = `finding:grazers-${slug}`;
+  const correction = `correction:grazers-${slug}`;
+  const decide = (kind: string, name: string, fields: Record<string, unknown>) =>
+    ada.api.review.decide.mutate({
+      documentId: reef.id,
+      profile: 'research',
+      kind,
+      name,
+      text: `The ${kind} ${name}.`,
+      fields,
+      sourceDocumentId: reef.id,
+      passage: PASSAGE,
+      decision: 'accept',
+      comment: `Checked ${name}.`,
+    });
+  const accepted = await decide('finding', finding, {
+    statement: 'Grazing fish decided recovery.',
+    study: 'study:reef-resurvey-2016',
+    sample: 'sample:reef-sites-112',
+  });
+  expect(accepted.links.map((l) => l.to)).toEqual(['sample:reef-sites-112', 'study:reef-resurvey-2016']);
+  await decide('correction', correction, {
+    corrects: finding,
+    type: 'erratum',
+    date: '2021-06-01',
+    reason: 'The share of cover regained was misreported.',
+  });
+
+  // A new run sees both: the finding as accepted, marked, and the correction that marks it.
+  const run = await startChatRun(ada, reef.id, 'corrected');
+  await signInBrowser(context, ada);
+  await page.goto(panelPath(reef.id, run.sessionId));
+  const { reviewed } = panelSections(page);
+  const findingRow = reviewed.getByRole('button', { name: new RegExp(literal(finding)) });
+  await expect(findingRow).toContainText('⚠ corrected');
+  await findingRow.click();
+  const detail = page.locator(`#${await findingRow.getAttribute('aria-controls')}`);
+  await expect(detail).toContainText(`corrected by ${correction}`);
+  await expect(detail).toContainText('depends on → study:reef-resurvey-2016');
+  await expect(detail).toContainText(accepted.digest);
+  const correctionRow = reviewed.getByRole('button', { name: new RegExp(literal(correction)) });
+  await expect(correctionRow).not.toContainText('⚠');
+  await correctionRow.click();
+  await expect(page.locator(`#${await correctionRow.getAttribute('aria-controls')}`)).toContainText(
+    `corrects ${finding}`,
+  );
+  await keepScreenshot(page, testInfo, 'review-correction-marked');
+
+  // The history: the profile release, the fields as accepted and the links.
+  const history = await ada.api.review.history.query({ documentId: reef.id });
+  const entry = history.decisions.find((d) => d.name === finding)!;
+  await page.goto(`/documents/${encodeURIComponent(reef.id)}/reviews`);
+  const item = page.getByRole('article', { name: `Accepted: ${finding}` });
+  await expect(item).toContainText(
+    `research ${entry.profile!.version} pack ${entry.profile!.digest!.slice(0, 4)}...`,
+  );
+  const fields = item.getByRole('list', { name: `Fields of ${finding}` });
+  await expect(fields).toContainText('statement: Grazing fish decided recovery.');
+  await expect(fields).toContainText('study: study:reef-resurvey-2016');
+  await expect(item).toContainText('depends on → sample:reef-sites-112');
+  await expect(item).toContainText(`Checked ${finding}.`);
+  await expect(item).toContainText(PASSAGE);
+  await keepScreenshot(page, testInfo, 'review-history-fields');
+
+  // Export: the file is the server's canonical JSON, with the corrected finding and its mark.
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Export reviewed knowledge' }).click(),
+  ]);
+  expect(download.suggestedFilename()).toMatch(
+    /^reef-recovery-after-the-2016-bleaching-reviewed-knowledge-rev\d+\.json$/,
+  );
+  const file = JSON.parse(await readFile(await download.path(), 'utf8')) as {
+    format: string;
+    revision: number;
+    records: Array<{ name: string; digest: string; marks: Array<{ reason: string; by: string }> }>;
+  };
+  expect(file).toMatchObject({ format: 'sponge-reviewed-knowledge/1', revision: history.latestRevision });
+  const exported = file.records.find((r) => r.name === finding)!;
+  expect(exported).toMatchObject({
+    digest: accepted.digest,
+    marks: [{ reason: 'corrected', by: correction }],
+  });
+  expect(file.records.map((r) => r.name)).toContain(correction);
 });

@@ -215,7 +215,7 @@ describe('the demo run', () => {
     const panel = await s
       .client(ada)
       .memory.panel.query({ documentId: REEF_DOCUMENT_ID, sessionId: demo.sessionId! });
-    expect(panel.session).toMatchObject({ id: demo.sessionId, state: 'open', version: 2, pinnedRevision: 1 });
+    expect(panel.session).toMatchObject({ id: demo.sessionId, state: 'open', version: 2, pinnedRevision: 4 });
     expect(Date.parse(panel.session!.forgetsAt) - Date.parse(panel.session!.startedAt)).toBe(86_400_000);
     expect(panel.workingNotes.map((n) => n.name).sort()).toEqual([
       'finding:bleaching-threshold',
@@ -227,7 +227,7 @@ describe('the demo run', () => {
       /^methods section missing/,
     );
     const reviewed = panel.reviewedInView.find((r) => r.name === 'finding:bleaching-threshold')!;
-    expect(reviewed).toMatchObject({ revision: 1, source: { documentId: REEF_DOCUMENT_ID } });
+    expect(reviewed).toMatchObject({ revision: 4, source: { documentId: REEF_DOCUMENT_ID } });
     const doc = await s.client(ada).documents.get.query({ documentId: REEF_DOCUMENT_ID });
     expect(doc.text).toContain(reviewed.passage);
     // The same name with different content: marked on both rows, never resolved away.
@@ -282,9 +282,9 @@ describe('a chat run end to end, with every SPEC §9 error of the agent tools', 
     expect(sessionId).toBeTruthy();
   });
 
-  it('load: version 0, pinned at revision 1, five tools with JSON Schemas, preload with the reviewed record', async () => {
+  it('load: version 0, pinned at the newest demo revision (4), five tools with JSON Schemas, preload with the reviewed record', async () => {
     const load = await agent().agent.load.query();
-    expect(load.session).toMatchObject({ id: sessionId, version: 0, pinnedRevision: 1 });
+    expect(load.session).toMatchObject({ id: sessionId, version: 0, pinnedRevision: 4 });
     expect(load.tools.map((t) => t.name)).toEqual(['remember', 'query', 'read', 'explain', 'recall']);
     for (const t of load.tools) expect(t.inputSchema).toMatchObject({ type: 'object' });
     const remember = load.tools[0]!.inputSchema as {
@@ -385,7 +385,7 @@ describe('a chat run end to end, with every SPEC §9 error of the agent tools', 
   it('query: the question menu, rows without content, paging', async () => {
     const current = await agent().agent.query.query({ question: 'current_notes' });
     expect(current.version).toBe(1);
-    expect(current.pinnedRevision).toBe(1);
+    expect(current.pinnedRevision).toBe(4);
     expect(current.rows.map((r) => r.name)).toEqual(
       expect.arrayContaining(['lead:coral-cover', 'todo:grazers', 'finding:bleaching-threshold']),
     );
@@ -419,7 +419,7 @@ describe('a chat run end to end, with every SPEC §9 error of the agent tools', 
       row: 0,
       name: ans.rows[0]!.name,
       question: 'current_notes',
-      basis: { version: 1, pinnedRevision: 1 },
+      basis: { version: 1, pinnedRevision: 4 },
     });
     expect(typeof why.reason).toBe('string');
     // Flip a character in the middle (the last one may only carry padding bits).
@@ -445,7 +445,7 @@ describe('a chat run end to end, with every SPEC §9 error of the agent tools', 
       name: 'finding:bleaching-threshold',
       source: 'reviewed',
     });
-    expect(reviewed).toMatchObject({ source: 'reviewed', revision: 1 });
+    expect(reviewed).toMatchObject({ source: 'reviewed', revision: 4 });
     await agent().agent.remember.mutate({
       basedOn: 1,
       requestId: 'r-7',

@@ -349,6 +349,12 @@ const ROWS: Row[] = [
     input: (p, f) => ({ documentId: docFor(p, f) }),
     expect: ownerOnly(),
   },
+  {
+    procedure: 'review.export',
+    kind: 'query',
+    input: (p, f) => ({ documentId: docFor(p, f) }),
+    expect: ownerOnly(),
+  },
   // Last: logging out revokes the callers' tokens.
   { procedure: 'auth.logout', kind: 'mutation', expect: all('ok') },
 ];

@@ -50,6 +50,45 @@ function proposal(overrides: Partial<DecideInput> = {}): DecideInput {
   };
 }
 
+/** The demo seed's reviewed records on the reef document, by name (revisions 1–4). */
+const SEEDED = [
+  'finding:bleaching-threshold',
+  'publication:reef-recovery-2016',
+  'sample:reef-sites-112',
+  'study:reef-resurvey-2016',
+];
+/** In the reef document's text: what a publication and its study are cited by. */
+const SURVEY_PASSAGE = 'We resurveyed 112 sites that had been mapped in 2015 and followed them through 2020.';
+
+/**
+ * Accepts the reef publication and its study on `documentId` (revisions +1, +2), so a finding
+ * there can link to its study. Kinds and fields as every Research release has them.
+ */
+async function acceptStudy(documentId: string): Promise<void> {
+  const base = {
+    documentId,
+    profile: 'research',
+    sourceDocumentId: REEF_DOCUMENT_ID,
+    passage: SURVEY_PASSAGE,
+    decision: 'accept' as const,
+    comment: 'As stated in the introduction.',
+  };
+  await s.client(ada).review.decide.mutate({
+    ...base,
+    kind: 'publication',
+    name: 'publication:reef-recovery-2016',
+    text: 'The reef recovery report.',
+    fields: { title: 'Reef recovery after the 2016 bleaching', status: 'published' },
+  });
+  await s.client(ada).review.decide.mutate({
+    ...base,
+    kind: 'study',
+    name: 'study:reef-resurvey-2016',
+    text: 'The resurvey of 112 sites.',
+    fields: { title: 'Reef resurvey', design: 'cohort', reportedIn: ['publication:reef-recovery-2016'] },
+  });
+}
+
 const latest = () => s.app.reviewed.latestRevision(REEF_DOCUMENT_ID);
 const historyLength = async () =>
   (await s.client(ada).review.history.query({ documentId: REEF_DOCUMENT_ID })).decisions.length;
@@ -83,7 +122,7 @@ afterAll(async () => {
 describe('review.decide: accept', () => {
   it('accept → a new revision; a NEW run sees the finding as reviewed, the OLDER session keeps its revision', async () => {
     const before = await latest();
-    expect(before).toBe(1); // the seed's finding
+    expect(before).toBe(SEEDED.length); // the seed's publication, study, sample and finding
     expect((await s.client(older.runToken).agent.load.query()).session.pinnedRevision).toBe(before);
 
     const out = await s.client(ada).review.decide.mutate(proposal());
@@ -135,9 +174,7 @@ describe('review.decide: accept', () => {
     const old = s.client(older.runToken);
     const oldCurrent = await old.agent.query.query({ question: 'current_notes' });
     expect(oldCurrent.pinnedRevision).toBe(before);
-    expect(oldCurrent.rows.filter((r) => r.source === 'reviewed').map((r) => r.name)).toEqual([
-      'finding:bleaching-threshold',
-    ]);
+    expect(oldCurrent.rows.filter((r) => r.source === 'reviewed').map((r) => r.name)).toEqual(SEEDED);
     const missing = await errorOf(
       old.agent.read.query({ name: 'finding:grazers-drive-recovery', source: 'reviewed' }),
     );
@@ -161,7 +198,7 @@ describe('review.decide: accept', () => {
       .client(ada)
       .memory.panel.query({ documentId: REEF_DOCUMENT_ID, sessionId: older.sessionId });
     expect(oldPanel.session?.pinnedRevision).toBe(before);
-    expect(oldPanel.reviewedInView.map((r) => r.name)).toEqual(['finding:bleaching-threshold']);
+    expect(oldPanel.reviewedInView.map((r) => r.name)).toEqual(SEEDED);
     expect(oldPanel.reviewedInView[0]).toMatchObject({ reviewerName: 'Ada Lovelace', decision: 'accept' });
   });
 
@@ -171,12 +208,10 @@ describe('review.decide: accept', () => {
       proposal({
         fromSession: undefined,
         fromNote: undefined,
-        name: 'finding:seagrass-burial',
-        text: 'Seagrass buries a tenth of the organic carbon reaching marine sediments.',
-        fields: {
-          statement: 'Seagrass meadows bury a tenth of marine sediment organic carbon.',
-          study: 'study:seagrass-cores',
-        },
+        kind: 'publication',
+        name: 'publication:seagrass-carbon',
+        text: 'Seagrass meadows bury a tenth of the organic carbon reaching marine sediments.',
+        fields: { title: 'Seagrass meadows as carbon sinks', status: 'published' },
         sourceDocumentId: 'doc-seagrass-carbon',
         passage: 'bury a tenth of the organic carbon that reaches marine sediments each year',
       }),
@@ -184,7 +219,7 @@ describe('review.decide: accept', () => {
     expect(out.revision).toBe(before + 1);
     const history = await s.client(ada).review.history.query({ documentId: REEF_DOCUMENT_ID });
     expect(history.decisions[0]).toMatchObject({
-      name: 'finding:seagrass-burial',
+      name: 'publication:seagrass-carbon',
       source: { documentId: 'doc-seagrass-carbon', title: 'Seagrass meadows as carbon sinks' },
     });
   });
@@ -224,11 +259,11 @@ describe('review.decide: reject and history', () => {
       passage: out.passage,
       source: { documentId: REEF_DOCUMENT_ID, title: 'Reef recovery after the 2016 bleaching' },
     });
-    // Newest first, every decision kept: the seed's accept is the oldest.
+    // Newest first, every decision kept: the seed's first accept is the oldest.
     const at = history.decisions.map((d) => d.at);
     expect([...at].sort().reverse()).toEqual(at);
     expect(history.decisions.at(-1)).toMatchObject({
-      name: 'finding:bleaching-threshold',
+      name: 'publication:reef-recovery-2016',
       decision: 'accept',
       revision: 1,
     });
@@ -441,6 +476,7 @@ describe('review.decide: the profile release installed on the document decides',
       expect.objectContaining({ name: 'research', version: '0.9.0', digest: older.digest, current: false }),
     ]);
 
+    await acceptStudy(doc);
     const onDoc = (overrides: Partial<DecideInput>) =>
       proposal({
         documentId: doc,
@@ -455,7 +491,7 @@ describe('review.decide: the profile release installed on the document decides',
     expect(percent.error?.data.issues).toEqual([
       { path: 'fields.effect.unit', message: 'unit "%" is not one of: 1' },
     ]);
-    expect(await s.app.reviewed.latestRevision(doc)).toBe(0);
+    expect(await s.app.reviewed.latestRevision(doc)).toBe(2);
 
     // Valid for the installed release only: it had a confidence.
     const thenFields = {
@@ -465,8 +501,9 @@ describe('review.decide: the profile release installed on the document decides',
       confidence: 'high',
     };
     const accepted = await c.review.decide.mutate(onDoc({ fields: thenFields }));
-    expect(accepted.revision).toBe(1);
-    const [record] = await s.app.reviewed.recordsAt(doc, 1);
+    expect(accepted.revision).toBe(3);
+    expect(accepted.profile).toEqual({ name: 'research', version: '0.9.0', digest: older.digest });
+    const record = (await s.app.reviewed.recordsAt(doc, 3)).find((r) => r.name === 'finding:grazers-then');
     expect(record!.data).toEqual({ profile: 'research', version: '0.9.0', fields: thenFields });
     // A reject is on record with the release that checked it too.
     const rejected = await c.review.decide.mutate(
@@ -517,6 +554,7 @@ describe('review.decide: the profile release installed on the document decides',
       },
     ]);
     await s.client(ada).profiles.install.mutate({ documentId: doc, name: 'research' });
+    await acceptStudy(doc);
     const out = await s
       .client(ada)
       .review.decide.mutate(proposal({ documentId: doc, fromSession: undefined, fromNote: undefined }));

@@ -133,7 +133,7 @@ describe('pnpm --filter @sponge/api verify', () => {
     expect(r.out).toMatch(
       new RegExp(`^session ${forgotten} \\(forgotten, version 1\\): content-free: ok$`, 'm'),
     );
-    expect(r.out).toMatch(/^reviewed knowledge: 1 records, 1 decisions: ok$/m);
+    expect(r.out).toMatch(/^reviewed knowledge: 4 records, 4 decisions: ok$/m);
     expect(r.out.trimEnd().split('\n').at(-1)).toBe('OK: 3 sessions verified; reviewed knowledge ok');
   });
 

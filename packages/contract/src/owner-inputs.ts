@@ -139,6 +139,11 @@ export const ownerInputs = {
       .max(LIMITS.commentChars, `comment is at most ${LIMITS.commentChars.toLocaleString('en')} characters`),
   }),
   'review.history': documentId,
+  /** The records in view at a revision (the newest when absent), with provenance, as canonical JSON. */
+  'review.export': z.strictObject({
+    documentId: idSchema,
+    revision: z.number().int('revision is a whole number').min(0, 'revision is at least 0').optional(),
+  }),
 } as const;
 
 export type OwnerProcedure = keyof typeof ownerInputs;

@@ -14,6 +14,7 @@ import type { Answer, Conflict } from './conflicts.ts';
 import { computeAnswer, conflictGraph, computePage, positionSchema } from './questions.ts';
 import type { AsOf, Candidate, Position, QuestionParams } from './questions.ts';
 import { shortDigest } from './records.ts';
+import { describeMark } from './reviewed-marks.ts';
 import { LIMITS, explainInputSchema, queryInputSchema } from '@sponge/contract';
 import { requireOpenSession } from './sessions.ts';
 import type { SessionRow } from './sessions.ts';
@@ -263,6 +264,8 @@ function conflictSentence(at: AsOf, conflict: Conflict): { reason: string; path:
       path: [conflict.name, 'differs_from', conflict.name],
     };
   }
+  // A correction or retraction in view touching a reviewed record (issue 18).
+  if (conflict.t === 'revised') return describeMark(conflict.from.name, conflict.mark);
   return {
     reason: `${conflict.from.name} (${sourceLabel(conflict.from)}) has a contradicts link to ${conflict.to.name} (${sourceLabel(conflict.to)})`,
     path: [conflict.from.name, 'contradicts', conflict.to.name],

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { linkConflicts, numberAnswer, toQueryRows } from './conflicts.ts';
+import { linkConflicts, numberAnswer, revisionConflict, toQueryRows } from './conflicts.ts';
 import type { ConflictReads } from './conflicts.ts';
 import type { Candidate } from './questions.ts';
+import type { RevisionPair } from './reviewed-marks.ts';
 import type { Link } from './types.ts';
 
 // The graph over rows alone; questions.test.ts covers the same marks end to end on libSQL.
@@ -17,7 +18,7 @@ function reviewed(name: string, d: string, links: Link[] = []): Candidate {
 }
 
 /** Reads over fixed rows (the notes live at V, the reviewed records in view), noting whose incoming links were asked for. */
-function readsOf(rows: Candidate[]): ConflictReads & { calls: string[][] } {
+function readsOf(rows: Candidate[], revisions: RevisionPair[] = []): ConflictReads & { calls: string[][] } {
   const notes = rows.filter((r) => r.source === 'note');
   const records = rows.filter((r) => r.source === 'reviewed');
   const linksTo = (list: Candidate[], name: string) =>
@@ -35,6 +36,13 @@ function readsOf(rows: Candidate[]): ConflictReads & { calls: string[][] } {
     },
     reviewed: (name) => records.find((r) => r.name === name),
     reviewedContradicting: (name) => linksTo(records, name),
+    reviewedRevisions: (name) =>
+      revisions
+        .filter((p) => p.touched === name || p.by === name)
+        .map((p) => ({
+          other: records.find((r) => r.name === (p.touched === name ? p.by : p.touched))!,
+          conflict: revisionConflict(p),
+        })),
   };
 }
 
@@ -109,6 +117,34 @@ describe('the conflict graph', () => {
     ]);
     // The second pass asks only about the appended rows.
     expect(reads.calls).toEqual([['lead:q'], ['finding:x']]);
+  });
+
+  it('marks a reviewed record touched by a correction and the correction, and appends the correction', async () => {
+    const finding = reviewed('finding:f', digest('1'), [{ rel: 'depends_on', to: 'study:s' }]);
+    const study = reviewed('study:s', digest('2'));
+    const correction = reviewed('correction:c', digest('3'), [{ rel: 'depends_on', to: 'study:s' }]);
+    const pairs: RevisionPair[] = [
+      {
+        touched: 'study:s',
+        by: 'correction:c',
+        mark: { reason: 'corrected', by: 'correction:c', target: 'study:s', path: ['study:s'] },
+      },
+      {
+        touched: 'finding:f',
+        by: 'correction:c',
+        mark: { reason: 'corrected', by: 'correction:c', target: 'study:s', path: ['finding:f', 'study:s'] },
+      },
+    ];
+    const reads = readsOf([finding, study, correction], pairs);
+    const answer = numberAnswer(await linkConflicts(reads, [finding]));
+    expect(labels(answer.rows)).toEqual(['r:finding:f', 'r:correction:c']);
+    // The correction also touches the study, which is not on the page: learnt, not appended.
+    expect(answer.conflicts).toEqual([[1], [0]]);
+    expect(answer.conflictReasons[0]).toEqual([revisionConflict(pairs[1]!)]);
+    // A working note of the same name and content is not what the correction is about.
+    const onlyNote = numberAnswer(await linkConflicts(reads, [note('finding:f', digest('1'))]));
+    expect(labels(onlyNote.rows)).toEqual(['n:finding:f']);
+    expect(onlyNote.conflicts).toEqual([[]]);
   });
 
   it('gives a removed note no conflicts, and reads nothing for a page without live rows', async () => {

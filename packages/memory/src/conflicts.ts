@@ -1,6 +1,9 @@
 /**
  * The conflict graph of an answer (SPEC §5). Two rows conflict when a note and a reviewed record
- * have the same name and different digests, or when one has a contradicts link to the other.
+ * have the same name and different digests, or when one has a contradicts link to the other, or
+ * (issue 18) when a reviewed correction or retraction touches a reviewed record: the touched
+ * record and the correction (or the retracted publication) are both marked, and neither hides
+ * the other.
  * Every row in conflict is marked, and its counterpart is appended when it is not on the page, so
  * both rows of a conflict are always in the same answer.
  *
@@ -9,11 +12,14 @@
  * index, reviewed records from the pinned view).
  */
 import type { Candidate } from './questions.ts';
-import type { QueryRow } from './types.ts';
+import type { RevisionPair } from './reviewed-marks.ts';
+import type { QueryRow, RevisionMark } from './types.ts';
 
 export type Conflict =
   | { t: 'digest'; name: string; noteDigest: string; reviewedDigest: string }
-  | { t: 'contradicts'; from: RowKey; to: RowKey };
+  | { t: 'contradicts'; from: RowKey; to: RowKey }
+  /** `from` is the touched record, `to` the correction or retracted publication (both reviewed). */
+  | { t: 'revised'; from: RowKey; to: RowKey; mark: RevisionMark };
 
 export interface RowKey {
   source: 'note' | 'reviewed';
@@ -33,6 +39,8 @@ export interface ConflictReads {
   reviewed(name: string): Candidate | undefined;
   /** The reviewed records in view with a contradicts link to `name`. */
   reviewedContradicting(name: string): Candidate[];
+  /** The reviewed record `name`'s correction and retraction conflicts, each with the other row. */
+  reviewedRevisions(name: string): Array<{ other: Candidate; conflict: Conflict }>;
 }
 
 export interface Answer {
@@ -69,6 +77,14 @@ function addEdge(edges: Edges, a: Candidate, b: Candidate, conflict: Conflict): 
   edges.partners.set(ka, pa);
   edges.partners.set(kb, pb);
 }
+
+/** The conflict a correction or retraction makes between the record it touches and itself. */
+export const revisionConflict = (pair: RevisionPair): Conflict => ({
+  t: 'revised',
+  from: { source: 'reviewed', name: pair.touched },
+  to: { source: 'reviewed', name: pair.by },
+  mark: pair.mark,
+});
 
 const contradicts = (from: RowKey, to: RowKey): Conflict => ({
   t: 'contradicts',
@@ -132,6 +148,11 @@ async function conflictEdges(reads: ConflictReads, rows: Candidate[], edges: Edg
   for (const row of live) {
     for (const record of reads.reviewedContradicting(row.name))
       addEdge(edges, record, row, contradicts(record, row));
+  }
+  // Corrections and retractions: only between reviewed records.
+  for (const row of live) {
+    if (row.source !== 'reviewed') continue;
+    for (const { other, conflict } of reads.reviewedRevisions(row.name)) addEdge(edges, row, other, conflict);
   }
 }
 

@@ -158,8 +158,9 @@ describe('query: the question menu', () => {
 
   it('related_to: rows linked to or from the name, notes and reviewed, by name', () =>
     withHarness(async (h) => {
-      await accept(h, 'finding:threshold', 'T', [{ rel: 'depends_on', to: 'finding:method' }]);
+      // A reviewed record links only to reviewed records already accepted.
       await accept(h, 'finding:method', 'M');
+      await accept(h, 'finding:threshold', 'T', [{ rel: 'depends_on', to: 'finding:method' }]);
       await accept(h, 'finding:cites-t', 'C', [{ rel: 'supports', to: 'finding:threshold' }]);
       const { ctx } = await h.session({ pinnedRevision: 3 });
       await h.store.remember(ctx, {

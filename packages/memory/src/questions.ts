@@ -11,7 +11,7 @@
  * is "after (version, seq)" for change-ordered questions and "after name" for name-ordered ones.
  */
 import { z } from 'zod';
-import { keyOf, linkConflicts, numberAnswer } from './conflicts.ts';
+import { keyOf, linkConflicts, numberAnswer, revisionConflict } from './conflicts.ts';
 import type { Answer, Conflict, ConflictGraph, ConflictReads, RowKey } from './conflicts.ts';
 import { num, str } from './context.ts';
 import type { StoreContext } from './context.ts';
@@ -494,6 +494,16 @@ async function conflictsPage(ctx: StoreContext, at: AsOf, pos: Position, limit: 
       add({ ...end, why: { t: 'conflict', conflict } });
     }
   }
+  // Corrections and retractions: both ends, reviewed records in view.
+  for (const pairs of at.view.revisions.values()) {
+    for (const pair of pairs) {
+      const conflict = revisionConflict(pair);
+      for (const end of [pair.touched, pair.by]) {
+        const record = at.view.byName.get(end);
+        if (record) add(reviewedCandidate(record, { t: 'conflict', conflict }));
+      }
+    }
+  }
   const all = [...involved.values()];
   const notes = all.filter((c) => c.source === 'note').sort((a, b) => compareNames(a.name, b.name));
   const reviewed = all.filter((c) => c.source === 'reviewed').sort((a, b) => compareNames(a.name, b.name));
@@ -533,6 +543,11 @@ function conflictReads(ctx: StoreContext, at: AsOf): ConflictReads {
       (at.view.incoming.get(name) ?? []).flatMap((l) => {
         const record = l.rel === 'contradicts' ? reviewed(l.from) : undefined;
         return record ? [record] : [];
+      }),
+    reviewedRevisions: (name) =>
+      (at.view.revisions.get(name) ?? []).flatMap((pair) => {
+        const other = reviewed(pair.touched === name ? pair.by : pair.touched);
+        return other ? [{ other, conflict: revisionConflict(pair) }] : [];
       }),
   };
 }

@@ -5,6 +5,8 @@
  * A revision is immutable once it exists, so a view is cached per (document, revision) and
  * never refetched. A revision that does not exist yet is not cached (it could still change).
  */
+import { revisionPairs, withMarks } from './reviewed-marks.ts';
+import type { RevisionPair } from './reviewed-marks.ts';
 import type { LinkRel, ReviewedKnowledgeReader, ReviewedRecord } from './types.ts';
 
 export interface ReviewedView {
@@ -15,6 +17,8 @@ export interface ReviewedView {
   byName: Map<string, ReviewedRecord>;
   /** to-name → the reviewed records linking to it. */
   incoming: Map<string, Array<{ from: string; rel: LinkRel }>>;
+  /** name → the correction and retraction conflicts it is one end of (reviewed-marks.ts). */
+  revisions: Map<string, RevisionPair[]>;
 }
 
 export function compareNames(a: string, b: string): number {
@@ -78,7 +82,8 @@ function markEphemeral(view: ReviewedView): void {
 }
 
 export function buildView(documentId: string, revision: number, records: ReviewedRecord[]): ReviewedView {
-  const sorted = [...records].sort((a, b) => compareNames(a.name, b.name));
+  // Marks are computed here, from the records themselves, whatever the reader attached.
+  const sorted = withMarks([...records].sort((a, b) => compareNames(a.name, b.name)));
   const byName = new Map<string, ReviewedRecord>();
   const incoming = new Map<string, Array<{ from: string; rel: LinkRel }>>();
   for (const record of sorted) {
@@ -89,7 +94,8 @@ export function buildView(documentId: string, revision: number, records: Reviewe
       incoming.set(link.to, list);
     }
   }
-  return { documentId, revision, records: sorted, byName, incoming };
+  const revisions = revisionPairs(new Map(sorted.map((r) => [r.name, r.marks ?? []])));
+  return { documentId, revision, records: sorted, byName, incoming, revisions };
 }
 
 /** Is this view only valid for one call (its revision did not exist yet when it was read)? */

@@ -7,22 +7,23 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { Client, Row } from '@libsql/client';
-import { num, str, strOrNull } from './context.ts';
+import type { Client } from '@libsql/client';
+import { num, str } from './context.ts';
 import { openDatabase } from './db/index.ts';
 import { MemoryError, isUniqueViolation, toMemoryError } from './errors.ts';
 import { applyMigrations } from './db/index.ts';
-import {
-  canonicalData,
-  canonicalJson,
-  kindOf,
-  parseStoredData,
-  parseStoredLinks,
-  recordDigest,
-} from './records.ts';
+import { canonicalData, canonicalJson, kindOf, recordDigest } from './records.ts';
 import { LIMITS, dataSchema, linkSchema, nameSchema } from '@sponge/contract';
 import { parseInput } from './validation.ts';
-import type { ReviewDecision, ReviewDecisionInput, ReviewedKnowledge, ReviewedRecord } from './types.ts';
+import { withMarks } from './reviewed-marks.ts';
+import { decisionOut, toDecision, toRecord } from './reviewed-rows.ts';
+import type {
+  Link,
+  ReviewDecision,
+  ReviewDecisionInput,
+  ReviewedKnowledge,
+  ReviewedRecord,
+} from './types.ts';
 
 export const REVIEWED_NAMESPACE = 'reviewed';
 
@@ -101,6 +102,18 @@ export const REVIEWED_MIGRATIONS: { name: string; statements: string[] }[] = [
        BEGIN SELECT RAISE(ABORT, 'sponge:integrity:reviewed records are kept'); END`,
     ],
   },
+  {
+    // The profile release that validated a decision's fields (issue 18): its name and version
+    // were inside `data` already; the pack digest names the exact release, so the history and
+    // an export can be checked against it. Decisions made before this migration have NULLs.
+    name: '002_decision_profile',
+    statements: [
+      `ALTER TABLE reviewed_decisions ADD COLUMN profile_name TEXT`,
+      `ALTER TABLE reviewed_decisions ADD COLUMN profile_version TEXT`,
+      `ALTER TABLE reviewed_decisions ADD COLUMN profile_digest TEXT
+         CHECK (profile_digest IS NULL OR (length(profile_digest) = 64 AND profile_digest NOT GLOB '*[^0-9a-f]*'))`,
+    ],
+  },
 ];
 
 const nonEmpty = (field: string, max: number) =>
@@ -127,6 +140,13 @@ export const reviewDecisionInputSchema = z.strictObject({
   sourceDocumentId: nonEmpty('sourceDocumentId', 200),
   passage: nonEmpty('passage', 20_000),
   proposedFrom: z.string().max(400).optional(),
+  profile: z
+    .strictObject({
+      name: nonEmpty('profile.name', 64),
+      version: nonEmpty('profile.version', 64),
+      digest: z.string().regex(/^[0-9a-f]{64}$/, 'profile.digest is 64 lowercase hex digits (SHA-256)'),
+    })
+    .optional(),
 });
 
 export type ReviewedKnowledgeOptions =
@@ -135,7 +155,9 @@ export type ReviewedKnowledgeOptions =
 const RECORD_COLUMNS =
   'document_id, name, kind, text, data, links, digest, from_revision, decision_id, source_document_id, passage, reviewer_id, comment, created_at';
 const DECISION_COLUMNS =
-  'id, document_id, name, decision, comment, reviewer_id, source_document_id, passage, digest, revision, at';
+  'id, document_id, name, kind, text, data, links, decision, comment, reviewer_id, source_document_id, passage, digest, revision, at, profile_name, profile_version, profile_digest';
+const DECISION_INSERT = `INSERT INTO reviewed_decisions (id, document_id, name, kind, decision, comment, reviewer_id,
+  source_document_id, passage, text, data, links, digest, profile_name, profile_version, profile_digest, revision, proposed_from, at)`;
 
 /** A concurrent accept on another connection took the revision we computed: try again. */
 const ACCEPT_ATTEMPTS = 8;
@@ -191,8 +213,29 @@ export async function createReviewedKnowledge(options: ReviewedKnowledgeOptions)
                ORDER BY name`,
         args: [documentId, revision, revision],
       });
-      return rs.rows.map(toRecord);
+      return withMarks(rs.rows.map(toRecord));
     });
+  }
+
+  /** Refuses links to anything but a reviewed record of the document (once the accept applies). */
+  async function requireLinkTargets(documentId: string, name: string, links: Link[]): Promise<void> {
+    const targets = [...new Set(links.map((l) => l.to))].filter((to) => to !== name);
+    if (targets.length === 0) return;
+    // Records never leave view (they only get a newer version of the same name), so a target
+    // current now is still in view at the revision this accept creates.
+    const rs = await client.execute({
+      sql: `SELECT DISTINCT r.name FROM json_each(?) AS j
+              JOIN reviewed_records AS r ON r.document_id = ? AND r.name = j.value AND r.to_revision IS NULL`,
+      args: [JSON.stringify(targets), documentId],
+    });
+    const found = new Set(rs.rows.map((r) => str(r.name)));
+    const index = links.findIndex((l) => l.to !== name && !found.has(l.to));
+    if (index >= 0) {
+      throw new MemoryError(
+        'invalid_input',
+        `record.links.${index}: ${links[index]!.to} is not a reviewed record of this document; a reviewed record links only to reviewed records`,
+      );
+    }
   }
 
   async function decide(input: ReviewDecisionInput): Promise<ReviewDecision> {
@@ -233,17 +276,21 @@ export async function createReviewedKnowledge(options: ReviewedKnowledgeOptions)
         data,
         canonicalJson(links),
         digest,
+        valid.profile?.name ?? null,
+        valid.profile?.version ?? null,
+        valid.profile?.digest ?? null,
       ];
+      const out = decisionOut(valid, { id, kind, data, links, digest, at });
 
       if (valid.decision === 'reject') {
         await client.execute({
-          sql: `INSERT INTO reviewed_decisions (id, document_id, name, kind, decision, comment, reviewer_id, source_document_id,
-                  passage, text, data, links, digest, revision, proposed_from, at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)`,
+          sql: `${DECISION_INSERT} VALUES (${decisionArgs.map(() => '?').join(', ')}, NULL, ?, ?)`,
           args: [...decisionArgs, valid.proposedFrom ?? null, at],
         });
-        return { ...decisionOut(valid, id, digest, at), revision: null };
+        return { ...out, revision: null };
       }
+
+      await requireLinkTargets(valid.documentId, valid.record.name, links);
 
       // Accept: revision latest+1, the decision, the end of the name's previous version and the
       // new record, in ONE batch. The revision is computed inside the batch (MAX+1) and the
@@ -259,9 +306,7 @@ export async function createReviewedKnowledge(options: ReviewedKnowledgeOptions)
                 args: [valid.documentId, id, at, valid.documentId],
               },
               {
-                sql: `INSERT INTO reviewed_decisions (id, document_id, name, kind, decision, comment, reviewer_id, source_document_id,
-                        passage, text, data, links, digest, revision, proposed_from, at)
-                      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${revisionOf}, ?, ?)`,
+                sql: `${DECISION_INSERT} VALUES (${decisionArgs.map(() => '?').join(', ')}, ${revisionOf}, ?, ?)`,
                 args: [...decisionArgs, id, valid.proposedFrom ?? null, at],
               },
               {
@@ -295,7 +340,7 @@ export async function createReviewedKnowledge(options: ReviewedKnowledgeOptions)
             'write',
           );
           const revision = num(results[4]?.rows[0]?.revision);
-          return { ...decisionOut(valid, id, digest, at), revision };
+          return { ...out, revision };
         } catch (error) {
           if (attempt < ACCEPT_ATTEMPTS && isUniqueViolation(error)) continue;
           throw error;
@@ -325,61 +370,5 @@ export async function createReviewedKnowledge(options: ReviewedKnowledgeOptions)
       closed = true;
       if (owned) client.close();
     },
-  };
-}
-
-function decisionOut(
-  valid: z.output<typeof reviewDecisionInputSchema>,
-  id: string,
-  digest: string,
-  at: string,
-): Omit<ReviewDecision, 'revision'> {
-  return {
-    id,
-    documentId: valid.documentId,
-    name: valid.record.name,
-    decision: valid.decision,
-    comment: valid.comment,
-    reviewerId: valid.reviewerId,
-    sourceDocumentId: valid.sourceDocumentId,
-    passage: valid.passage,
-    digest,
-    at,
-  };
-}
-
-function toRecord(row: Row): ReviewedRecord {
-  return {
-    kind: str(row.kind),
-    name: str(row.name),
-    text: str(row.text),
-    data: parseStoredData(row.data),
-    links: parseStoredLinks(row.links),
-    digest: str(row.digest),
-    documentId: str(row.document_id),
-    revision: num(row.from_revision),
-    sourceDocumentId: str(row.source_document_id),
-    passage: str(row.passage),
-    reviewerId: str(row.reviewer_id),
-    decisionId: str(row.decision_id),
-    comment: str(row.comment),
-    createdAt: str(row.created_at),
-  };
-}
-
-function toDecision(row: Row): ReviewDecision {
-  const revision = strOrNull(row.revision);
-  return {
-    id: str(row.id),
-    documentId: str(row.document_id),
-    name: str(row.name),
-    decision: str(row.decision) as ReviewDecision['decision'],
-    comment: str(row.comment),
-    reviewerId: str(row.reviewer_id),
-    sourceDocumentId: str(row.source_document_id),
-    passage: str(row.passage),
-    digest: str(row.digest),
-    revision: revision === null ? null : Number(revision),
-    at: str(row.at),
   };
 }

@@ -198,6 +198,37 @@ export interface ReviewedRecord extends RecordContent {
   decisionId: string;
   comment: string;
   createdAt: string;
+  /**
+   * What corrects or retracts this record at this revision (reviewed-marks.ts); empty when
+   * nothing does. Filled by reviewed knowledge and by a session's view, never stored.
+   */
+  marks?: RevisionMark[];
+}
+
+/**
+ * How a correction or a retraction in view touches a reviewed record (issue 18). The record
+ * itself is never replaced: it stays in view as accepted, with this mark.
+ */
+export interface RevisionMark {
+  /**
+   * `corrected` / `retracted`: `target` is corrected or retracted by `by`, and this record is
+   * `target` or depends on it; `corrects`: this record is the correction `by` of `target`.
+   */
+  reason: 'corrected' | 'retracted' | 'corrects';
+  /** The correction record, or the publication retracted by its own status. */
+  by: string;
+  /** The record corrected or retracted. */
+  target: string;
+  /** This record, then each record its depends_on links lead through, ending at `target`. */
+  path: string[];
+}
+
+/** The vocabulary profile release that validated a reviewed record (SPEC §7). */
+export interface ReviewProfile {
+  name: string;
+  version: string;
+  /** The pack's digest; null on decisions recorded before it was kept. */
+  digest: string | null;
 }
 
 /** Read-only access to a document's reviewed knowledge, as of one revision. */
@@ -330,12 +361,21 @@ export interface ReviewDecisionInput {
   passage: string;
   /** Where the proposal came from, e.g. `note:<sessionId>:<name>`; kept on record only. */
   proposedFrom?: string;
+  /** The profile release whose codecs validated `record.data`, kept on the decision. */
+  profile?: { name: string; version: string; digest: string };
 }
 
 export interface ReviewDecision {
   id: string;
   documentId: string;
   name: string;
+  kind: string;
+  /** The record as decided: text, data (canonical) and links, digested into `digest`. */
+  text: string;
+  data: JsonValue | null;
+  links: Link[];
+  /** The profile release that validated it (null when none was named). */
+  profile: ReviewProfile | null;
   decision: 'accept' | 'reject';
   comment: string;
   reviewerId: string;

@@ -1,10 +1,10 @@
 /**
  * Demo data for a new application database (DEMO on): three people, a small library, the
- * Research profile and reviewed knowledge at revision 1 on the reef document, and a finished chat
+ * Research profile and reviewed knowledge at revisions 1–4 on the reef document, and a finished chat
  * run whose agent wrote working notes through the real store. Its session stays open, so the Memory panel is not empty.
  */
 import { getPack } from '@oh/memory';
-import type { AgentContext, Change } from '@oh/memory';
+import type { AgentContext, Change, JsonValue } from '@oh/memory';
 import type { AppDeps } from '../deps.ts';
 import { insertDocument, publishDocument, shareDocument } from '../data/documents.ts';
 import { installProfile } from '../data/profiles.ts';
@@ -13,6 +13,9 @@ import { finishRun, insertMessage, insertRun } from '../data/runs.ts';
 import { insertUser } from '../data/users.ts';
 import { hashToken, newId, newToken } from '../tokens.ts';
 import { BLEACHING_PASSAGE, DEMO_DOCUMENTS, DEMO_USERS, REEF_DOCUMENT_ID } from './library.ts';
+
+/** In the reef document's text: what the publication, its study and its sample are cited by. */
+const SURVEY_PASSAGE = 'We resurveyed 112 sites that had been mapped in 2015 and followed them through 2020.';
 
 /** Seeds only an empty application database; returns null when there was nothing to do. */
 export async function seedDemo(deps: AppDeps): Promise<{ documents: number; runId: string } | null> {
@@ -34,9 +37,10 @@ export async function seedDemo(deps: AppDeps): Promise<{ documents: number; runI
     if (d.published) await publishDocument(app, d.id, now());
   }
 
-  // The Research profile on the reef document, and reviewed knowledge at revision 1: a finding
-  // that validates against it and cites a real passage, through the same checks as a person's
-  // review (review.decide).
+  // The Research profile on the reef document, and reviewed knowledge at revisions 1–4: the
+  // publication, its study, the study's sample and a finding of it, each through the same checks
+  // as a person's review (review.decide). A record's reference fields are links to records that
+  // must be reviewed already, so they are accepted in that order.
   const research = getPack('research');
   await installProfile(
     app,
@@ -49,23 +53,70 @@ export async function seedDemo(deps: AppDeps): Promise<{ documents: number; runI
     },
     now(),
   );
-  await decideReview(deps, 'user-ada', {
-    documentId: REEF_DOCUMENT_ID,
-    profile: research.name,
-    kind: 'finding',
-    name: 'finding:bleaching-threshold',
-    text: 'Sites above 8 degree heating weeks bleached at over 90 percent of sites; below 4 DHW, fewer than 30 percent.',
-    fields: {
+  const review = (
+    name: string,
+    text: string,
+    fields: Record<string, JsonValue>,
+    passage: string,
+    comment: string,
+  ) =>
+    decideReview(deps, 'user-ada', {
+      documentId: REEF_DOCUMENT_ID,
+      profile: research.name,
+      kind: name.slice(0, name.indexOf(':')),
+      name,
+      text,
+      fields,
+      sourceDocumentId: REEF_DOCUMENT_ID,
+      passage,
+      decision: 'accept',
+      comment,
+    });
+  await review(
+    'publication:reef-recovery-2016',
+    'Reef recovery after the 2016 bleaching, by M. Okafor, L. Brandt and J. Tamura.',
+    {
+      title: 'Reef recovery after the 2016 bleaching',
+      authors: ['M. Okafor', 'L. Brandt', 'J. Tamura'],
+      status: 'published',
+    },
+    SURVEY_PASSAGE,
+    'The report itself: title and authors as on the document.',
+  );
+  await review(
+    'study:reef-resurvey-2016',
+    '112 reef sites mapped in 2015, resurveyed after the 2016 heatwave and followed through 2020.',
+    {
+      title: 'Resurvey of the northern reef, 2015–2020',
+      design: 'cohort',
+      reportedIn: ['publication:reef-recovery-2016'],
+    },
+    SURVEY_PASSAGE,
+    'Design as described in the introduction.',
+  );
+  await review(
+    'sample:reef-sites-112',
+    'The 112 reef sites mapped in 2015.',
+    {
+      size: 112,
+      population: 'reef sites on the northern reef mapped in 2015',
+      study: 'study:reef-resurvey-2016',
+    },
+    SURVEY_PASSAGE,
+    'Site count as stated.',
+  );
+  await review(
+    'finding:bleaching-threshold',
+    'Sites above 8 degree heating weeks bleached at over 90 percent of sites; below 4 DHW, fewer than 30 percent.',
+    {
       statement:
         'Reef sites exposed to more than 8 degree heating weeks bleached in over 90 percent of cases; sites below 4 degree heating weeks in fewer than 30 percent.',
       study: 'study:reef-resurvey-2016',
       sample: 'sample:reef-sites-112',
     },
-    sourceDocumentId: REEF_DOCUMENT_ID,
-    passage: BLEACHING_PASSAGE,
-    decision: 'accept',
-    comment: 'Matches Table 2 of the survey; threshold stated in the results.',
-  });
+    BLEACHING_PASSAGE,
+    'Matches Table 2 of the survey; threshold stated in the results.',
+  );
 
   // A finished chat run with a short transcript; its agent remembered through the real store.
   const ada = DEMO_USERS[0].id;

@@ -19,8 +19,17 @@ import type { AppDeps } from '../deps.ts';
 export interface PanelConflict {
   source: 'note' | 'reviewed';
   name: string;
-  /** `different_content`: a note and a reviewed record share a name with different digests. */
-  reason: 'different_content' | 'contradicts';
+  /**
+   * - `different_content`: a note and a reviewed record share a name with different digests;
+   * - `contradicts`: one row has a contradicts link to the other;
+   * - `corrected` / `retracted`: the reviewed record `name` — a correction, or a publication
+   *   marked retracted (then possibly this very row) — corrects or retracts this record, or, with
+   *   `via`, the record this one depends on;
+   * - `corrects`: this row is a correction of the reviewed record `name`.
+   */
+  reason: 'different_content' | 'contradicts' | 'corrected' | 'retracted' | 'corrects';
+  /** The record corrected or retracted, when the mark reaches this row through its links. */
+  via?: string;
 }
 
 /** The store's note view plus the conflicts the panel marks (derived, so the two never drift). */
@@ -58,13 +67,31 @@ type Row = {
 };
 
 function addConflict(row: Row, c: PanelConflict): void {
-  if (!row.conflicts.some((x) => x.source === c.source && x.name === c.name && x.reason === c.reason))
+  if (
+    !row.conflicts.some(
+      (x) => x.source === c.source && x.name === c.name && x.reason === c.reason && x.via === c.via,
+    )
+  )
     row.conflicts.push(c);
+}
+
+type Mark = NonNullable<ReviewedRecord['marks']>[number];
+
+/** A correction or retraction mark of the store (reviewed-marks.ts) as the panel shows it. */
+function markConflict(name: string, mark: Mark): PanelConflict {
+  if (mark.reason === 'corrects') return { source: 'reviewed', name: mark.target, reason: 'corrects' };
+  return {
+    source: 'reviewed',
+    name: mark.by,
+    reason: mark.reason,
+    ...(mark.target === name ? {} : { via: mark.target }),
+  };
 }
 
 /**
  * Marks conflicts on both rows: a note and a reviewed record with the same name and different
- * digests, and every `contradicts` link between two rows in view.
+ * digests, and every `contradicts` link between two rows in view. (Corrections and retractions
+ * come marked on the reviewed records by the store.)
  */
 export function markConflicts(notes: Row[], reviewed: Row[]): void {
   const reviewedByName = new Map(reviewed.map((r) => [r.name, r]));
@@ -140,7 +167,8 @@ function reviewedRow(
     decision: 'accept',
     comment: r.comment,
     createdAt: r.createdAt,
-    conflicts: [],
+    // A corrected record stays as accepted; what corrects or retracts it is marked here.
+    conflicts: (r.marks ?? []).map((m) => markConflict(r.name, m)),
   };
 }
 

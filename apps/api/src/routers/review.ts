@@ -5,23 +5,28 @@
  * document of the owner's library and a passage that occurs in that document's text, plus the
  * decision and a comment. `accept` makes the document's next reviewed revision holding the record;
  * `reject` records the decision only. Either way the record's data names the profile version that
- * validated it. Notes are never evidence: there is no way to make a reviewed record without a
- * source and a passage.
+ * validated it, and the decision keeps that release's digest. The record's reference fields (a
+ * finding's study…) become its `depends_on` links, and an accept needs every record they name to
+ * be reviewed knowledge of the document already. Notes are never evidence: there is no way to
+ * make a reviewed record without a source and a passage.
  *
  * New runs pin the newest revision (runs.accept); a session already running keeps the revision it
  * pinned, so an accept here never changes what a running agent sees.
  */
 import type { TRPCRouterRecord } from '@trpc/server';
 import { validateRecord } from '@oh/memory';
-import { kindOf, ownerInputs } from '@sponge/contract';
-import type { JsonValue, ReviewDecideInput } from '@sponge/contract';
+import type { RecordResult } from '@oh/memory';
+import { LIMITS, kindOf, ownerInputs } from '@sponge/contract';
+import type { JsonValue, Link, ReviewDecideInput } from '@sponge/contract';
 import { requireOwnedDocument } from '../access.ts';
-import { getVisibleDocument, listVisibleDocuments } from '../data/documents.ts';
+import { getVisibleDocument } from '../data/documents.ts';
 import { getInstalledProfile, installedPack } from '../data/profiles.ts';
-import { userNames } from '../data/users.ts';
 import type { AppDeps } from '../deps.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { normalisePassage, passageOccursIn } from '../passages.ts';
+import { reviewExport, reviewExportInputSchema, reviewHistory } from '../review-history.ts';
+import { linkIssues, referenceLinks } from '../review-links.ts';
+import type { ReferenceLink } from '../review-links.ts';
 import { ownerProcedure } from '../trpc.ts';
 
 export const reviewDecideInputSchema = ownerInputs['review.decide'];
@@ -54,12 +59,27 @@ export interface ReviewedData {
   fields: Record<string, JsonValue>;
 }
 
+/** A value a codec rewrote to its preferred form (e.g. the language tag `en-UK` → `en-GB`). */
+export interface Normalization {
+  /** Relative to the fields, like an issue's path without `fields.` (`language`, `versions.1.doi`). */
+  path: string;
+  from: string;
+  to: string;
+  why: string;
+}
+
 export interface ReviewOutcome {
   id: string;
   decision: 'accept' | 'reject';
   name: string;
   kind: string;
   digest: string;
+  /** The record's links, derived from its reference fields (review-links.ts). */
+  links: Link[];
+  /** The profile release that validated the fields. */
+  profile: { name: string; version: string; digest: string };
+  /** What the codecs rewrote to its preferred form; the record holds the `to` values. */
+  normalized: Normalization[];
   /** The revision the accept created; null for a reject. */
   revision: number | null;
   /** The document's newest revision after this decision. */
@@ -67,6 +87,12 @@ export interface ReviewOutcome {
   /** The passage as recorded (whitespace-normalised). */
   passage: string;
   at: string;
+}
+
+/** The codecs' rewrites, when the profile code reports them (empty otherwise). */
+function normalizedOf(result: RecordResult): Normalization[] {
+  const list = (result as { normalized?: unknown }).normalized;
+  return Array.isArray(list) ? (list as Normalization[]) : [];
 }
 
 /**
@@ -103,6 +129,8 @@ export async function decideReview(
 
   const issues: ReviewIssue[] = [];
   let data: ReviewedData | null = null;
+  let normalized: Normalization[] = [];
+  let refs: ReferenceLink[] = [];
   const installed = await getInstalledProfile(deps.app, input.documentId, input.profile);
   const pack = installed && (await installedPack(deps.app, installed));
   if (!installed) {
@@ -122,8 +150,11 @@ export async function decideReview(
     });
   } else {
     const checked = validateRecord(pack, input.kind, input.fields);
-    if (checked.ok) data = { profile: pack.name, version: pack.version, fields: checked.value };
-    else {
+    if (checked.ok) {
+      data = { profile: pack.name, version: pack.version, fields: checked.value };
+      normalized = normalizedOf(checked);
+      refs = referenceLinks(pack, input.kind, checked.value);
+    } else {
       for (const e of checked.errors) {
         issues.push({ path: ['fields', ...(e.path === '' ? [] : e.path.split('.'))], message: e.message });
       }
@@ -141,16 +172,32 @@ export async function decideReview(
   if (passage === '') issues.push({ path: ['passage'], message: 'passage must not be empty' });
   else if (!passageOccursIn(passage, source.text))
     issues.push({ path: ['passage'], message: 'passage not found in the source' });
-  if (issues.length > 0 || data === null) throw invalidIssues(issues);
+  // An accepted record's links must reach records already accepted on this document; records
+  // never leave view, so what is there now is there at the revision this accept makes.
+  if (input.decision === 'accept' && refs.length > 0) {
+    const latest = await deps.reviewed.latestRevision(input.documentId);
+    const inView = new Set((await deps.reviewed.recordsAt(input.documentId, latest)).map((r) => r.name));
+    issues.push(...linkIssues(input.name, refs, inView));
+  } else if (refs.length > LIMITS.linksPerRecord) {
+    issues.push(...linkIssues(input.name, refs, new Set()));
+  }
+  if (issues.length > 0 || data === null || !pack) throw invalidIssues(issues);
+  const profile = { name: pack.name, version: pack.version, digest: pack.digest };
 
   const decided = await deps.reviewed.decide({
     documentId: input.documentId,
     reviewerId,
     decision: input.decision,
     comment: input.comment,
-    record: { name: input.name, text: input.text, data: data as unknown as JsonValue },
+    record: {
+      name: input.name,
+      text: input.text,
+      data: data as unknown as JsonValue,
+      links: refs.map((r) => r.link),
+    },
     sourceDocumentId: source.id,
     passage,
+    profile,
     ...(input.fromSession !== undefined && input.fromNote !== undefined
       ? { proposedFrom: `note:${input.fromSession}:${input.fromNote}` }
       : {}),
@@ -161,6 +208,9 @@ export async function decideReview(
     name: decided.name,
     kind: input.kind,
     digest: decided.digest,
+    links: decided.links,
+    profile,
+    normalized,
     revision: decided.revision,
     latestRevision: decided.revision ?? (await deps.reviewed.latestRevision(input.documentId)),
     passage: decided.passage,
@@ -174,33 +224,16 @@ export const reviewRouter = {
     .input(reviewDecideInputSchema)
     .mutation(({ ctx, input }) => decideReview(ctx.deps, ctx.user.id, input)),
 
-  /** Every decision on the document, newest first, with reviewer names and cited passages. */
-  history: ownerProcedure.input(ownerInputs['review.history']).query(async ({ ctx, input }) => {
-    const { deps } = ctx;
-    await requireOwnedDocument(deps, ctx.user.id, input.documentId);
-    const decisions = await deps.reviewed.decisions(input.documentId);
-    const names = await userNames(
-      deps.app,
-      decisions.map((d) => d.reviewerId),
-    );
-    // Titles only of sources the owner can still read; a source gone from the library reads as such.
-    const visible = new Map((await listVisibleDocuments(deps.app, ctx.user.id)).map((d) => [d.id, d.title]));
-    return {
-      latestRevision: await deps.reviewed.latestRevision(input.documentId),
-      decisions: decisions.map((d) => ({
-        id: d.id,
-        name: d.name,
-        kind: kindOf(d.name),
-        decision: d.decision,
-        comment: d.comment,
-        reviewerId: d.reviewerId,
-        reviewerName: names.get(d.reviewerId) ?? null,
-        revision: d.revision,
-        digest: d.digest,
-        passage: d.passage,
-        source: { documentId: d.sourceDocumentId, title: visible.get(d.sourceDocumentId) ?? null },
-        at: d.at,
-      })),
-    };
-  }),
+  /**
+   * Every decision on the document, newest first: the record as decided (text, profile fields,
+   * links), the profile release, the reviewer, the comment and the cited passage. Owner only.
+   */
+  history: ownerProcedure
+    .input(ownerInputs['review.history'])
+    .query(({ ctx, input }) => reviewHistory(ctx.deps, ctx.user.id, input.documentId)),
+
+  /** The records in view at a revision (the newest by default) with their provenance, as canonical JSON. Owner only. */
+  export: ownerProcedure
+    .input(reviewExportInputSchema)
+    .query(({ ctx, input }) => reviewExport(ctx.deps, ctx.user.id, input)),
 } satisfies TRPCRouterRecord;

@@ -121,6 +121,7 @@ function templates(ctx: FuzzContext): Record<string, Record<string, unknown>> {
     'memory.panel': { documentId: ctx.owner.documentId, sessionId: ctx.run.sessionId },
     'memory.forget': { sessionId: ctx.run.sessionId },
     'memory.sessions': { documentId: ctx.owner.documentId },
+    'review.export': { documentId: ctx.owner.documentId, revision: 0 },
     'chat.transcript': { runId: ctx.run.runId },
     'chat.say': { runId: ctx.run.runId, text: 'hello' },
     'chat.ask': { documentId: ctx.owner.documentId, runId: ctx.run.runId, text: 'hello' },

@@ -134,7 +134,11 @@ function Row({
 }) {
   const [open, setOpen] = useState(false);
   const detailId = useId();
-  const conflicts = record.conflicts;
+  // Corrections and retractions are marks of their own; the rest are conflicts between two rows.
+  const conflicts = record.conflicts.filter(
+    (c) => c.reason === 'different_content' || c.reason === 'contradicts',
+  );
+  const revisions = record.conflicts.filter((c) => !conflicts.includes(c));
   return (
     <li>
       <div className="row-line">
@@ -156,7 +160,7 @@ function Row({
             {shortDigest(record.digest)}
           </span>
           <span className="row-by">{by}</span>
-          <span className="conflict">{conflicts.length > 0 && `⚠ conflicts with ${conflicts.length}`}</span>
+          <span className="conflict">{rowMarks(revisions, conflicts.length)}</span>
         </button>
         {action && <div className="row-action">{action}</div>}
       </div>
@@ -202,6 +206,15 @@ function Row({
                 </ul>
               </Field>
             )}
+            {revisions.length > 0 && (
+              <Field label="Corrections">
+                <ul className="links">
+                  {revisions.map((c, i) => (
+                    <li key={i}>{describeRevision(record.name, c)}</li>
+                  ))}
+                </ul>
+              </Field>
+            )}
             {children}
             <Field label="Digest">
               <span className="mono">{record.digest}</span>
@@ -210,6 +223,40 @@ function Row({
         )}
       </div>
     </li>
+  );
+}
+
+/**
+ * The row's warning: `⚠ retracted` or `⚠ corrected` when a correction or retraction touches the
+ * record (a correction itself is not warned about), then how many rows it conflicts with.
+ */
+function rowMarks(revisions: Conflict[], conflicts: number): string {
+  const parts: string[] = [];
+  if (revisions.some((c) => c.reason === 'retracted')) parts.push('⚠ retracted');
+  else if (revisions.some((c) => c.reason === 'corrected')) parts.push('⚠ corrected');
+  if (conflicts > 0) parts.push(`${parts.length ? '' : '⚠ '}conflicts with ${conflicts}`);
+  return parts.join(' · ');
+}
+
+/** "corrected by correction:x", "depends on study:s, retracted by correction:y", "corrects finding:z"… */
+function describeRevision(self: string, c: Conflict): React.ReactNode {
+  const name = <span className="mono">{c.name}</span>;
+  if (c.reason === 'corrects') return <>corrects {name}</>;
+  const verb = c.reason === 'retracted' ? 'retracted' : 'corrected';
+  // A publication retracted by its own status names itself.
+  const by =
+    c.name === (c.via ?? self) ? (
+      <>{verb} (its status says so)</>
+    ) : (
+      <>
+        {verb} by {name}
+      </>
+    );
+  if (c.via === undefined) return by;
+  return (
+    <>
+      depends on <span className="mono">{c.via}</span>, {by}
+    </>
   );
 }
 

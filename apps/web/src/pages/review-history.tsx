@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
+import { ExportReviewedKnowledge } from '../components/export-reviewed-knowledge.tsx';
 import { ErrorState, SkeletonRows } from '../components/states.tsx';
 import { isNotFound } from '../lib/errors.ts';
 import { formatDayAndTime } from '../lib/time.ts';
@@ -11,8 +12,9 @@ type Decision = RouterOutputs['review']['history']['decisions'][number];
 
 /**
  * Every review decision on a document, newest first (`/documents/:id/reviews`): accepted ones
- * with the revision they made, rejected ones too, each with its reviewer, comment, time and the
- * cited passage. Only the owner gets here; anyone else sees the not-found page.
+ * with the revision they made, rejected ones too, each with its reviewer, comment, time, the
+ * profile release that validated it, the fields and links as decided, and the cited passage.
+ * The owner can export the reviewed knowledge from here; anyone else sees the not-found page.
  */
 export default function ReviewHistoryPage() {
   const { id: documentId = '' } = useParams();
@@ -38,13 +40,18 @@ export default function ReviewHistoryPage() {
         </ol>
       </nav>
       <div className="page-head">
-        <h1>Review history</h1>
-        {history.data && (
-          <p className="muted">
-            {history.data.latestRevision === 0
-              ? 'No revision yet'
-              : `Newest revision: ${history.data.latestRevision}. New runs see it; running sessions keep the revision they started with.`}
-          </p>
+        <div>
+          <h1>Review history</h1>
+          {history.data && (
+            <p className="muted">
+              {history.data.latestRevision === 0
+                ? 'No revision yet'
+                : `Newest revision: ${history.data.latestRevision}. New runs see it; running sessions keep the revision they started with.`}
+            </p>
+          )}
+        </div>
+        {history.data && history.data.latestRevision > 0 && (
+          <ExportReviewedKnowledge documentId={documentId} />
         )}
       </div>
       {history.isPending ? (
@@ -98,6 +105,53 @@ function DecisionItem({ d }: { d: Decision }) {
         <dl>
           <dt>Comment</dt>
           <dd>{d.comment || <span className="faint">No comment</span>}</dd>
+          <dt>Profile</dt>
+          <dd>
+            {d.profile === null ? (
+              <span className="faint">None recorded</span>
+            ) : (
+              <>
+                {d.profile.name} {d.profile.version}{' '}
+                {d.profile.digest === null ? (
+                  <span className="faint small">(pack digest not recorded)</span>
+                ) : (
+                  <span className="mono small" title={d.profile.digest}>
+                    pack {d.profile.digest.slice(0, 4)}...
+                  </span>
+                )}
+              </>
+            )}
+          </dd>
+          <dt>Fields</dt>
+          <dd>
+            {d.fields === null ? (
+              <span className="faint">None</span>
+            ) : (
+              <ul className="links" aria-label={`Fields of ${d.name}`}>
+                {Object.entries(d.fields).map(([name, value]) => (
+                  <li key={name}>
+                    <span className="rel">{name}</span>:{' '}
+                    <span className="mono">{typeof value === 'string' ? value : JSON.stringify(value)}</span>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </dd>
+          <dt>Links</dt>
+          <dd>
+            {d.links.length === 0 ? (
+              <span className="faint">None</span>
+            ) : (
+              <ul className="links">
+                {d.links.map((link, i) => (
+                  <li key={i}>
+                    <span className="rel">{link.rel.replace('_', ' ')}</span> →{' '}
+                    <span className="mono">{link.to}</span>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </dd>
           <dt>Cited passage</dt>
           <dd>
             <figure className="citation">

@@ -4,7 +4,9 @@ import type { ReviewForm } from './use-review-form.ts';
 
 /**
  * What the decision did: a new revision (which running sessions do not see, being pinned) or a
- * rejection on record, with the way to the review history.
+ * rejection on record, with the way to the review history. Values the profile's codecs rewrote
+ * (a language tag `en-UK` recorded as `en-GB`) are listed with the reason, so nothing changes
+ * unseen.
  */
 export function Recorded({
   outcome,
@@ -27,6 +29,19 @@ export function Recorded({
       <p className="small muted">
         {outcome.name} · {outcome.decision === 'accept' ? 'accepted' : 'rejected'}
       </p>
+      {outcome.normalized.length > 0 && (
+        <div className="small">
+          <p>Recorded in the preferred form:</p>
+          <ul aria-label="Values recorded in their preferred form">
+            {outcome.normalized.map((n) => (
+              <li key={n.path}>
+                <span className="mono">{n.path}</span>: <span className="mono">{n.from}</span> →{' '}
+                <span className="mono">{n.to}</span>: {n.why}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
       <div className="dialog-actions">
         <Link className="button" to={`/documents/${encodeURIComponent(documentId)}/reviews`}>
           Review history

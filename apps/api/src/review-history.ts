@@ -1,0 +1,185 @@
+/**
+ * What is on record about a document's reviewed knowledge (SPEC §7, issue 18), for its owner:
+ * the history of decisions, each with the record as decided under which profile release, and an
+ * export of the records in view at one revision with their provenance, as canonical JSON that can
+ * be checked and cited outside the product (every record's digest recomputes from it).
+ */
+import { canonicalJson } from '@oh/memory';
+import type { JsonValue, ReviewDecision, ReviewedRecord } from '@oh/memory';
+import { kindOf, ownerInputs } from '@sponge/contract';
+import type { Link, OwnerInput } from '@sponge/contract';
+import { requireOwnedDocument } from './access.ts';
+import { listVisibleDocuments } from './data/documents.ts';
+import { userNames } from './data/users.ts';
+import type { AppDeps } from './deps.ts';
+import { ApiError } from './errors.ts';
+
+export const EXPORT_FORMAT = 'sponge-reviewed-knowledge/1';
+
+export const reviewExportInputSchema = ownerInputs['review.export'];
+export type ReviewExportInput = OwnerInput<'review.export'>;
+
+type Profile = ReviewDecision['profile'];
+type Mark = NonNullable<ReviewedRecord['marks']>[number];
+
+export interface HistoryEntry {
+  id: string;
+  name: string;
+  kind: string;
+  decision: 'accept' | 'reject';
+  comment: string;
+  reviewerId: string;
+  /** Null when the user is gone. */
+  reviewerName: string | null;
+  revision: number | null;
+  digest: string;
+  /** The record as decided: its text, its profile fields (canonical) and the links they made. */
+  text: string;
+  fields: Record<string, JsonValue> | null;
+  links: Link[];
+  /** The profile release that validated the fields (digest null on decisions made before it was kept). */
+  profile: Profile;
+  passage: string;
+  /** The library document cited; the title is null when the owner can no longer read it. */
+  source: { documentId: string; title: string | null };
+  at: string;
+}
+
+/** The profile fields inside a reviewed record's data (`{ profile, version, fields }`). */
+function fieldsOf(data: JsonValue | null): Record<string, JsonValue> | null {
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return null;
+  const fields = data.fields;
+  return fields !== null && typeof fields === 'object' && !Array.isArray(fields) ? fields : null;
+}
+
+async function titles(deps: AppDeps, userId: string): Promise<Map<string, string>> {
+  return new Map((await listVisibleDocuments(deps.app, userId)).map((d) => [d.id, d.title]));
+}
+
+/** Every decision on the document, newest first. Owner only (NOT_FOUND otherwise). */
+export async function reviewHistory(
+  deps: AppDeps,
+  userId: string,
+  documentId: string,
+): Promise<{ latestRevision: number; decisions: HistoryEntry[] }> {
+  await requireOwnedDocument(deps, userId, documentId);
+  const decisions = await deps.reviewed.decisions(documentId);
+  const [names, visible] = await Promise.all([
+    userNames(
+      deps.app,
+      decisions.map((d) => d.reviewerId),
+    ),
+    titles(deps, userId),
+  ]);
+  return {
+    latestRevision: await deps.reviewed.latestRevision(documentId),
+    decisions: decisions.map((d) => ({
+      id: d.id,
+      name: d.name,
+      kind: kindOf(d.name),
+      decision: d.decision,
+      comment: d.comment,
+      reviewerId: d.reviewerId,
+      reviewerName: names.get(d.reviewerId) ?? null,
+      revision: d.revision,
+      digest: d.digest,
+      text: d.text,
+      fields: fieldsOf(d.data),
+      links: d.links,
+      profile: d.profile,
+      passage: d.passage,
+      source: { documentId: d.sourceDocumentId, title: visible.get(d.sourceDocumentId) ?? null },
+      at: d.at,
+    })),
+  };
+}
+
+/** One record of an export: its content (what the digest covers) and where it comes from. */
+export interface ExportedRecord {
+  name: string;
+  kind: string;
+  text: string;
+  data: JsonValue | null;
+  links: Link[];
+  digest: string;
+  /** The revision that accepted this content. */
+  fromRevision: number;
+  source: { documentId: string; title: string | null };
+  passage: string;
+  decision: { id: string; reviewer: { id: string; name: string | null }; comment: string; at: string };
+  profile: Profile;
+  /** What corrects or retracts the record at the exported revision (empty when nothing does). */
+  marks: Mark[];
+}
+
+/** A file-name-safe slug of a title. */
+function slug(title: string): string {
+  const s = title
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60)
+    .replace(/-+$/, '');
+  return s || 'document';
+}
+
+/**
+ * The records in view at `revision` (the newest by default), with their provenance, as the
+ * canonical JSON (RFC 8785) of `{ format, document, revision, exportedAt, records }`. Owner only.
+ */
+export async function reviewExport(
+  deps: AppDeps,
+  userId: string,
+  input: ReviewExportInput,
+): Promise<{ filename: string; json: string }> {
+  await requireOwnedDocument(deps, userId, input.documentId);
+  const latest = await deps.reviewed.latestRevision(input.documentId);
+  const revision = input.revision ?? latest;
+  if (revision > latest) {
+    throw new ApiError({
+      code: 'BAD_REQUEST',
+      reason: 'invalid_input',
+      message: `Invalid input: revision: revision ${revision} does not exist; the newest revision of this document is ${latest}`,
+    });
+  }
+  const [records, decisions, visible] = await Promise.all([
+    revision === 0 ? Promise.resolve([]) : deps.reviewed.recordsAt(input.documentId, revision),
+    deps.reviewed.decisions(input.documentId),
+    titles(deps, userId),
+  ]);
+  const byId = new Map(decisions.map((d) => [d.id, d]));
+  const names = await userNames(
+    deps.app,
+    records.map((r) => r.reviewerId),
+  );
+  const exported: ExportedRecord[] = records.map((r) => ({
+    name: r.name,
+    kind: r.kind,
+    text: r.text,
+    data: r.data,
+    links: r.links,
+    digest: r.digest,
+    fromRevision: r.revision,
+    source: { documentId: r.sourceDocumentId, title: visible.get(r.sourceDocumentId) ?? null },
+    passage: r.passage,
+    decision: {
+      id: r.decisionId,
+      reviewer: { id: r.reviewerId, name: names.get(r.reviewerId) ?? null },
+      comment: r.comment,
+      at: byId.get(r.decisionId)?.at ?? r.createdAt,
+    },
+    profile: byId.get(r.decisionId)?.profile ?? null,
+    marks: r.marks ?? [],
+  }));
+  const title = visible.get(input.documentId) ?? input.documentId;
+  const json = canonicalJson({
+    format: EXPORT_FORMAT,
+    document: { id: input.documentId, title },
+    revision,
+    exportedAt: deps.now().toISOString(),
+    records: exported,
+  });
+  return { filename: `${slug(title)}-reviewed-knowledge-rev${revision}.json`, json };
+}
