@@ -2,13 +2,14 @@
  * Links of a reviewed record (issue 18, SPEC §3): a profile field that references another record
  * (a `ref` codec, or a list of them, at any depth) becomes a `depends_on` link to it — a finding
  * depends on its study, a sample on its study, a correction on what it corrects. The pack names
- * each top-level reference field's relation (`from_study`, `corrects`…); the link itself uses the
- * record model's `depends_on`, and the relation is reported beside it.
+ * each top-level reference field's relation (`from_study`, `corrects`…): a relation named like a
+ * link of the record model (`supports`, `contradicts`) is that link, any other is `depends_on`,
+ * and the relation is reported beside it.
  *
  * The links are derived from the validated fields, in the pack's field order, so the same fields
  * always give the same links and the same digest.
  */
-import { LIMITS } from '@sponge/contract';
+import { LIMITS, LINK_RELS } from '@sponge/contract';
 import type { CodecSpec, FieldSpec, JsonValue, Link, Pack } from '@oh/memory';
 
 export interface ReferenceLink {
@@ -39,11 +40,9 @@ export function referenceLinks(pack: Pack, kind: string, fields: Record<string, 
     if (codec.type === 'ref' && typeof value === 'string') {
       if (seen.has(value)) return;
       seen.add(value);
-      out.push({
-        link: { rel: 'depends_on', to: value },
-        path,
-        relation: path.length === 1 ? (relationOf.get(String(path[0])) ?? null) : null,
-      });
+      const relation = path.length === 1 ? (relationOf.get(String(path[0])) ?? null) : null;
+      const rel = LINK_RELS.find((r) => r === relation) ?? 'depends_on';
+      out.push({ link: { rel, to: value }, path, relation });
     } else if (codec.type === 'list' && Array.isArray(value)) {
       value.forEach((item, i) => visit(codec.of, item, [...path, i]));
     } else if (codec.type === 'object' && typeof value === 'object' && !Array.isArray(value)) {
