@@ -4,16 +4,17 @@ import { parseArgs } from 'node:util';
 /** The figures `--only` can name, in the order a run takes them, with what each measures. */
 export const FIGURES = {
   remember1: 'remember 1 note in process (FULL, NORMAL, and with recall indexing) vs a raw 1-row batch',
-  http: 'remember 1 note over HTTP (MEMORY_DB_THREAD=main, worker, worker at NORMAL) vs its floor',
+  http: 'remember 1 note over HTTP (the defaults, recall off, MEMORY_DB_THREAD=main, NORMAL) vs its floor',
   remember64: 'remember 64 notes in process (FULL, NORMAL) vs a raw 64-row batch',
   query: 'query current_notes and read 1 note at 1k, 10k, 100k notes, and their scaling',
   recall: 'recall search at 1k and 10k notes vs embed + a raw exact vector scan',
   library:
     'document search at 10k and 100k chunks of one owner vs the SQL scan it replaced, and the indexing rate',
-  agents: '50 agents writing through one API process (main, worker, worker at NORMAL)',
+  agents:
+    '50 agents writing through one API process (the defaults, recall off, MEMORY_DB_THREAD=main, NORMAL)',
   purge: "the purge worker on 10,000 expired sessions, and a writer's worst latency meanwhile",
   verify: 'verify (replay) of a 100,000-entry log vs a raw paged read',
-  memory: 'API resident memory with 1,000 open sessions vs bare node + @libsql/client',
+  memory: 'API resident memory with 10,000 open sessions (the defaults) vs bare node + @libsql/client',
 } as const;
 
 export type FigureName = keyof typeof FIGURES;

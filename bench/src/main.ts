@@ -31,18 +31,22 @@ import { summary, writeResults } from './report.ts';
 const steps: Record<FigureName, Figure[]> = {
   remember1: [(ctx) => rememberInProcess(ctx, 1)],
   http: [
-    (ctx) => rememberOverHttp(ctx, 'main'),
-    (ctx) => rememberOverHttp(ctx, 'worker'),
-    (ctx) => rememberOverHttp(ctx, 'worker', 'NORMAL'),
+    (ctx) => rememberOverHttp(ctx, 'worker', 'FULL', 'shadow'),
+    (ctx) => rememberOverHttp(ctx, 'worker', 'FULL', 'off'),
+    (ctx) => rememberOverHttp(ctx, 'main', 'FULL', 'shadow'),
+    (ctx) => rememberOverHttp(ctx, 'worker', 'NORMAL', 'shadow'),
   ],
   remember64: [(ctx) => rememberInProcess(ctx, 64)],
   query: [queryAndRead],
   recall: [recallSearch],
   library: [documentSearch],
+  // The headline is the configuration users run (worker thread, FULL, recall in shadow); the
+  // other settings sit beside it.
   agents: [
-    (ctx) => agentsConcurrently(ctx, 'main'),
-    (ctx) => agentsConcurrently(ctx, 'worker'),
-    (ctx) => agentsConcurrently(ctx, 'worker', 'NORMAL'),
+    (ctx) => agentsConcurrently(ctx, 'worker', 'FULL', 'shadow'),
+    (ctx) => agentsConcurrently(ctx, 'worker', 'FULL', 'off'),
+    (ctx) => agentsConcurrently(ctx, 'main', 'FULL', 'shadow'),
+    (ctx) => agentsConcurrently(ctx, 'worker', 'NORMAL', 'shadow'),
   ],
   purge: [purgeWhileWriting],
   verify: [verifyLongLog],

@@ -15,18 +15,20 @@ import { NOTE_TEXT } from '../store.ts';
 
 /**
  * `thread`: the API's MEMORY_DB_THREAD. 'worker' (its default) runs the memory database's SQLite
- * calls on a thread of its own; 'main' runs them on the event loop.
+ * calls on a thread of its own; 'main' runs them on the event loop. `recall`: the API's
+ * RECALL_MODE, `shadow` by default (every note is embedded and indexed in the background).
  */
 export async function agentsConcurrently(
   ctx: BenchContext,
   thread: 'worker' | 'main',
   sync: Sync = 'FULL',
+  recall: 'shadow' | 'off' = 'shadow',
 ): Promise<Row[]> {
   const { quick, work, log } = ctx;
-  const dataDir = join(work, `agents-${thread}-${sync}`);
+  const dataDir = join(work, `agents-${thread}-${sync}-${recall}`);
   mkdirSync(dataDir);
   const api = await startApi(dataDir, {
-    RECALL_MODE: 'off',
+    RECALL_MODE: recall,
     MEMORY_DB_THREAD: thread,
     MEMORY_DB_SYNCHRONOUS: sync,
   });
@@ -35,7 +37,9 @@ export async function agentsConcurrently(
     const owner = await loginOwner(api.port);
     const agents = await Promise.all(Array.from({ length: 50 }, () => acceptRun(api.port, owner)));
     const versions = agents.map(() => 0);
-    log(`50 agents writing to 50 sessions through one API process (MEMORY_DB_THREAD=${thread}, ${sync})`);
+    log(
+      `50 agents writing to 50 sessions through one API process (MEMORY_DB_THREAD=${thread}, ${sync}, RECALL_MODE=${recall})`,
+    );
     const writes = await throughput(
       async (w, i) => {
         const a = await trpc(
@@ -67,7 +71,7 @@ export async function agentsConcurrently(
       // The agents' commits left writeback behind; the raw writer starts from a settled disk as
       // the agents did (each figure starts after settleDisk).
       settleDisk();
-      const raw = await openRaw(join(work, `raw-commits-${thread}-${sync}-${rawSync}.db`), rawSync);
+      const raw = await openRaw(join(work, `raw-commits-${thread}-${sync}-${recall}-${rawSync}.db`), rawSync);
       let i = 0;
       const r = await throughput(
         async () => (await rawBatch(raw, 's', i++, 1, NOTE_TEXT), true),
@@ -83,14 +87,14 @@ export async function agentsConcurrently(
     const ratio = writes.perSecond / floor;
     return [
       {
-        figure: `50 agents → 50 sessions, one API process (applied changes/s), MEMORY_DB_THREAD=${thread}${thread === 'worker' ? ' (default)' : ''}`,
+        figure: `50 agents → 50 sessions, one API process (applied changes/s), MEMORY_DB_THREAD=${thread}, RECALL_MODE=${recall}${thread === 'worker' && recall === 'shadow' ? ' (the defaults)' : ''}`,
         sync,
         project: `${writes.perSecond.toFixed(0)}/s (latency ${lat(writes.latencies)}, ${writes.errors} refused)`,
         baseline: `min(raw 1-writer commits ${raws[sync]!.toFixed(0)}/s, 50 callers of health ${health.perSecond.toFixed(0)}/s) = ${floor.toFixed(0)}/s; raw at ${other} ${raws[other]!.toFixed(0)}/s`,
         ratio: round(ratio),
         target: '≥ 0.7×',
         met: sync === 'FULL' ? ratio >= 0.7 : null,
-        raw: { writes, health, rawCommitsPerSecond: raws },
+        raw: { writes, health, rawCommitsPerSecond: raws, recall },
       },
     ];
   } finally {

@@ -14,19 +14,21 @@ import type { Sample } from '../stats.ts';
 import { NOTE_TEXT } from '../store.ts';
 
 /**
- * `thread`: the API's MEMORY_DB_THREAD. NORMAL runs are reported beside the FULL headline
- * figures; the targets are for FULL.
+ * `thread`: the API's MEMORY_DB_THREAD; `recall`: its RECALL_MODE (`shadow` by default). NORMAL
+ * runs are reported beside the FULL figures. Issue 19 keeps this ratio as a reported figure
+ * without a target (bench/README.md "Missed, and why" has what was measured about it).
  */
 export async function rememberOverHttp(
   ctx: BenchContext,
   thread: 'main' | 'worker',
   sync: Sync = 'FULL',
+  recall: 'shadow' | 'off' = 'shadow',
 ): Promise<Row[]> {
   const { quick, work, log } = ctx;
-  const dataDir = join(work, `http-${thread}-${sync}`);
+  const dataDir = join(work, `http-${thread}-${sync}-${recall}`);
   mkdirSync(dataDir);
   const api = await startApi(dataDir, {
-    RECALL_MODE: 'off',
+    RECALL_MODE: recall,
     MEMORY_DB_THREAD: thread,
     MEMORY_DB_SYNCHRONOUS: sync,
   });
@@ -84,15 +86,15 @@ export async function rememberOverHttp(
     const tripFloor = r.baseline.p50 + rawAfterTrip.p50;
     return [
       {
-        figure: `remember 1 note, end to end over HTTP (keep-alive), MEMORY_DB_THREAD=${thread}${thread === 'worker' ? ' (default)' : ''}`,
+        figure: `remember 1 note, end to end over HTTP (keep-alive), MEMORY_DB_THREAD=${thread}, RECALL_MODE=${recall}${thread === 'worker' && recall === 'shadow' ? ' (the defaults)' : ''}`,
         sync,
         project: lat(r.subject),
         baseline:
           `floor ${ms(floor)} ms = no-op mutation ${ms(r.baseline.p50)} + raw 1-row batch ${ms(rawOne.p50)} (p99 ${ms(r.baseline.p99)} + ${ms(rawOne.p99)}); ` +
           `raw batch right after a round trip ${ms(rawAfterTrip.p50)} → ${round(r.subject.p50 / tripFloor)}× of that floor`,
         ratio: round(ratio),
-        target: 'p50 ≤ 1.5× floor',
-        met: sync === 'FULL' ? ratio <= 1.5 : null,
+        target: '',
+        met: null,
         note: 'no-op mutation = auth.logout without a credential',
         raw: {
           subject: r.subject,
