@@ -58,9 +58,11 @@ export async function rememberOverHttp(
     };
     // The no-op mutation: auth.logout without a credential touches no database.
     const noop = async () => must(await trpc(api.port, 'mutation', 'auth.logout', null), 'auth.logout');
-    log(`remember 1 note over HTTP vs no-op mutation and raw batch (MEMORY_DB_THREAD=${thread}, ${sync})`);
+    log(
+      `remember 1 note over HTTP vs no-op mutation and raw batch (MEMORY_DB_THREAD=${thread}, ${sync}, RECALL_MODE=${recall})`,
+    );
     const iterations = quick ? 300 : 1_500;
-    const raw = await openRaw(join(work, `raw-http-${thread}-${sync}.db`), sync);
+    const raw = await openRaw(join(work, `raw-http-${thread}-${sync}-${recall}.db`), sync);
     // All three in the same rounds: the floor's two parts meet the disk and the CPUs in the same
     // state as the remember calls they are divided into.
     const [subject, noopSample, rawOne] = (await interleave(
