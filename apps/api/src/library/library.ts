@@ -7,7 +7,7 @@ import type { Client } from '@libsql/client';
 import type { EmbeddingAdapter } from '@oh/memory';
 import type { DocumentSource } from '@sponge/contract';
 
-import { insertDocumentStatement, joinPages } from '../data/documents.ts';
+import { insertDocumentStatement } from '../data/documents.ts';
 import { newId } from '../tokens.ts';
 import { createIndexer } from './indexer.ts';
 import type { Indexer, IndexerLog } from './indexer.ts';
@@ -61,7 +61,7 @@ export function createLibrary(options: { db: Client; adapter: EmbeddingAdapter; 
         ),
       );
       indexer.kick();
-      return { id, title: doc.title, pages: doc.pages.length, characters: joinPages(doc.pages).text.length };
+      return { id, title: doc.title, pages: doc.pages.length, characters: documentCharacters(doc.pages) };
     },
     async close() {
       await indexer.stop();
@@ -70,7 +70,7 @@ export function createLibrary(options: { db: Client; adapter: EmbeddingAdapter; 
   };
 }
 
-/** Characters of a document's stored text (pages joined by a blank line), for the limit. */
+/** Characters of a document's stored text (pages joined by a blank line), without joining them. */
 export function documentCharacters(pages: readonly string[]): number {
   return pages.reduce((n, p) => n + p.length, 0) + 2 * Math.max(0, pages.length - 1);
 }
