@@ -105,7 +105,14 @@ export async function createMemoryStore(options: MemoryStoreOptions): Promise<Me
     };
 
   const recallIndex: RecallIndex | undefined = options.recall
-    ? createRecallIndex({ client: ctx.client, adapter: options.recall.adapter, now, onlyLiveNotes: true })
+    ? createRecallIndex({
+        client: ctx.client,
+        adapter: options.recall.adapter,
+        now,
+        onlyLiveNotes: true,
+        // Background vectors join the notes' group commit (issue 19: shadow indexing under load).
+        write: (statements) => ctx.writes.submit(statements),
+      })
     : undefined;
   if (recallIndex) {
     // Recall's own migrations (its vector column is sized by the adapter) run at open too, so a

@@ -1,9 +1,13 @@
 /**
  * Background indexing for the recall index: notes queued by `indexLater` are embedded and stored
- * in batches off the caller's path. It never throws to the caller: a failed batch is retried in
- * process with exponential backoff (full jitter, honouring an adapter's Retry-After); after
- * `maxAttempts` the batch is given up and the session marked for catch-up, as it is when the
- * queue is full or closed.
+ * off the caller's path. It never throws to the caller: a failed batch is retried in process with
+ * exponential backoff (full jitter, honouring an adapter's Retry-After); after `maxAttempts` the
+ * batch is given up and its sessions marked for catch-up, as they are when the queue is full or
+ * closed.
+ *
+ * One batch serves every session that has notes due (issue 19): notes gather for `flushDelayMs`,
+ * then one embedding call and one write take them all. Fifty agents writing one note each cost one
+ * background write, not fifty, so shadow indexing stays cheap under load.
  */
 import { EmbeddingError } from './adapter.ts';
 import type { RecallNote } from './render.ts';
@@ -12,14 +16,16 @@ import { checkSession } from './validate.ts';
 export interface RecallQueueOptions {
   /** Notes queued across all sessions before new ones are refused (and the session marked for catch-up). 5,000 by default. */
   maxPending?: number;
-  /** Attempts per batch before giving up (the session is then marked for catch-up). 6 by default. */
+  /** Attempts per batch before giving up (its sessions are then marked for catch-up). 6 by default. */
   maxAttempts?: number;
   /** First retry delay; 1 s by default, doubling with full jitter. */
   baseDelayMs?: number;
   /** Largest retry delay; 60 s by default. */
   maxDelayMs?: number;
-  /** Notes embedded per background batch; 256 by default. */
+  /** Notes embedded per background batch, across sessions; 256 by default. */
   batchSize?: number;
+  /** How long queued notes gather before a batch starts; 5 ms by default. */
+  flushDelayMs?: number;
 }
 
 export type BackgroundErrorListener = (
@@ -28,8 +34,8 @@ export type BackgroundErrorListener = (
 ) => void;
 
 export interface IndexQueueOptions extends RecallQueueOptions {
-  /** Indexes one batch (rejects to have it retried). */
-  index(sessionId: string, notes: RecallNote[]): Promise<unknown>;
+  /** Indexes one batch: the notes of one or more sessions (rejects to have all of them retried). */
+  index(batch: ReadonlyMap<string, RecallNote[]>): Promise<unknown>;
   /** By default a process warning is emitted when a session's batch is given up. */
   onBackgroundError?: BackgroundErrorListener | undefined;
 }
@@ -57,9 +63,10 @@ export interface IndexQueue {
 
 interface SessionQueue {
   notes: Map<string, RecallNote>;
+  /** Failed attempts of this session's notes in a row. */
   attempts: number;
-  timer: ReturnType<typeof setTimeout> | undefined;
-  running: Promise<void> | undefined;
+  /** Not before this time (performance.now()); 0 when due. */
+  retryAt: number;
 }
 
 const warnWhenGivenUp: BackgroundErrorListener = (error, info) => {
@@ -76,12 +83,25 @@ export function createIndexQueue(options: IndexQueueOptions): IndexQueue {
   const maxAttempts = options.maxAttempts ?? 6;
   const baseDelayMs = options.baseDelayMs ?? 1_000;
   const maxDelayMs = options.maxDelayMs ?? 60_000;
-  const queueBatch = options.batchSize ?? 256;
+  const batchSize = options.batchSize ?? 256;
+  const flushDelayMs = options.flushDelayMs ?? 5;
   const onBackgroundError = options.onBackgroundError ?? warnWhenGivenUp;
 
   let closed = false;
   const queues = new Map<string, SessionQueue>();
   const marked = new Set<string>();
+  // One batch at a time; one timer, set for the earliest moment a batch can start.
+  let running: Promise<boolean> | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let timerAt = Infinity;
+
+  const report: BackgroundErrorListener = (error, info) => {
+    try {
+      onBackgroundError(error, info);
+    } catch {
+      // a throwing listener must not stop the queue, nor reach the caller
+    }
+  };
 
   function pending(sessionId?: string): number {
     if (sessionId !== undefined) return queues.get(sessionId)?.notes.size ?? 0;
@@ -99,7 +119,7 @@ export function createIndexQueue(options: IndexQueueOptions): IndexQueue {
       }
       let q = queues.get(sessionId);
       if (!q) {
-        q = { notes: new Map(), attempts: 0, timer: undefined, running: undefined };
+        q = { notes: new Map(), attempts: 0, retryAt: 0 };
         queues.set(sessionId, q);
       }
       let room = maxPending - pending();
@@ -115,101 +135,124 @@ export function createIndexQueue(options: IndexQueueOptions): IndexQueue {
       }
       if (refused > 0) {
         marked.add(sessionId);
-        onBackgroundError(new Error(`recall: background queue full, ${refused} notes left for catch-up`), {
+        report(new Error(`recall: background queue full, ${refused} notes left for catch-up`), {
           sessionId,
           attempt: 0,
           gaveUp: true,
         });
       }
-      if (q.notes.size === 0 && !q.running) queues.delete(sessionId);
-      else if (q.attempts === 0) schedule(sessionId, 0); // during backoff, keep the retry timer
+      if (q.notes.size === 0) queues.delete(sessionId);
+      else schedule();
     } catch (err) {
-      try {
-        onBackgroundError(err, { sessionId, attempt: 0, gaveUp: true });
-      } catch {
-        // never let background indexing reach the caller
-      }
+      report(err, { sessionId, attempt: 0, gaveUp: true });
     }
   }
 
-  function schedule(sessionId: string, delay: number): void {
-    const q = queues.get(sessionId);
-    if (!q || q.timer || q.running || closed) return;
-    q.timer = setTimeout(() => {
-      q.timer = undefined;
-      void runBatch(sessionId);
-    }, delay);
-    q.timer.unref?.();
+  /** Sets the timer for the earliest session due (a session in backoff keeps its retry time). */
+  function schedule(): void {
+    if (closed || running) return;
+    let earliest = Infinity;
+    for (const q of queues.values()) if (q.notes.size > 0) earliest = Math.min(earliest, q.retryAt);
+    if (earliest === Infinity) return;
+    const at = Math.max(earliest, performance.now() + flushDelayMs);
+    if (timer && timerAt <= at) return;
+    if (timer) clearTimeout(timer);
+    timerAt = at;
+    timer = setTimeout(
+      () => {
+        timer = undefined;
+        timerAt = Infinity;
+        void flush(false);
+      },
+      Math.max(0, at - performance.now()),
+    );
+    timer.unref?.();
   }
 
-  async function runBatch(sessionId: string): Promise<void> {
-    const q = queues.get(sessionId);
-    if (!q || q.running || closed) return;
-    const batch = [...q.notes.values()].slice(0, queueBatch);
-    if (batch.length === 0) {
+  /** Runs one batch of the sessions due (all of them with `ignoreBackoff`); false when it failed. */
+  function flush(ignoreBackoff: boolean): Promise<boolean> {
+    if (running) return running;
+    const t = performance.now();
+    const batch = new Map<string, RecallNote[]>();
+    const taken = new Map<string, SessionQueue>();
+    let room = batchSize;
+    for (const [sessionId, q] of queues) {
+      if (room === 0) break;
+      if (q.notes.size === 0 || (!ignoreBackoff && q.retryAt > t)) continue;
+      const notes = [...q.notes.values()].slice(0, room);
+      room -= notes.length;
+      batch.set(sessionId, notes);
+      taken.set(sessionId, q);
+    }
+    // Sessions served go to the back, so a long queue cannot starve the others.
+    for (const [sessionId, q] of taken) {
       queues.delete(sessionId);
-      return;
+      queues.set(sessionId, q);
     }
-    let retryIn = 0;
-    q.running = (async () => {
-      try {
-        await options.index(sessionId, batch);
-        for (const n of batch) if (q.notes.get(n.name) === n) q.notes.delete(n.name);
+    if (batch.size === 0) {
+      schedule();
+      return Promise.resolve(true);
+    }
+    running = run(batch, taken).finally(() => {
+      running = undefined;
+      for (const [sessionId, q] of queues) if (q.notes.size === 0) queues.delete(sessionId);
+      schedule();
+    });
+    return running;
+  }
+
+  async function run(batch: Map<string, RecallNote[]>, taken: Map<string, SessionQueue>): Promise<boolean> {
+    // A session cancelled (or re-created) meanwhile keeps nothing from this batch.
+    const sameQueue = (sessionId: string, q: SessionQueue) => queues.get(sessionId) === q;
+    const settle = (sessionId: string, q: SessionQueue) => {
+      for (const n of batch.get(sessionId)!) if (q.notes.get(n.name) === n) q.notes.delete(n.name);
+    };
+    try {
+      await options.index(batch);
+      for (const [sessionId, q] of taken) {
+        if (!sameQueue(sessionId, q)) continue;
+        settle(sessionId, q);
         q.attempts = 0;
-      } catch (err) {
+        q.retryAt = 0;
+      }
+      return true;
+    } catch (err) {
+      for (const [sessionId, q] of taken) {
+        if (!sameQueue(sessionId, q)) continue;
         q.attempts++;
         const gaveUp = q.attempts >= maxAttempts;
-        try {
-          onBackgroundError(err, { sessionId, attempt: q.attempts, gaveUp });
-        } catch {
-          // a throwing listener must not stop the queue
-        }
+        report(err, { sessionId, attempt: q.attempts, gaveUp });
         if (gaveUp) {
-          for (const n of batch) if (q.notes.get(n.name) === n) q.notes.delete(n.name);
+          settle(sessionId, q);
           q.attempts = 0;
+          q.retryAt = 0;
           marked.add(sessionId);
         } else {
           const backoff = Math.random() * Math.min(maxDelayMs, baseDelayMs * 2 ** (q.attempts - 1));
           const hinted = err instanceof EmbeddingError ? err.retryAfterMs : undefined;
-          retryIn = Math.min(maxDelayMs, Math.max(backoff, hinted ?? 0));
+          q.retryAt = performance.now() + Math.min(maxDelayMs, Math.max(backoff, hinted ?? 0));
         }
       }
-    })();
-    await q.running;
-    q.running = undefined;
-    if (queues.get(sessionId) !== q) return;
-    if (q.notes.size === 0) queues.delete(sessionId);
-    else schedule(sessionId, retryIn);
+      return false;
+    }
   }
 
   async function drain(): Promise<number> {
     for (;;) {
-      let progressed = false;
-      for (const [sessionId, q] of [...queues]) {
-        if (q.running) {
-          await q.running;
-          progressed = true;
-          continue;
-        }
-        if (q.timer) clearTimeout(q.timer);
-        q.timer = undefined;
-        const before = q.notes.size;
-        const attemptsBefore = q.attempts;
-        await runBatch(sessionId);
-        if (q.notes.size < before && q.attempts <= attemptsBefore) progressed = true;
-      }
-      if (!progressed || queues.size === 0) return pending();
+      if (running) await running;
+      if (closed || pending() === 0) return pending();
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      timerAt = Infinity;
+      if (!(await flush(true))) return pending();
     }
   }
 
   function close(): void {
     closed = true;
-    for (const [sessionId, q] of queues) {
-      if (q.timer) clearTimeout(q.timer);
-      q.timer = undefined;
-      if (q.notes.size > 0) marked.add(sessionId);
-      q.notes.clear();
-    }
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    for (const [sessionId, q] of queues) if (q.notes.size > 0) marked.add(sessionId);
     queues.clear();
   }
 
@@ -227,13 +270,7 @@ export function createIndexQueue(options: IndexQueueOptions): IndexQueue {
       if (q) for (const n of notes) if (q.notes.get(n.name)?.digest === n.digest) q.notes.delete(n.name);
     },
     cancel(sessionId) {
-      const q = queues.get(sessionId);
-      if (q) {
-        q.notes.clear();
-        if (q.timer) clearTimeout(q.timer);
-        q.timer = undefined;
-        if (!q.running) queues.delete(sessionId);
-      }
+      queues.delete(sessionId);
       marked.delete(sessionId);
     },
     needsCatchUp: (sessionId) => marked.has(sessionId),

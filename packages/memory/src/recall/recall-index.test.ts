@@ -276,6 +276,31 @@ describe('recall index on libSQL', () => {
     expect(await rows('s1')).toEqual([]);
   });
 
+  it('background indexing takes the notes of every session due in one embedding call and one write', async () => {
+    const { adapter, state } = controllable();
+    const writes: number[] = [];
+    const ix = open({
+      adapter,
+      write: async (statements) => {
+        writes.push(statements.length);
+        return client.batch(statements, 'write');
+      },
+    });
+    // Twelve agents each write a note in the same moment, as under load.
+    for (let s = 0; s < 12; s++) ix.indexLater(`s${s}`, [note(`lead:n${s}`, `note number ${s} of the load`)]);
+    await vi.waitFor(() => expect(ix.pending()).toBe(0));
+    expect(state.calls).toBe(1);
+    expect(writes).toEqual([12]);
+    expect(await rows()).toHaveLength(12);
+    // A batch is bounded across sessions: 300 notes over 3 sessions take two batches of ≤ 256.
+    const many = (s: number) =>
+      Array.from({ length: 100 }, (_, i) => note(`lead:m${s}-${i}`, `more ${s} ${i}`));
+    for (let s = 0; s < 3; s++) ix.indexLater(`t${s}`, many(s));
+    await vi.waitFor(() => expect(ix.pending()).toBe(0));
+    expect(writes.slice(1)).toEqual([256, 44]);
+    expect(await rows()).toHaveLength(312);
+  });
+
   it('background indexing retries failures and never throws', async () => {
     const { adapter, state } = controllable();
     const errors: Array<{ attempt: number; gaveUp: boolean }> = [];

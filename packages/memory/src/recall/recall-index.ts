@@ -20,7 +20,7 @@
  * background queue in queue.ts; this module ties them together.
  */
 import { createHash } from 'node:crypto';
-import type { Client, InStatement } from '@libsql/client';
+import type { Client, InStatement, ResultSet } from '@libsql/client';
 import { EmbeddingError } from './adapter.ts';
 import type { EmbeddingAdapter } from './adapter.ts';
 import { createIndexQueue } from './queue.ts';
@@ -103,6 +103,13 @@ export interface RecallIndexOptions {
   onlyLiveNotes?: boolean;
   /** Bounds of the in-memory copies the exact scan reads (session-vectors.ts). */
   sessionVectors?: SessionVectorOptions;
+  /**
+   * Commits background indexing's vector writes (one atomic batch). The store passes its group
+   * commit (db/write-queue.ts), so under load the vectors share the notes' commits instead of
+   * paying a commit (and on the embedded driver, a blocked event loop) of their own.
+   * `client.batch(statements, 'write')` by default.
+   */
+  write?: (statements: InStatement[]) => Promise<ResultSet[]>;
   now?: () => Date;
 }
 
@@ -156,7 +163,12 @@ export function createRecallIndex(options: RecallIndexOptions): RecallIndex {
   const copies = createSessionVectors(options.sessionVectors);
   const now = options.now ?? (() => new Date());
   const eventsPerSession = options.eventsPerSession ?? 200;
-  const queue = createIndexQueue({ ...options.queue, index, onBackgroundError: options.onBackgroundError });
+  const write = options.write ?? ((statements: InStatement[]) => client.batch(statements, 'write'));
+  const queue = createIndexQueue({
+    ...options.queue,
+    index: indexQueued,
+    onBackgroundError: options.onBackgroundError,
+  });
 
   let ready: Promise<void> | undefined;
 
@@ -294,6 +306,37 @@ export function createRecallIndex(options: RecallIndexOptions): RecallIndex {
       return { indexed: todo.length, unchanged, discarded: 0 };
     } finally {
       leave(sessionId);
+    }
+  }
+
+  /**
+   * Background indexing: the notes of several sessions, embedded in one call and written in one
+   * batch. Queued notes were just added or replaced, so their digests are new: no read of the
+   * stored rows first (an upsert of an unchanged vector is harmless, and rare).
+   */
+  async function indexQueued(batch: ReadonlyMap<string, RecallNote[]>): Promise<void> {
+    await init();
+    const parts = [...batch].map(([sessionId, notes]) => ({
+      sessionId,
+      notes: [...dedupe(notes).values()],
+      epoch: enter(sessionId),
+    }));
+    try {
+      const vectors = await embed(parts.flatMap((p) => p.notes.map(renderNote)));
+      const at = now().toISOString();
+      const statements: InStatement[] = [];
+      let k = 0;
+      for (const p of parts) {
+        // Checked right before the write is issued: deleteSession/rebuild bump the epoch first.
+        const current = epochOf(p.sessionId) === p.epoch;
+        for (const n of p.notes) {
+          const vector = vectors[k++]!;
+          if (current) statements.push(upsert(p.sessionId, n, vector, at));
+        }
+      }
+      if (statements.length > 0) await write(statements);
+    } finally {
+      for (const p of parts) leave(p.sessionId);
     }
   }
 
