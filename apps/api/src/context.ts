@@ -20,6 +20,7 @@ import { runByTokenHash } from './data/runs.ts';
 import type { Run } from './data/runs.ts';
 import type { DocumentOwnership } from './data/documents.ts';
 import type { AppDeps } from './deps.ts';
+import { fromAppDatabaseError } from './errors.ts';
 
 export const SESSION_COOKIE = 'sponge_session';
 
@@ -121,6 +122,8 @@ export async function createInnerContext(opts: {
 export function createHttpContextFactory(deps: AppDeps) {
   return async ({ req, res }: { req: IncomingMessage; res: ServerResponse }): Promise<Context> => {
     const cookies: string[] = [];
+    // The credential is looked up in the application database: while it cannot serve, the
+    // caller reads 503 `unavailable` (context errors never reach the procedure middleware).
     return createInnerContext({
       deps,
       authorization: req.headers.authorization,
@@ -132,6 +135,11 @@ export function createHttpContextFactory(deps: AppDeps) {
         cookies.push(c);
         res.setHeader('Set-Cookie', cookies);
       },
+    }).catch((error: unknown) => {
+      const answer = fromAppDatabaseError(error);
+      if (answer !== error)
+        deps.log.warn({ err: error }, 'credential lookup failed: a database cannot serve');
+      throw answer;
     });
   };
 }

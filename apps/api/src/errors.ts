@@ -4,6 +4,7 @@
  */
 import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server';
+import { isUnavailable } from '@oh/memory';
 import { ERROR_REASONS, REASON_TO_CODE } from '@sponge/contract';
 import type { ApiReason, ErrorReason } from '@sponge/contract';
 
@@ -36,10 +37,11 @@ export function defaultReason(code: TRPC_ERROR_CODE_KEY): ApiReason {
       return 'not_found';
     case 'TOO_MANY_REQUESTS':
       return 'quota';
+    case 'SERVICE_UNAVAILABLE':
+      return 'unavailable';
     case 'INTERNAL_SERVER_ERROR':
     case 'NOT_IMPLEMENTED':
     case 'BAD_GATEWAY':
-    case 'SERVICE_UNAVAILABLE':
     case 'GATEWAY_TIMEOUT':
       return 'internal';
     case 'PAYLOAD_TOO_LARGE':
@@ -69,12 +71,32 @@ export function isMemoryError(e: unknown): e is MemoryErrorLike {
   );
 }
 
-/** Maps a store error to its SPEC §9 tRPC error; integrity failures keep a safe message. */
+/**
+ * What a caller reads while the memory database cannot be reached (a libSQL server down or
+ * restarting) or is too busy (SQLite's lock held past the busy timeout, a server shedding load
+ * with 429): HTTP 503, reason `unavailable`. A write in flight may or may not have
+ * reached the database before the connection broke; the same remember sent again with the same
+ * requestId is answered from the log if it did, and applied if it did not, so retrying is safe.
+ */
+export const MEMORY_UNAVAILABLE_MESSAGE =
+  'The memory database cannot be reached or is too busy right now. The call may or may not have ' +
+  'been applied; retry it with the same requestId (it is applied at most once).';
+
+const INTEGRITY_MESSAGE = 'A stored record failed its integrity check; it was not returned.';
+
+/**
+ * Maps a store error to its SPEC §9 tRPC error. `integrity` and `unavailable` get a fixed message:
+ * the store's own one may name a table or a server address, which the log keeps.
+ */
 export function fromMemoryError(e: MemoryErrorLike): ApiError {
   const code = REASON_TO_CODE[e.reason];
   const currentVersion = typeof e.currentVersion === 'number' ? e.currentVersion : undefined;
   const message =
-    e.reason === 'integrity' ? 'A stored record failed its integrity check; it was not returned.' : e.message;
+    e.reason === 'integrity'
+      ? INTEGRITY_MESSAGE
+      : e.reason === 'unavailable'
+        ? MEMORY_UNAVAILABLE_MESSAGE
+        : e.message;
   return new ApiError({
     code,
     reason: e.reason,
@@ -82,6 +104,33 @@ export function fromMemoryError(e: MemoryErrorLike): ApiError {
     ...(currentVersion !== undefined ? { currentVersion } : {}),
     cause: e,
   });
+}
+
+/** What a caller reads while the application database (users, tokens, runs) cannot serve. */
+export const APP_UNAVAILABLE_MESSAGE =
+  'The application database cannot be reached or is too busy right now. Try again in a moment.';
+
+/**
+ * A failure of the application database that means "not now" (a libSQL server down, restarting
+ * or shedding load; a lock held past the busy timeout) as HTTP 503 `unavailable`; anything else
+ * as it is. The API reads that database directly, not through the store, so its driver errors
+ * are judged here with the store's own test.
+ */
+export function fromAppDatabaseError(e: unknown): unknown {
+  if (e instanceof TRPCError || !isUnavailable(e)) return e;
+  return new ApiError({
+    code: 'SERVICE_UNAVAILABLE',
+    reason: 'unavailable',
+    message: APP_UNAVAILABLE_MESSAGE,
+    cause: e,
+  });
+}
+
+/** A procedure's failure as SPEC §9 shows it: a store error by its reason, a database that cannot serve as `unavailable`. */
+export function toApiError(error: TRPCError): TRPCError {
+  if (isMemoryError(error.cause)) return fromMemoryError(error.cause);
+  const app = fromAppDatabaseError(error.cause);
+  return app instanceof ApiError ? app : error;
 }
 
 export const notFound = (what = 'That object') =>

@@ -21,14 +21,7 @@ import type { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server';
 import { LIMITS } from '@sponge/contract';
 import type { Caller, Context } from './context.ts';
-import {
-  ApiError,
-  defaultReason,
-  forbidden,
-  fromMemoryError,
-  isMemoryError,
-  unauthenticated,
-} from './errors.ts';
+import { ApiError, defaultReason, forbidden, toApiError, unauthenticated } from './errors.ts';
 import type { ApiReason } from './errors.ts';
 
 /** One validation issue, flattened to a dotted path (`changes.3.name`) and a message. */
@@ -126,14 +119,7 @@ export const createCallerFactory = t.createCallerFactory;
 const base = t.procedure.use(async ({ ctx, path, type, next }) => {
   const started = performance.now();
   let result = await next();
-  if (!result.ok) {
-    const cause = result.error.cause;
-    if (isMemoryError(cause)) {
-      result = { ...result, error: fromMemoryError(cause) };
-    } else if (isMemoryError(result.error)) {
-      result = { ...result, error: fromMemoryError(result.error) };
-    }
-  }
+  if (!result.ok) result = { ...result, error: toApiError(result.error) };
   const code: TRPC_ERROR_CODE_KEY | 'OK' = result.ok ? 'OK' : result.error.code;
   const line = {
     procedure: path,
@@ -145,6 +131,12 @@ const base = t.procedure.use(async ({ ctx, path, type, next }) => {
   };
   if (!result.ok && result.error.code === 'INTERNAL_SERVER_ERROR') {
     ctx.deps.log.error({ ...line, err: result.error.cause ?? result.error }, 'call failed');
+  } else if (!result.ok && result.error.code === 'SERVICE_UNAVAILABLE') {
+    // A database down or busy: the operator needs the driver's own words (address, errno).
+    ctx.deps.log.warn(
+      { ...line, err: result.error.cause ?? result.error },
+      'call failed: a database cannot serve',
+    );
   } else {
     ctx.deps.log.info(line, 'call');
   }

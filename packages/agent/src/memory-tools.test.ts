@@ -236,6 +236,51 @@ describe('transport', () => {
     expect(api.seen.filter((s) => s.path === 'agent.remember')).toHaveLength(2);
   });
 
+  it('sends an `unavailable` remember again with the same request id, longer than other failures', async () => {
+    // The API's database is restarting: five 503s, then the write lands (or had landed: replayed).
+    const api = await fakeApi((path, _input, n) => {
+      if (path === 'agent.load') return loadAt(0);
+      if (n <= 5) return fail(503, 'SERVICE_UNAVAILABLE', 'unavailable');
+      return ok({
+        version: 1,
+        applied: [{ op: 'add', name: 'lead:reef-survey-2016', digest: D('a') }],
+        replayed: true,
+      });
+    });
+    // Two retries for anything else: five would be too many without the longer budget.
+    const { tools, events } = toolsFor(api.url, { retries: 2, backoffMs: 10, maxBackoffMs: 20 });
+    await expect(tools.remember(addLead)).resolves.toMatchObject({ version: 1, replayed: true });
+    const sent = api.seen
+      .filter((s) => s.path === 'agent.remember')
+      .map((s) => s.input as { requestId: string; basedOn: number });
+    expect(sent).toHaveLength(6);
+    expect(new Set(sent.map((s) => `${s.requestId} ${s.basedOn}`)).size).toBe(1);
+    expect(events.filter((e) => e.type === 'retry').map((e) => e.reason)).toEqual(
+      Array(5).fill('unavailable'),
+    );
+    expect(tools.state.version).toBe(1);
+  });
+
+  it('gives up on `unavailable` after unavailableRetries, and says so once', async () => {
+    const api = await fakeApi((path) =>
+      path === 'agent.load' ? loadAt(0) : fail(503, 'SERVICE_UNAVAILABLE', 'unavailable'),
+    );
+    const { tools, events } = toolsFor(api.url, { unavailableRetries: 2 });
+    const error = await tools.remember(addLead).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      reason: 'unavailable',
+      code: 'SERVICE_UNAVAILABLE',
+      httpStatus: 503,
+      retryable: true,
+    });
+    expect(api.seen.filter((s) => s.path === 'agent.remember')).toHaveLength(3);
+    expect(events.filter((e) => e.type === 'retry' || e.type === 'error').map((e) => e.type)).toEqual([
+      'retry',
+      'retry',
+      'error',
+    ]);
+  });
+
   it('maps a non-tRPC error page to a MemoryToolError', async () => {
     const api = await fakeApi(() => ({ status: 400, body: 'bad gateway html' }));
     const { tools } = toolsFor(api.url, { retries: 0 });

@@ -67,6 +67,12 @@ export interface MemoryToolsOptions {
   timeoutMs?: number;
   /** Extra attempts after a timeout, a dropped connection or a 5xx, default 3. */
   retries?: number;
+  /**
+   * Extra attempts while the API answers `unavailable` (503: its database cannot be reached, e.g.
+   * a libSQL server restarting), default 8: with the default backoff about 10–20 s of waiting,
+   * long enough to ride out a server restart. Counted from the call's first attempt, like `retries`.
+   */
+  unavailableRetries?: number;
   /** First backoff delay, doubled per retry with jitter, default 200 ms, at most `maxBackoffMs`. */
   backoffMs?: number;
   /** Default 5,000 ms. */
@@ -160,6 +166,7 @@ const MAX_PAGES = 200;
 export function createMemoryTools(options: MemoryToolsOptions): MemoryTools {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const retries = options.retries ?? 3;
+  const unavailableRetries = options.unavailableRetries ?? 8;
   const backoffMs = options.backoffMs ?? 200;
   const maxBackoffMs = options.maxBackoffMs ?? 5_000;
   const staleAttempts = options.staleAttempts ?? 3;
@@ -193,8 +200,14 @@ export function createMemoryTools(options: MemoryToolsOptions): MemoryTools {
     if (state.version === null || v > state.version) state.version = v;
   };
 
+  // A database that cannot be reached is given longer than a lost packet: a server restart takes
+  // seconds. Whatever the failure, `retriesConsumed` counts every retry of the call so far.
+  const retryFollows = (error: MemoryToolError, retriesConsumed: number) =>
+    error.retryable && retriesConsumed < (error.reason === 'unavailable' ? unavailableRetries : retries);
+
   // Every attempt of one call sends the same input, so a remember keeps its request id across
-  // retries and a lost answer is replayed by the server, never applied twice.
+  // retries (an `unavailable` one included: the write may have landed before the connection
+  // broke) and a lost answer is replayed by the server, never applied twice.
   function call<T>(
     tool: ToolName | 'load',
     send: (signal: AbortSignal) => Promise<T>,
@@ -216,17 +229,18 @@ export function createMemoryTools(options: MemoryToolsOptions): MemoryTools {
         }
       },
       {
-        retries,
+        retries: Math.max(retries, unavailableRetries),
         // Jitter over a doubling ceiling: retry n waits between half of backoffMs·2ⁿ and all of
         // it (100–200, 200–400, 400–800 ms by default), at most maxBackoffMs.
         minTimeout: backoffMs / 2,
         factor: 2,
         randomize: true,
         maxTimeout: maxBackoffMs,
-        shouldRetry: ({ error }) => isMemoryToolError(error) && error.retryable,
-        onFailedAttempt: ({ error, attemptNumber, retriesLeft, retryDelay }) => {
+        shouldRetry: ({ error, retriesConsumed }) =>
+          isMemoryToolError(error) && retryFollows(error, retriesConsumed),
+        onFailedAttempt: ({ error, attemptNumber, retriesConsumed, retryDelay }) => {
           const failed = toMemoryToolError(error);
-          if (failed.retryable && retriesLeft > 0)
+          if (retryFollows(failed, retriesConsumed))
             log({
               type: 'retry',
               tool,

@@ -1,7 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
+  API_REASONS,
+  ERROR_REASONS,
   LIMITS,
+  REASON_TO_CODE,
   TOOL_NAMES,
   modelToolDescriptors,
   ownerInputs,
@@ -69,5 +72,13 @@ describe('the contract package', () => {
       ownerInputs['runs.accept'].safeParse({ documentId: 'd', mode: 'chat', ownerId: 'u' }).success,
     ).toBe(false);
     expect(ownerInputs['review.decide'].safeParse({}).success).toBe(false);
+  });
+
+  it('gives every store reason a code, and tells an unreachable database (503) from a failed integrity check (500)', () => {
+    expect(Object.keys(REASON_TO_CODE).sort()).toEqual([...ERROR_REASONS].sort());
+    expect(API_REASONS).toEqual(expect.arrayContaining([...ERROR_REASONS]));
+    // `unavailable` says "send it again" (a client retries it), `integrity` says "something is wrong".
+    expect(REASON_TO_CODE.unavailable).toBe('SERVICE_UNAVAILABLE');
+    expect(REASON_TO_CODE.integrity).toBe('INTERNAL_SERVER_ERROR');
   });
 });

@@ -19,6 +19,7 @@ export const ERROR_REASONS = [
   'not_found',
   'quota',
   'integrity',
+  'unavailable',
 ] as const;
 export type ErrorReason = (typeof ERROR_REASONS)[number];
 
@@ -45,9 +46,14 @@ export type ErrorCode =
   | 'PAYLOAD_TOO_LARGE'
   | 'UNPROCESSABLE_CONTENT'
   | 'TOO_MANY_REQUESTS'
-  | 'INTERNAL_SERVER_ERROR';
+  | 'INTERNAL_SERVER_ERROR'
+  | 'SERVICE_UNAVAILABLE';
 
-/** The tRPC code for each store reason, exactly as SPEC §9 lists them. */
+/**
+ * The tRPC code for each store reason, as SPEC §9 lists them. `unavailable` (503) is a database
+ * that cannot be reached (a libSQL server down or restarting): nothing is known about a write in
+ * flight, and the same call sent again with the same requestId is applied at most once.
+ */
 export const REASON_TO_CODE: Record<ErrorReason, ErrorCode> = {
   stale_version: 'CONFLICT',
   name_exists: 'CONFLICT',
@@ -63,4 +69,5 @@ export const REASON_TO_CODE: Record<ErrorReason, ErrorCode> = {
   not_found: 'NOT_FOUND',
   quota: 'TOO_MANY_REQUESTS',
   integrity: 'INTERNAL_SERVER_ERROR',
+  unavailable: 'SERVICE_UNAVAILABLE',
 };

@@ -53,7 +53,7 @@ export type {
 export type { PurgerOptions } from './purger.ts';
 export type { ReviewedKnowledgeOptions } from './reviewed.ts';
 
-export { MemoryError, isMemoryError } from './errors.ts';
+export { MemoryError, isMemoryError, isUnavailable } from './errors.ts';
 export { applyMigrations, checkpointWal, openDatabase } from './db/index.ts';
 export { canonicalJson, kindOf, recordDigest, shortDigest } from './records.ts';
 export { createMemoryStore } from './store.ts';

