@@ -22,6 +22,9 @@ export interface LocalEmbeddingOptions {
 /** Bump when the features or weights change: stored vectors become stale and are re-indexed. */
 export const LOCAL_EMBEDDING_VERSION = 1;
 
+/** Notes embedded between two turns of the event loop (about 0.2 ms each). */
+const YIELD_EVERY = 32;
+
 const UNIGRAM_WEIGHT = 1;
 const BIGRAM_WEIGHT = 0.6;
 /** L2 weight of all the character n-grams of one word occurrence. */
@@ -48,8 +51,15 @@ export function createLocalEmbeddingAdapter(options: LocalEmbeddingOptions = {})
   return {
     id: `local-hash-v${LOCAL_EMBEDDING_VERSION}:${dimensions}`,
     dimensions,
-    embed(texts: string[]): Promise<Float32Array[]> {
-      return Promise.resolve(texts.map((text) => embedLocal(text, dimensions)));
+    async embed(texts: string[]): Promise<Float32Array[]> {
+      const vectors: Float32Array[] = [];
+      for (let i = 0; i < texts.length; i++) {
+        // The work is synchronous: a catch-up of thousands of notes would hold the event loop for
+        // seconds. A turn of the loop every few notes lets the process answer other calls.
+        if (i > 0 && i % YIELD_EVERY === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+        vectors.push(embedLocal(texts[i]!, dimensions));
+      }
+      return vectors;
     },
   };
 }

@@ -26,6 +26,14 @@ export interface RecallQueueOptions {
   batchSize?: number;
   /** How long queued notes gather before a batch starts; 5 ms by default. */
   flushDelayMs?: number;
+  /**
+   * The largest share of the time background batches may take: after a batch that took t ms, the
+   * next starts no sooner than t × (1 − share) / share later. 0.1 by default. Light load never
+   * meets it (a batch of a few notes takes a millisecond); under heavy load it keeps indexing from
+   * taking the CPU the agents' own calls need. What it leaves undone stays queued, up to
+   * `maxPending`; past that, the sessions are marked and the next recall catches them up.
+   */
+  busyShare?: number;
 }
 
 export type BackgroundErrorListener = (
@@ -85,6 +93,9 @@ export function createIndexQueue(options: IndexQueueOptions): IndexQueue {
   const maxDelayMs = options.maxDelayMs ?? 60_000;
   const batchSize = options.batchSize ?? 256;
   const flushDelayMs = options.flushDelayMs ?? 5;
+  const busyShare = options.busyShare ?? 0.1;
+  if (!(busyShare > 0 && busyShare <= 1))
+    throw new RangeError('recall: busyShare is a share above 0, at most 1');
   const onBackgroundError = options.onBackgroundError ?? warnWhenGivenUp;
 
   let closed = false;
@@ -94,6 +105,8 @@ export function createIndexQueue(options: IndexQueueOptions): IndexQueue {
   let running: Promise<boolean> | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let timerAt = Infinity;
+  /** No batch starts before this (performance.now()): the pause `busyShare` asks for. */
+  let restUntil = 0;
 
   const report: BackgroundErrorListener = (error, info) => {
     try {
@@ -154,7 +167,7 @@ export function createIndexQueue(options: IndexQueueOptions): IndexQueue {
     let earliest = Infinity;
     for (const q of queues.values()) if (q.notes.size > 0) earliest = Math.min(earliest, q.retryAt);
     if (earliest === Infinity) return;
-    const at = Math.max(earliest, performance.now() + flushDelayMs);
+    const at = Math.max(earliest, restUntil, performance.now() + flushDelayMs);
     if (timer && timerAt <= at) return;
     if (timer) clearTimeout(timer);
     timerAt = at;
@@ -195,6 +208,8 @@ export function createIndexQueue(options: IndexQueueOptions): IndexQueue {
     }
     running = run(batch, taken).finally(() => {
       running = undefined;
+      const took = performance.now() - t;
+      restUntil = performance.now() + (took * (1 - busyShare)) / busyShare;
       for (const [sessionId, q] of queues) if (q.notes.size === 0) queues.delete(sessionId);
       schedule();
     });

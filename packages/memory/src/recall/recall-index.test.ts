@@ -301,6 +301,33 @@ describe('recall index on libSQL', () => {
     expect(await rows()).toHaveLength(312);
   });
 
+  it('background batches keep to their share of the time (busyShare), and drain ignores it', async () => {
+    const base = createLocalEmbeddingAdapter({ dimensions: 64 });
+    const calls: Array<{ start: number; end: number }> = [];
+    const slow: EmbeddingAdapter = {
+      id: base.id,
+      dimensions: base.dimensions,
+      async embed(texts) {
+        const start = performance.now();
+        await new Promise((r) => setTimeout(r, 40));
+        calls.push({ start, end: performance.now() });
+        return base.embed(texts);
+      },
+    };
+    const ix = open({ adapter: slow, queue: { busyShare: 0.25 } });
+    ix.indexLater('s1', [note('lead:a', 'first')]);
+    await vi.waitFor(() => expect(calls).toHaveLength(1));
+    ix.indexLater('s2', [note('lead:b', 'second')]);
+    await vi.waitFor(() => expect(calls).toHaveLength(2), { timeout: 2_000 });
+    // The first batch took ≥ 40 ms, so at a quarter of the time the next waits ≥ 120 ms.
+    expect(calls[1]!.start - calls[0]!.end).toBeGreaterThanOrEqual(110);
+    ix.indexLater('s3', [note('lead:c', 'third')]);
+    const t = performance.now();
+    expect(await ix.drain()).toBe(0);
+    expect(performance.now() - t).toBeLessThan(110);
+    expect(await rows()).toHaveLength(3);
+  });
+
   it('background indexing retries failures and never throws', async () => {
     const { adapter, state } = controllable();
     const errors: Array<{ attempt: number; gaveUp: boolean }> = [];
