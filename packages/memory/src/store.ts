@@ -2,6 +2,7 @@
  * createMemoryStore: wires the modules into the `MemoryStore` interface and makes sure nothing
  * but a `MemoryError` ever leaves it.
  */
+import type { Row } from '@libsql/client';
 import { explain, preload, query } from './answers.ts';
 import type { StoreContext } from './context.ts';
 import { MemoryError, toMemoryError } from './errors.ts';
@@ -12,7 +13,7 @@ import { ReviewedViews } from './reviewed-view.ts';
 import { forget, getSession, getSessions, listSessions, openSession } from './sessions.ts';
 import { log, verify } from './verify.ts';
 import { createWriteQueue } from './db/index.ts';
-import { createRecallIndex } from './recall/recall-index.ts';
+import { NOTE_VECTORS_TABLE, createRecallIndex } from './recall/recall-index.ts';
 import type { RecallIndex } from './recall/recall-index.ts';
 import type { RecallNote } from './recall/render.ts';
 import { EmbeddingError } from './recall/adapter.ts';
@@ -112,6 +113,7 @@ export async function createMemoryStore(options: MemoryStoreOptions): Promise<Me
         onlyLiveNotes: true,
         // Background vectors join the notes' group commit (issue 19: shadow indexing under load).
         write: (statements) => ctx.writes.submit(statements),
+        missingNotes: (sessionId, model, limit) => missingRecallNotes(sessionId, model, limit),
       })
     : undefined;
   if (recallIndex) {
@@ -172,14 +174,30 @@ export async function createMemoryStore(options: MemoryStoreOptions): Promise<Me
             WHERE session_id = ? AND name IN (SELECT value FROM json_each(?))`,
       args: [sessionId, JSON.stringify(names)],
     });
-    return rs.rows.map((r) => ({
+    return rs.rows.map(toRecallNote);
+  }
+
+  /** A session's notes with no vector at their digest under this model (background catch-up). */
+  async function missingRecallNotes(sessionId: string, model: string, limit: number): Promise<RecallNote[]> {
+    const rs = await ctx.client.execute({
+      sql: `SELECT n.name, n.kind, n.text, n.data, n.links, n.digest FROM notes n
+            LEFT JOIN ${NOTE_VECTORS_TABLE} v ON v.session_id = n.session_id AND v.name = n.name
+            WHERE n.session_id = ? AND (v.name IS NULL OR v.digest <> n.digest OR v.model <> ?)
+            LIMIT ?`,
+      args: [sessionId, model, limit],
+    });
+    return rs.rows.map(toRecallNote);
+  }
+
+  function toRecallNote(r: Row): RecallNote {
+    return {
       name: String(r.name),
       kind: String(r.kind),
       text: String(r.text),
       data: parseStoredData(r.data),
       links: parseStoredLinks(r.links),
       digest: String(r.digest),
-    }));
+    };
   }
 
   async function recall(

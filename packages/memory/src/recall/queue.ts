@@ -31,7 +31,10 @@ export interface RecallQueueOptions {
    * next starts no sooner than t × (1 − share) / share later. 0.1 by default. Light load never
    * meets it (a batch of a few notes takes a millisecond); under heavy load it keeps indexing from
    * taking the CPU the agents' own calls need. What it leaves undone stays queued, up to
-   * `maxPending`; past that, the sessions are marked and the next recall catches them up.
+   * `maxPending`; past that, the sessions are marked and caught up later. The share applies
+   * while the process is busy with other work: after a pause in which the event loop was mostly
+   * idle (under 30 % utilised), batches may take half the time, so a backlog clears quickly
+   * once the load drops.
    */
   busyShare?: number;
 }
@@ -46,6 +49,12 @@ export interface IndexQueueOptions extends RecallQueueOptions {
   index(batch: ReadonlyMap<string, RecallNote[]>): Promise<unknown>;
   /** By default a process warning is emitted when a session's batch is given up. */
   onBackgroundError?: BackgroundErrorListener | undefined;
+  /**
+   * Up to `limit` notes of a marked session that have no vector at their current digest. With it,
+   * the queue catches marked sessions up by itself whenever it has nothing else to do (at the same
+   * `busyShare`); without it, a marked session waits for its next recall.
+   */
+  refill?: ((sessionId: string, limit: number) => Promise<RecallNote[]>) | undefined;
 }
 
 // Function-typed properties, not methods: the index hands them out unbound (`indexLater: queue.add`).
@@ -77,6 +86,9 @@ interface SessionQueue {
   retryAt: number;
 }
 
+/** The share of the time batches may take while the process is otherwise idle. */
+const IDLE_SHARE = 0.5;
+
 const warnWhenGivenUp: BackgroundErrorListener = (error, info) => {
   if (!info.gaveUp) return;
   const message = error instanceof Error ? error.message : String(error);
@@ -107,6 +119,10 @@ export function createIndexQueue(options: IndexQueueOptions): IndexQueue {
   let timerAt = Infinity;
   /** No batch starts before this (performance.now()): the pause `busyShare` asks for. */
   let restUntil = 0;
+  /** Event-loop utilisation when the last batch ended: how busy the pause since then was. */
+  let afterLastBatch = performance.eventLoopUtilization();
+  /** After a failed refill, background catch-up waits `maxDelayMs` (recall still catches up). */
+  let refillAfter = 0;
 
   const report: BackgroundErrorListener = (error, info) => {
     try {
@@ -166,6 +182,8 @@ export function createIndexQueue(options: IndexQueueOptions): IndexQueue {
     if (closed || running) return;
     let earliest = Infinity;
     for (const q of queues.values()) if (q.notes.size > 0) earliest = Math.min(earliest, q.retryAt);
+    // Marked sessions are caught up when nothing else is due.
+    if (earliest === Infinity && options.refill && marked.size > 0) earliest = refillAfter;
     if (earliest === Infinity) return;
     const at = Math.max(earliest, restUntil, performance.now() + flushDelayMs);
     if (timer && timerAt <= at) return;
@@ -180,6 +198,15 @@ export function createIndexQueue(options: IndexQueueOptions): IndexQueue {
       Math.max(0, at - performance.now()),
     );
     timer.unref?.();
+  }
+
+  /** Sets the pause after a batch that took `took` ms, by how busy the process was meanwhile. */
+  function rest(took: number): void {
+    const now = performance.eventLoopUtilization();
+    const busy = performance.eventLoopUtilization(now, afterLastBatch).utilization;
+    afterLastBatch = now;
+    const share = busy < 0.3 ? Math.max(busyShare, IDLE_SHARE) : busyShare;
+    restUntil = performance.now() + (took * (1 - share)) / share;
   }
 
   /** Runs one batch of the sessions due (all of them with `ignoreBackoff`); false when it failed. */
@@ -203,14 +230,47 @@ export function createIndexQueue(options: IndexQueueOptions): IndexQueue {
       queues.set(sessionId, q);
     }
     if (batch.size === 0) {
+      if (options.refill && marked.size > 0 && !ignoreBackoff && t >= refillAfter) return refillOne(t);
       schedule();
       return Promise.resolve(true);
     }
     running = run(batch, taken).finally(() => {
       running = undefined;
       const took = performance.now() - t;
-      restUntil = performance.now() + (took * (1 - busyShare)) / busyShare;
+      rest(took);
       for (const [sessionId, q] of queues) if (q.notes.size === 0) queues.delete(sessionId);
+      schedule();
+    });
+    return running;
+  }
+
+  /**
+   * Nothing is queued: reads the next notes a marked session is missing and queues them (they
+   * are indexed as any queued note). A session with nothing missing is caught up.
+   */
+  function refillOne(t: number): Promise<boolean> {
+    const sessionId = marked.values().next().value!;
+    running = (async () => {
+      try {
+        const notes = await options.refill!(sessionId, batchSize);
+        // Cancelled (forgotten) meanwhile: nothing of it is queued again.
+        if (closed || !marked.has(sessionId)) return true;
+        if (notes.length === 0) marked.delete(sessionId);
+        else {
+          const q = queues.get(sessionId) ?? { notes: new Map(), attempts: 0, retryAt: 0 };
+          queues.set(sessionId, q);
+          for (const n of notes) if (!q.notes.has(n.name)) q.notes.set(n.name, n);
+        }
+        return true;
+      } catch (err) {
+        // Left marked: the next recall of the session catches it up.
+        refillAfter = performance.now() + maxDelayMs;
+        report(err, { sessionId, attempt: 1, gaveUp: true });
+        return false;
+      }
+    })().finally(() => {
+      running = undefined;
+      rest(performance.now() - t);
       schedule();
     });
     return running;

@@ -301,7 +301,7 @@ describe('recall index on libSQL', () => {
     expect(await rows()).toHaveLength(312);
   });
 
-  it('background batches keep to their share of the time (busyShare), and drain ignores it', async () => {
+  it('background batches keep to their share of the time while the process is busy, take more when it idles, and drain ignores it', async () => {
     const base = createLocalEmbeddingAdapter({ dimensions: 64 });
     const calls: Array<{ start: number; end: number }> = [];
     const slow: EmbeddingAdapter = {
@@ -316,16 +316,46 @@ describe('recall index on libSQL', () => {
     };
     const ix = open({ adapter: slow, queue: { busyShare: 0.25 } });
     ix.indexLater('s1', [note('lead:a', 'first')]);
+    // The process is busy (the event loop held for 150 ms) while the first batch waits and runs.
+    const until = performance.now() + 150;
+    while (performance.now() < until);
     await vi.waitFor(() => expect(calls).toHaveLength(1));
     ix.indexLater('s2', [note('lead:b', 'second')]);
     await vi.waitFor(() => expect(calls).toHaveLength(2), { timeout: 2_000 });
-    // The first batch took ≥ 40 ms, so at a quarter of the time the next waits ≥ 120 ms.
+    // The first batch took ≥ 40 ms: at a quarter of the time, the next waits ≥ 120 ms.
     expect(calls[1]!.start - calls[0]!.end).toBeGreaterThanOrEqual(110);
+    // Since then the process idled: the next batch may take half the time (a ~40 ms pause).
+    await vi.waitFor(() => expect(ix.pending()).toBe(0));
     ix.indexLater('s3', [note('lead:c', 'third')]);
+    await vi.waitFor(() => expect(calls).toHaveLength(3), { timeout: 2_000 });
+    expect(calls[2]!.start - calls[1]!.end).toBeLessThan(110);
+    ix.indexLater('s4', [note('lead:d', 'fourth')]);
     const t = performance.now();
     expect(await ix.drain()).toBe(0);
     expect(performance.now() - t).toBeLessThan(110);
-    expect(await rows()).toHaveLength(3);
+    expect(await rows()).toHaveLength(4);
+  });
+
+  it('a session the full queue had to leave is caught up in the background, without a recall', async () => {
+    const all = Array.from({ length: 8 }, (_, i) => note(`lead:q${i}`, `queued note ${i}`));
+    const asked: number[] = [];
+    const ix = open({
+      queue: { maxPending: 3 },
+      onBackgroundError: () => {},
+      // What the store answers: the notes with no vector at their digest.
+      missingNotes: async (sessionId, _model, limit) => {
+        asked.push(limit);
+        const have = new Map((await rows(sessionId)).map((r) => [r.name, r.digest]));
+        return all.filter((n) => have.get(n.name) !== n.digest).slice(0, 2);
+      },
+    });
+    ix.indexLater('s1', all);
+    expect(ix.pending('s1')).toBe(3);
+    expect((await ix.status('s1', digestsOf(all))).needsCatchUp).toBe(true);
+    await vi.waitFor(async () => expect(await rows('s1')).toHaveLength(8), { timeout: 3_000 });
+    await vi.waitFor(async () => expect((await ix.status('s1', digestsOf(all))).needsCatchUp).toBe(false));
+    // Three refills of two notes, then one that finds nothing missing.
+    expect(asked.length).toBeGreaterThanOrEqual(4);
   });
 
   it('background indexing retries failures and never throws', async () => {

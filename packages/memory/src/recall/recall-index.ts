@@ -101,6 +101,12 @@ export interface RecallIndexOptions {
    * landing after one would leave a forgotten note's vector behind.
    */
   onlyLiveNotes?: boolean;
+  /**
+   * Up to `limit` notes of a session with no vector at their current digest under `model`. With
+   * it, sessions that background indexing had to leave (queue full, gave up) are caught up in the
+   * background once nothing else is queued; without it, at their next recall. The store sets it.
+   */
+  missingNotes?: (sessionId: string, model: string, limit: number) => Promise<RecallNote[]>;
   /** Bounds of the in-memory copies the exact scan reads (session-vectors.ts). */
   sessionVectors?: SessionVectorOptions;
   /**
@@ -168,6 +174,7 @@ export function createRecallIndex(options: RecallIndexOptions): RecallIndex {
     ...options.queue,
     index: indexQueued,
     onBackgroundError: options.onBackgroundError,
+    refill: options.missingNotes && ((sessionId, limit) => options.missingNotes!(sessionId, model, limit)),
   });
 
   let ready: Promise<void> | undefined;
