@@ -28,7 +28,7 @@ export interface RecallQueueOptions {
   flushDelayMs?: number;
   /**
    * The largest share of the time background batches may take: after a batch that took t ms, the
-   * next starts no sooner than t × (1 − share) / share later. 0.1 by default. Light load never
+   * next starts no sooner than t × (1 − share) / share later. 0.05 by default. Light load never
    * meets it (a batch of a few notes takes a millisecond); under heavy load it keeps indexing from
    * taking the CPU the agents' own calls need. What it leaves undone stays queued, up to
    * `maxPending`; past that, the sessions are marked and caught up later. The share applies
@@ -105,7 +105,7 @@ export function createIndexQueue(options: IndexQueueOptions): IndexQueue {
   const maxDelayMs = options.maxDelayMs ?? 60_000;
   const batchSize = options.batchSize ?? 256;
   const flushDelayMs = options.flushDelayMs ?? 5;
-  const busyShare = options.busyShare ?? 0.1;
+  const busyShare = options.busyShare ?? 0.05;
   if (!(busyShare > 0 && busyShare <= 1))
     throw new RangeError('recall: busyShare is a share above 0, at most 1');
   const onBackgroundError = options.onBackgroundError ?? warnWhenGivenUp;
@@ -200,19 +200,26 @@ export function createIndexQueue(options: IndexQueueOptions): IndexQueue {
     timer.unref?.();
   }
 
-  /** Sets the pause after a batch that took `took` ms, by how busy the process was meanwhile. */
-  function rest(took: number): void {
-    const now = performance.eventLoopUtilization();
-    const busy = performance.eventLoopUtilization(now, afterLastBatch).utilization;
-    afterLastBatch = now;
-    const share = busy < 0.3 ? Math.max(busyShare, IDLE_SHARE) : busyShare;
+  /**
+   * Sets the pause after a batch that took `took` ms, by how busy the event loop was in the pause
+   * before it (`pauseUse`: the batch's own work is not counted as load).
+   */
+  function rest(took: number, pauseUse: number): void {
+    afterLastBatch = performance.eventLoopUtilization();
+    const share = pauseUse < 0.3 ? Math.max(busyShare, IDLE_SHARE) : busyShare;
     restUntil = performance.now() + (took * (1 - share)) / share;
+  }
+
+  /** How busy the event loop was since the last batch ended. */
+  function pauseUse(): number {
+    return performance.eventLoopUtilization(performance.eventLoopUtilization(), afterLastBatch).utilization;
   }
 
   /** Runs one batch of the sessions due (all of them with `ignoreBackoff`); false when it failed. */
   function flush(ignoreBackoff: boolean): Promise<boolean> {
     if (running) return running;
     const t = performance.now();
+    const use = pauseUse();
     const batch = new Map<string, RecallNote[]>();
     const taken = new Map<string, SessionQueue>();
     let room = batchSize;
@@ -230,14 +237,14 @@ export function createIndexQueue(options: IndexQueueOptions): IndexQueue {
       queues.set(sessionId, q);
     }
     if (batch.size === 0) {
-      if (options.refill && marked.size > 0 && !ignoreBackoff && t >= refillAfter) return refillOne(t);
+      if (options.refill && marked.size > 0 && !ignoreBackoff && t >= refillAfter) return refillOne(t, use);
       schedule();
       return Promise.resolve(true);
     }
     running = run(batch, taken).finally(() => {
       running = undefined;
       const took = performance.now() - t;
-      rest(took);
+      rest(took, use);
       for (const [sessionId, q] of queues) if (q.notes.size === 0) queues.delete(sessionId);
       schedule();
     });
@@ -248,7 +255,7 @@ export function createIndexQueue(options: IndexQueueOptions): IndexQueue {
    * Nothing is queued: reads the next notes a marked session is missing and queues them (they
    * are indexed as any queued note). A session with nothing missing is caught up.
    */
-  function refillOne(t: number): Promise<boolean> {
+  function refillOne(t: number, use: number): Promise<boolean> {
     const sessionId = marked.values().next().value!;
     running = (async () => {
       try {
@@ -270,7 +277,7 @@ export function createIndexQueue(options: IndexQueueOptions): IndexQueue {
       }
     })().finally(() => {
       running = undefined;
-      rest(performance.now() - t);
+      rest(performance.now() - t, use);
       schedule();
     });
     return running;
