@@ -12,6 +12,9 @@ export const FIGURES = {
     'document search at 10k and 100k chunks of one owner vs the SQL scan it replaced, and the indexing rate',
   agents:
     '50 agents writing through one API process (the defaults, recall off, MEMORY_DB_THREAD=main, NORMAL)',
+  shadow:
+    '50 agents: the defaults (recall in shadow) against recall off, in alternating windows (target ≥ 0.9×)',
+  server: '50 agents through 1 and through 2 API processes on one libSQL server (sqld) vs raw commits on it',
   purge: "the purge worker on 10,000 expired sessions, and a writer's worst latency meanwhile",
   verify: 'verify (replay) of a 100,000-entry log vs a raw paged read',
   memory: 'API resident memory with 10,000 open sessions (the defaults) vs bare node + @libsql/client',

@@ -15,6 +15,22 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 128, keepAliveMsecs:
 export const apiDir = fileURLToPath(new URL('../../apps/api/', import.meta.url));
 const apiEntry = join(apiDir, 'dist', 'main.js');
 
+/**
+ * The Node flags of the API's own start script (`node --max-semi-space-size=16 dist/main.js` in
+ * apps/api/package.json), so the bench measures the process users start.
+ */
+export function apiStartFlags(): string[] {
+  const manifest = JSON.parse(readFileSync(join(apiDir, 'package.json'), 'utf8')) as {
+    scripts: { start: string };
+  };
+  const [command, ...words] = manifest.scripts.start.split(/\s+/);
+  if (command !== 'node' || words.at(-1) !== 'dist/main.js')
+    throw new Error(
+      `apps/api's start script is not \`node [flags] dist/main.js\`: ${manifest.scripts.start}`,
+    );
+  return words.slice(0, -1);
+}
+
 export interface Answer {
   ok: boolean;
   status: number;
@@ -23,12 +39,30 @@ export interface Answer {
   currentVersion?: number;
 }
 
+/** A call that got no whole answer within its `timeoutMs`; the request is cut off. */
+export class RequestTimeout extends Error {
+  constructor(path: string, ms: number) {
+    super(`${path}: no answer within ${ms} ms`);
+    this.name = 'RequestTimeout';
+  }
+}
+
+export interface CallOptions {
+  /**
+   * Rejects with {@link RequestTimeout} when the whole answer has not arrived this many ms after
+   * the call, and destroys the socket (a late answer cannot land on the next request). Unset: no
+   * limit.
+   */
+  timeoutMs?: number;
+}
+
 export function trpc(
   port: number,
   kind: 'query' | 'mutation',
   path: string,
   input?: unknown,
   token?: string,
+  options: CallOptions = {},
 ): Promise<Answer> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (token) headers.authorization = `Bearer ${token}`;
@@ -39,6 +73,7 @@ export function trpc(
   const body = kind === 'mutation' ? JSON.stringify(input ?? null) : undefined;
   if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
   return new Promise((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined;
     const req = http.request(
       { host: '127.0.0.1', port, path: url, method: kind === 'query' ? 'GET' : 'POST', headers, agent },
       (res) => {
@@ -54,6 +89,7 @@ export function trpc(
           } catch {
             /* not JSON */
           }
+          clearTimeout(timer);
           resolve({
             ok: parsed.result !== undefined,
             status: res.statusCode ?? 0,
@@ -64,7 +100,19 @@ export function trpc(
         });
       },
     );
-    req.on('error', reject);
+    req.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    if (options.timeoutMs !== undefined) {
+      const ms = options.timeoutMs;
+      // Settled here, not through the request's events: whatever state the exchange is in
+      // (waiting for headers, half a body), the caller gets an answer at the deadline.
+      timer = setTimeout(() => {
+        reject(new RequestTimeout(path, ms));
+        req.destroy();
+      }, ms);
+    }
     req.end(body);
   });
 }
@@ -104,7 +152,7 @@ export async function startApi(dataDir: string, env: Record<string, string> = {}
   const port = await freePort();
   // BENCH_API_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the API under load.
   const nodeArgs = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, apiEntry], {
+  const child: ChildProcess = spawn(process.execPath, [...apiStartFlags(), ...nodeArgs, apiEntry], {
     cwd: apiDir,
     env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, DEMO: '1', RUNTIME_KEY, ...env },
     // The structured log line per call is part of the API's own cost; it goes to /dev/null here.
@@ -115,7 +163,10 @@ export async function startApi(dataDir: string, env: Record<string, string> = {}
   const exit = new Promise<void>((r) => child.on('exit', () => r()));
   const deadline = Date.now() + 90_000;
   for (;;) {
-    const h = await trpc(port, 'query', 'health').catch(() => null);
+    // A process that took the connection but never answers must not outlast the deadline.
+    const h = await trpc(port, 'query', 'health', undefined, undefined, { timeoutMs: 5_000 }).catch(
+      () => null,
+    );
     if (h?.ok) break;
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the API did not start:\n${err}`);
     await new Promise((r) => setTimeout(r, 100));
@@ -145,14 +196,17 @@ export interface Owner {
   documentId: string;
 }
 
-export async function loginOwner(port: number): Promise<Owner> {
-  const users = must<Array<{ id: string }>>(await trpc(port, 'query', 'auth.demoUsers'), 'auth.demoUsers');
+export async function loginOwner(port: number, options: CallOptions = {}): Promise<Owner> {
+  const users = must<Array<{ id: string }>>(
+    await trpc(port, 'query', 'auth.demoUsers', undefined, undefined, options),
+    'auth.demoUsers',
+  );
   const login = must<{ userToken: string }>(
-    await trpc(port, 'mutation', 'auth.login', { userId: users[0]!.id }),
+    await trpc(port, 'mutation', 'auth.login', { userId: users[0]!.id }, undefined, options),
     'auth.login',
   );
   const docs = must<Array<{ id: string; access: string }>>(
-    await trpc(port, 'query', 'documents.list', undefined, login.userToken),
+    await trpc(port, 'query', 'documents.list', undefined, login.userToken, options),
     'documents.list',
   );
   return { token: login.userToken, documentId: docs.find((d) => d.access === 'owner')!.id };
@@ -161,14 +215,22 @@ export async function loginOwner(port: number): Promise<Owner> {
 export async function acceptRun(
   port: number,
   owner: Owner,
+  options: CallOptions = {},
 ): Promise<{ runToken: string; sessionId: string }> {
   // The owner accepts; the bench, as the hosted runtime, claims the run for its token.
   const run = must<{ runId: string; sessionId: string }>(
-    await trpc(port, 'mutation', 'runs.accept', { documentId: owner.documentId, mode: 'chat' }, owner.token),
+    await trpc(
+      port,
+      'mutation',
+      'runs.accept',
+      { documentId: owner.documentId, mode: 'chat' },
+      owner.token,
+      options,
+    ),
     'runs.accept',
   );
   const claim = must<{ runToken: string }>(
-    await trpc(port, 'mutation', 'runtime.claim', { runId: run.runId }, RUNTIME_KEY),
+    await trpc(port, 'mutation', 'runtime.claim', { runId: run.runId }, RUNTIME_KEY, options),
     'runtime.claim',
   );
   return { runToken: claim.runToken, sessionId: run.sessionId };

@@ -17,6 +17,8 @@ import type { FigureName } from './cli.ts';
 import { settleDisk } from './figure.ts';
 import type { BenchContext, Figure, Row } from './figure.ts';
 import { agentsConcurrently } from './figures/agents-50.ts';
+import { agentsOnServer } from './figures/agents-server.ts';
+import { shadowCost } from './figures/shadow-cost.ts';
 import { documentSearch } from './figures/document-search.ts';
 import { purgeWhileWriting } from './figures/purge.ts';
 import { queryAndRead } from './figures/query-read-scaling.ts';
@@ -48,6 +50,10 @@ const steps: Record<FigureName, Figure[]> = {
     (ctx) => agentsConcurrently(ctx, 'main', 'FULL', 'shadow'),
     (ctx) => agentsConcurrently(ctx, 'worker', 'NORMAL', 'shadow'),
   ],
+  // What shadow indexing costs, measured in alternating windows so machine noise falls on both.
+  shadow: [shadowCost],
+  // The same 50 agents past one machine: the databases on libSQL servers, 1 then 2 API processes.
+  server: [(ctx) => agentsOnServer(ctx, 1), (ctx) => agentsOnServer(ctx, 2)],
   purge: [purgeWhileWriting],
   verify: [verifyLongLog],
   memory: [memoryWithOpenSessions],
