@@ -1,8 +1,10 @@
 /**
  * The purge worker for the purge figure, in its own process as in production
- * (`pnpm --filter @sponge/api purge`): passes until nothing is left, then reports.
+ * (`pnpm --filter @sponge/api purge`): passes until nothing is left, then reports. Like the
+ * production worker it calls `purgeOnce()` with the package's defaults, unless a chunk size is
+ * given.
  *
- *   node --import tsx src/purge-child.ts <db-path> <chunk-size>
+ *   node --import tsx src/purge-child.ts <db-path> [chunk-size]
  */
 import { openBenchPurger } from './store.ts';
 
@@ -13,7 +15,7 @@ let sessions = 0;
 let rows = 0;
 let passes = 0;
 for (;;) {
-  const r = await purger.purgeOnce({ chunkSize: Number(chunk ?? 500) });
+  const r = await purger.purgeOnce(chunk === undefined ? {} : { chunkSize: Number(chunk) });
   passes++;
   sessions += r.purgedSessions;
   rows += r.deletedRows;

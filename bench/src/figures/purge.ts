@@ -1,11 +1,14 @@
 /**
  * `purge`: the purge worker, in a process of its own as in production, deleting 10,000 expired
  * sessions of 20 notes while an agent writes to a live session of the same file: notes purged per
- * second beside raw deletes, and the writer's worst latency beside the same writer with no purge.
+ * second beside raw deletes of the same rows, and the writer's worst latency beside the same
+ * writer with no purge.
  */
 import { spawn } from 'node:child_process';
+import { copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { elapsedSeconds, ms, round } from '../figure.ts';
+import type { Client } from '@libsql/client';
+import { elapsedSeconds, ms, round, settleDisk } from '../figure.ts';
 import type { BenchContext, Row } from '../figure.ts';
 import { openRaw } from '../raw.ts';
 import { summarize, time } from '../stats.ts';
@@ -28,6 +31,12 @@ export async function purgeWhileWriting(ctx: BenchContext): Promise<Row[]> {
   }
   old.close();
   builds[`${sessions} expired sessions × 20 notes`] = elapsedSeconds(t0);
+  // The raw baseline's file: a copy of the expired sessions, taken before anything else writes.
+  const rawPath = join(work, 'raw-purge.db');
+  for (const suffix of ['', '-wal']) {
+    if (existsSync(path + suffix)) copyFileSync(path + suffix, rawPath + suffix);
+  }
+  settleDisk();
 
   const live = await openStore(path);
   const s = await live.openSession({ ownerId: 'u', documentId: 'd', runId: 'live', pinnedRevision: 0 });
@@ -44,10 +53,10 @@ export async function purgeWhileWriting(ctx: BenchContext): Promise<Row[]> {
     ).version;
     i++;
   };
-  const idle = summarize(await time(one, quick ? 200 : 500, 20));
+  await time(one, 0, 20);
 
   log('purging in a separate process while an agent writes');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/purge-child.ts', path, '500'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/purge-child.ts', path], {
     cwd: benchDir,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -55,56 +64,98 @@ export async function purgeWhileWriting(ctx: BenchContext): Promise<Row[]> {
   child.stdout.on('data', (d) => (out += String(d)));
   let running = true;
   const exited = new Promise<void>((r) => child.on('exit', () => ((running = false), r())));
-  const during: number[] = [];
-  while (running) {
+  // The local driver settles its promises at once: without a turn of the event loop between calls
+  // the child's exit would never be noticed. The writer with no purge takes the same turns.
+  const timeOne = async (into: number[]) => {
     const t = performance.now();
     await one();
-    during.push(performance.now() - t);
-    // The local driver settles its promises at once: without a turn of the event loop the
-    // child's exit would never be noticed.
+    into.push(performance.now() - t);
     await new Promise((r) => setImmediate(r));
-  }
+  };
+  const during: number[] = [];
+  while (running) await timeOne(during);
   await exited;
+  // The same writer with no purge, right after, for as many calls: the worst of ten thousand calls
+  // and the worst of 500 (what this baseline used to time) are not the same statistic.
+  const alone: number[] = [];
+  while (alone.length < during.length) await timeOne(alone);
   live.close();
+  const idle = summarize(alone);
   const report = JSON.parse(out.trim()) as { sessions: number; rows: number; passes: number; ms: number };
   const notesPerSecond = (sessions * 20) / (report.ms / 1000);
   const d = summarize(during);
 
-  // Raw baseline: the same rows deleted one session per write batch, at the same settings.
-  const raw = await openRaw(join(work, 'raw-purge.db'), 'FULL');
-  for (let first = 0; first < sessions * 20; first += 2_000) {
-    const stmts = Array.from({ length: 2_000 }, (_, k) => ({
-      sql: 'INSERT INTO notes (session_id, name, version, text, data, digest) VALUES (?, ?, 1, ?, NULL, ?)',
-      args: [`p${Math.floor((first + k) / 20)}`, `lead:n${first + k}`, NOTE_TEXT, 'f'.repeat(64)],
-    }));
-    await raw.batch(stmts, 'write');
-  }
-  const r0 = performance.now();
-  for (let p = 0; p < sessions; p++)
-    await raw.batch([{ sql: 'DELETE FROM notes WHERE session_id = ?', args: [`p${p}`] }], 'write');
-  const rawNotesPerSecond = (sessions * 20) / ((performance.now() - r0) / 1000);
+  settleDisk();
+  const raw = await openRaw(rawPath, 'FULL');
+  const baseline = await rawDeletes(raw);
   raw.close();
+  if (baseline.rows !== report.rows) {
+    throw new Error(
+      `the raw baseline deleted ${baseline.rows} rows and the purge ${report.rows}: they must delete the same rows`,
+    );
+  }
+  const rawNotesPerSecond = (sessions * 20) / (baseline.ms / 1000);
+  const ratio = notesPerSecond / rawNotesPerSecond;
 
   return [
     {
       figure: `purge ${sessions.toLocaleString('en')} expired sessions × 20 notes (notes purged/s)`,
       sync: 'FULL',
       project: `${notesPerSecond.toFixed(0)} notes/s (${(report.ms / 1000).toFixed(1)} s, ${report.rows} rows, ${report.passes} passes)`,
-      baseline: `raw one DELETE per session per batch: ${rawNotesPerSecond.toFixed(0)} notes/s`,
-      ratio: round(notesPerSecond / rawNotesPerSecond),
-      target: '',
-      met: null,
-      raw: report,
+      baseline: `raw on a copy of the file, triggers dropped, one batch per session deleting its rows of ${baseline.tables.join(', ')}: ${rawNotesPerSecond.toFixed(0)} notes/s`,
+      ratio: round(ratio),
+      target: '≥ 0.5×',
+      met: ratio >= 0.5,
+      raw: { ...report, baseline },
     },
     {
       figure: 'worst remember latency while the purge runs',
       sync: 'FULL',
-      project: `max ${ms(d.max)} ms (p50 ${ms(d.p50)}, p99 ${ms(d.p99)}, ${d.n} calls)`,
-      baseline: `same writer with no purge: max ${ms(idle.max)} ms (p50 ${ms(idle.p50)}, p99 ${ms(idle.p99)})`,
+      project: `max ${ms(d.max)} ms (p50 ${ms(d.p50)}, p99 ${ms(d.p99)}, ${d.n} calls, ${over(during, 100)} > 100 ms)`,
+      baseline: `same writer with no purge, as many calls: max ${ms(idle.max)} ms (p50 ${ms(idle.p50)}, p99 ${ms(idle.p99)}, ${over(alone, 100)} > 100 ms)`,
       ratio: round(d.max / idle.max),
       target: 'no call > 100 ms',
       met: d.max < 100,
-      raw: { during: d, idle },
+      // How many calls passed 50 and 100 ms: one stall and a steady excess read differently.
+      raw: {
+        during: { ...d, over50: over(during, 50), over100: over(during, 100) },
+        idle: { ...idle, over50: over(alone, 50), over100: over(alone, 100) },
+      },
     },
   ];
 }
+
+/**
+ * The baseline: the same rows deleted with the least SQL, from a copy of the file the purge
+ * started from (the same tables, indexes and pages). The copy keeps the store's tables but none of
+ * its rules: its triggers are dropped (they refuse deleting a live session's log, among others).
+ * The tables are the store's content tables, found the way the purge finds them (every table with
+ * a `session_id` column); each session is one write batch with one `DELETE … WHERE session_id = ?`
+ * per table, one after the other, with no pause and no session bookkeeping (the purge also marks
+ * each session purged and its content cleared). `openRaw` sets the baseline's pragmas; its
+ * `CREATE … IF NOT EXISTS` finds the copied `notes` table and index and changes nothing.
+ */
+async function rawDeletes(raw: Client): Promise<{ tables: string[]; rows: number; ms: number }> {
+  const triggers = await raw.execute(`SELECT name FROM sqlite_master WHERE type = 'trigger'`);
+  for (const t of triggers.rows) await raw.execute(`DROP TRIGGER "${String(t.name)}"`);
+  const tables = (
+    await raw.execute(
+      `SELECT m.name AS name FROM sqlite_master AS m
+        WHERE m.type = 'table' AND EXISTS (SELECT 1 FROM pragma_table_info(m.name) WHERE name = 'session_id')
+        ORDER BY m.name`,
+    )
+  ).rows.map((r) => String(r.name));
+  const ids = (await raw.execute('SELECT id FROM sessions ORDER BY rowid')).rows.map((r) => String(r.id));
+  let rows = 0;
+  const t0 = performance.now();
+  for (const id of ids) {
+    const results = await raw.batch(
+      tables.map((table) => ({ sql: `DELETE FROM ${table} WHERE session_id = ?`, args: [id] })),
+      'write',
+    );
+    for (const rs of results) rows += rs.rowsAffected;
+  }
+  return { tables, rows, ms: performance.now() - t0 };
+}
+
+const over = (durations: number[], ms: number): number => durations.filter((d) => d > ms).length;

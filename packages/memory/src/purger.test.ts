@@ -1,7 +1,8 @@
 import { createClient } from '@libsql/client';
-import type { InStatement } from '@libsql/client';
+import type { Client, InStatement } from '@libsql/client';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from './db/index.ts';
+import { busyRetryGapMs } from './purge-pacing.ts';
 import { purgePass } from './purger.ts';
 import { TEST_PURGE_KEY, adds, failure, reasonOf, withHarness } from './test-support.ts';
 
@@ -118,7 +119,7 @@ describe('purge worker', () => {
       expect(await h.store.forget(ctx.sessionId)).toMatchObject({ state: 'purged' });
     }));
 
-  it('deletes in short write batches (chunkSize rows per table) and pauses at least as long as each write held the lock', () =>
+  it('deletes in short write batches (chunkSize rows per table) and pauses long enough for a queued writer to get in', () =>
     withHarness(async (h) => {
       const sessions = [await h.session(), await h.session()];
       for (const { ctx } of sessions) {
@@ -130,56 +131,108 @@ describe('purge worker', () => {
       h.clock.advance(DAY);
       // Watch every write the pass sends: its statements, rows, start and end.
       const real = await openDatabase({ url: h.memoryUrl });
-      const writes: Array<{ start: number; end: number; deleted: number[] }> = [];
-      const spy = new Proxy(real, {
-        get(target, prop, receiver) {
-          if (prop === 'batch') {
-            return async (stmts: InStatement[], mode: 'write') => {
-              const start = performance.now();
-              const results = await target.batch(stmts, mode);
-              const deleted = stmts.flatMap((st, i) =>
-                typeof st !== 'string' && st.sql.startsWith('DELETE') ? [results[i]!.rowsAffected] : [],
-              );
-              writes.push({ start, end: performance.now(), deleted });
-              return results;
-            };
-          }
-          if (prop === 'execute') {
-            return async (stmt: InStatement) => {
-              const start = performance.now();
-              const rs = await target.execute(stmt);
-              if (typeof stmt !== 'string' && /^\s*(UPDATE|DELETE|INSERT)/.test(stmt.sql))
-                writes.push({ start, end: performance.now(), deleted: [] });
-              return rs;
-            };
-          }
-          return Reflect.get(target, prop, receiver) as unknown;
-        },
-      });
+      const { spy, writes } = watchWrites(real);
       try {
         const report = await purgePass(spy, h.memoryUrl, h.clock.now, {
           chunkSize: 7,
           sessionsPerBatch: 2,
+          // Long enough that a slow machine does not shrink the group below the two sessions.
+          targetHoldMs: 60_000,
           closePerStatement: 1,
-          minPauseMs: 3,
+          pauseSlackMs: 3,
         });
         // Per session: 30 notes + 30 changes + 3 log rows.
         expect(report).toMatchObject({ purgedSessions: 2, deletedRows: 126 });
         const deletes = writes.flatMap((w) => w.deleted);
         expect(Math.max(...deletes)).toBeLessThanOrEqual(7);
         expect(deletes.reduce((a, b) => a + b, 0)).toBe(126);
-        // 60 notes of the two sessions, 7 a batch: at least 9 delete batches, both sessions in each.
-        expect(writes.filter((w) => w.deleted.length > 0).length).toBeGreaterThanOrEqual(Math.ceil(60 / 7));
+        // 60 notes of the two sessions, 7 a batch: 9 delete batches, the first over both sessions.
+        const deleteBatches = writes.filter((w) => w.deleted.length > 0);
+        expect(deleteBatches).toHaveLength(Math.ceil(60 / 7));
+        expect(deleteBatches[0]!.sessions).toBe(2);
         // Closing one session per statement: two closing writes (and a last one that finds none).
-        // Between one write's end and the next write's start: at least the pause.
+        // Between one write's end and the next write's start: at least the pause, measured from
+        // the write's own end (the checkpoint runs inside it).
         for (let i = 1; i < writes.length; i++) {
           const held = writes[i - 1]!.end - writes[i - 1]!.start;
           expect(writes[i]!.start - writes[i - 1]!.end, `gap after write ${i - 1}`).toBeGreaterThanOrEqual(
-            Math.max(3, held) - 1,
+            busyRetryGapMs(Math.min(held, 100)) + 3,
           );
         }
       } finally {
         real.close();
+      }
+    }));
+
+  it('sizes each delete group by how long full groups held the lock', () =>
+    withHarness(async (h) => {
+      for (let i = 0; i < 60; i++) {
+        const { ctx } = await h.session();
+        await h.store.remember(ctx, { basedOn: 0, requestId: '1', changes: adds('x', 1) });
+      }
+      h.clock.advance(DAY);
+      const real = await openDatabase({ url: h.memoryUrl });
+      // Every delete batch takes 25 ms longer than it would (a slow disk).
+      const { spy, writes } = watchWrites(real, () => new Promise((r) => setTimeout(r, 25)));
+      try {
+        const report = await purgePass(spy, h.memoryUrl, h.clock.now, {
+          chunkSize: 500,
+          sessionsPerBatch: 64,
+          targetHoldMs: 10,
+          pauseSlackMs: 0,
+        });
+        expect(report).toMatchObject({ purgedSessions: 60, deletedRows: 60 * 3 });
+        const groups = writes.filter((w) => w.deleted.length > 0).map((w) => w.sessions);
+        expect(groups.reduce((a, b) => a + b, 0)).toBe(60);
+        // 16 first; a batch costing 25 ms or more fits at most 6 sessions in 10 ms: 8 after that.
+        expect(groups[0]).toBe(16);
+        expect(groups.slice(1, -1)).toEqual(groups.slice(1, -1).map(() => 8));
+      } finally {
+        real.close();
+      }
+    }));
+
+  it('keeps pauses short while another connection commits in them, longer while nobody does (a writer may have missed one)', () =>
+    withHarness(async (h) => {
+      const other = await openDatabase({ url: h.memoryUrl });
+      await other.execute('CREATE TABLE other_writes (x INTEGER)');
+      // Purges 30 one-note sessions a batch each and returns the median gap between writes.
+      const medianGap = async (committing: boolean) => {
+        for (let i = 0; i < 30; i++) {
+          const { ctx } = await h.session();
+          await h.store.remember(ctx, { basedOn: 0, requestId: '1', changes: adds('x', 1) });
+        }
+        h.clock.advance(DAY);
+        const real = await openDatabase({ url: h.memoryUrl });
+        const { spy, writes } = watchWrites(real);
+        // Another writer, committing every millisecond the pass leaves it the lock.
+        const timer = committing
+          ? setInterval(() => void other.execute('INSERT INTO other_writes VALUES (1)'), 1)
+          : null;
+        try {
+          await purgePass(spy, h.memoryUrl, h.clock.now, {
+            chunkSize: 500,
+            sessionsPerBatch: 1,
+            pauseSlackMs: 0,
+          });
+        } finally {
+          if (timer) clearInterval(timer);
+          real.close();
+        }
+        const gaps = writes
+          .slice(1)
+          .map((w, i) => w.start - writes[i]!.end)
+          .sort((a, b) => a - b);
+        return gaps[Math.floor(gaps.length / 2)]!;
+      };
+      try {
+        // Unused pauses grow until they cover a writer waiting 100 ms (25 ms between its tries).
+        const alone = await medianGap(false);
+        expect(alone).toBeGreaterThanOrEqual(25);
+        // Used pauses stay what the hold needs (a few ms here).
+        expect(await medianGap(true)).toBeLessThan(alone / 2);
+      } finally {
+        other.close();
       }
     }));
 
@@ -297,3 +350,48 @@ describe('purge worker', () => {
       }
     }));
 });
+
+/**
+ * A client that records every write the pass sends: start, end, rows each DELETE removed and
+ * how many sessions a batch deleted from. `slowBatch` runs inside each batch, after the real one
+ * (the pass counts it as time the lock was held).
+ */
+function watchWrites(real: Client, slowBatch?: () => Promise<void>) {
+  const writes: Array<{ start: number; end: number; deleted: number[]; sessions: number }> = [];
+  const spy = new Proxy(real, {
+    get(target, prop, receiver) {
+      if (prop === 'batch') {
+        return async (stmts: InStatement[], mode: 'write') => {
+          const start = performance.now();
+          const results = await target.batch(stmts, mode);
+          const deletes = stmts.flatMap((st, i) =>
+            typeof st !== 'string' && st.sql.startsWith('DELETE') ? [{ st, rs: results[i]! }] : [],
+          );
+          if (deletes.length > 0) await slowBatch?.();
+          writes.push({
+            start,
+            end: performance.now(),
+            deleted: deletes.map((d) => d.rs.rowsAffected),
+            // The group's ids, a JSON list, are each DELETE's first argument.
+            sessions:
+              deletes.length > 0
+                ? (JSON.parse(String((deletes[0]!.st.args as unknown[])[0])) as unknown[]).length
+                : 0,
+          });
+          return results;
+        };
+      }
+      if (prop === 'execute') {
+        return async (stmt: InStatement) => {
+          const start = performance.now();
+          const rs = await target.execute(stmt);
+          if (typeof stmt !== 'string' && /^\s*(UPDATE|DELETE|INSERT)/.test(stmt.sql))
+            writes.push({ start, end: performance.now(), deleted: [], sessions: 0 });
+          return rs;
+        };
+      }
+      return Reflect.get(target, prop, receiver) as unknown;
+    },
+  });
+  return { spy, writes };
+}

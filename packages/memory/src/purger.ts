@@ -15,6 +15,7 @@ import { num, str } from './context.ts';
 import { BUSY_TIMEOUT_MS, isEmbeddedUrl } from './db/index.ts';
 import { MemoryError, toMemoryError } from './errors.ts';
 import { openMemoryDatabase } from './memory-schema.ts';
+import { groupSizer, lockPacer, sleepUntil } from './purge-pacing.ts';
 import type { PurgeReport, Purger } from './types.ts';
 
 export interface PurgerOptions {
@@ -27,7 +28,10 @@ export interface PurgerOptions {
 
 export const PURGE_KEY_MIN_CHARS = 16;
 export const STUCK_OPENING_MS = 10 * 60 * 1000;
-const DEFAULT_CHUNK = 500;
+// A ceiling per batch for content the group sizing cannot see coming (a session of thousands of
+// notes): groups are sized by time (see purgePass), and sessions of ordinary size fill the
+// target hold well before they reach it.
+const DEFAULT_CHUNK = 1000;
 
 /**
  * Opens the purge worker. The first worker to open a database registers sha256(purgeKey);
@@ -35,7 +39,7 @@ const DEFAULT_CHUNK = 500;
  *
  * @example
  * const purger = await openPurger({ url: 'file:./data/memory.db', purgeKey: process.env.PURGE_KEY! });
- * const report = await purger.purgeOnce({ chunkSize: 500 });
+ * const report = await purger.purgeOnce({ chunkSize: 1000 });
  */
 export async function openPurger(options: PurgerOptions): Promise<Purger> {
   if (typeof options.purgeKey !== 'string' || options.purgeKey.length < PURGE_KEY_MIN_CHARS) {
@@ -96,32 +100,39 @@ async function checkCredential(client: Client, purgeKey: string, now: () => Date
 
 /** How a pass paces itself (tests shorten the pause; production keeps the defaults). */
 export interface PurgePacing {
-  /** At most this many rows of EACH content table per write batch. */
+  /** At most this many rows of EACH content table per write batch, whatever the group's size. */
   chunkSize: number;
-  /** Purged sessions whose content one write batch deletes (together, up to chunkSize rows per table). */
+  /** At most this many purged sessions per write batch (the group is sized below it, see targetHoldMs). */
   sessionsPerBatch?: number;
+  /** How long a delete batch aims to hold the write lock: the group of sessions grows or shrinks to it. */
+  targetHoldMs?: number;
   /** Sessions closed per statement. */
   closePerStatement?: number;
-  /** The pause after each write is at least this, and at least as long as the write took. */
-  minPauseMs?: number;
+  /** Added to each pause, past a waiting writer's next try, for its sleep running late. */
+  pauseSlackMs?: number;
 }
 
-const DEFAULT_SESSIONS_PER_BATCH = 25;
+const DEFAULT_SESSIONS_PER_BATCH = 200;
+// Under 18 ms, where the busy handler's gap (so the pause) grows from 10 to 15 ms: a writer that
+// queues behind a batch waits the hold and one gap, about 15 + 12 ms.
+const DEFAULT_TARGET_HOLD_MS = 15;
 const DEFAULT_CLOSE_PER_STATEMENT = 200;
-const DEFAULT_MIN_PAUSE_MS = 5;
+const DEFAULT_PAUSE_SLACK_MS = 2;
 
 /**
  * One purge pass over a client (exported for tests; the worker's surface is `openPurger`).
  *
  * Pacing, so agents writing in the API process never wait long for the write lock: every write
- * here is one short batch (a slice of sessions closed, or up to `chunkSize` rows per table of a
- * group of purged sessions deleted, in ONE commit rather than one per table and session), and
- * after each the pass sleeps at least as long as the write took. A writer in another process
- * waits in SQLite's busy handler, whose retries are 1, 2, 5, 10, 15, 20… ms apart, so a gap at
- * least as long as the lock was held lets it in within a retry or two. Each write is followed
- * by a PASSIVE checkpoint, which never blocks writers, so neither this pass nor an agent's
- * commit meets a large WAL; the pass ends with one TRUNCATE checkpoint of what is left, so
- * deleted content does not linger in the -wal file.
+ * here is one short batch (a slice of sessions closed, or the content of a group of purged
+ * sessions deleted, at most `chunkSize` rows per table, in ONE commit rather than one per table
+ * and session), and after each the lock stays free until a writer that queued behind it has
+ * tried again (the pause rule is purge-pacing.ts's lockPacer; `pauseSlackMs` is its margin for
+ * that writer's sleep running late). A delete group is sized so its batch holds the lock about
+ * `targetHoldMs` (groupSizer): long enough that pauses are a minority of the time, short enough
+ * that a queued writer waits a few tens of ms. Each write is followed by a PASSIVE checkpoint,
+ * which never blocks writers, so neither this pass nor an agent's commit meets a large WAL; it
+ * runs inside the pause (the lock is free meanwhile). The pass ends with one TRUNCATE checkpoint
+ * of what is left, so deleted content does not linger in the -wal file.
  */
 export async function purgePass(
   client: Client,
@@ -131,18 +142,37 @@ export async function purgePass(
 ): Promise<PurgeReport> {
   const p = typeof pacing === 'number' ? { chunkSize: pacing } : pacing;
   const chunkSize = p.chunkSize;
-  const sessionsPerBatch = p.sessionsPerBatch ?? DEFAULT_SESSIONS_PER_BATCH;
+  const maxGroup = p.sessionsPerBatch ?? DEFAULT_SESSIONS_PER_BATCH;
+  const targetHoldMs = p.targetHoldMs ?? DEFAULT_TARGET_HOLD_MS;
   const closePerStatement = p.closePerStatement ?? DEFAULT_CLOSE_PER_STATEMENT;
-  const minPauseMs = p.minPauseMs ?? DEFAULT_MIN_PAUSE_MS;
+  const pauseSlackMs = p.pauseSlackMs ?? DEFAULT_PAUSE_SLACK_MS;
   if (!Number.isInteger(chunkSize) || chunkSize < 1 || chunkSize > 100_000) {
     throw new MemoryError('invalid_input', 'chunkSize is a whole number from 1 to 100,000');
   }
   const embeddedFile = isEmbeddedUrl(url) && !url.includes(':memory:');
-  const paced = async <T>(write: () => Promise<T>): Promise<T> => {
-    const { value, heldMs } = await whenUnlocked(write);
-    if (embeddedFile) await client.execute('PRAGMA wal_checkpoint(PASSIVE)').catch(() => {});
-    await sleep(Math.max(minPauseMs, heldMs));
-    return value;
+  const pacer = lockPacer(pauseSlackMs);
+  // Changes when another connection commits; undefined when it could not be read.
+  const dataVersion = () =>
+    client.execute('PRAGMA data_version').then(
+      (rs) => num(rs.rows[0]?.[0]),
+      () => undefined,
+    );
+  const paced = async <T>(write: () => Promise<T>): Promise<{ value: T; heldMs: number }> => {
+    const done = await whenUnlocked(write);
+    const releasedAt = performance.now();
+    const resumeAt = pacer.resumeAt(releasedAt - done.heldMs, releasedAt);
+    // Only an embedded file has other processes waiting in a busy handler; a server queues them.
+    if (!embeddedFile) {
+      pacer.served();
+      await sleepUntil(resumeAt);
+      return done;
+    }
+    const before = await dataVersion();
+    await client.execute('PRAGMA wal_checkpoint(PASSIVE)').catch(() => {});
+    await sleepUntil(resumeAt);
+    const after = await dataVersion();
+    if (before !== undefined && after !== undefined && after !== before) pacer.served();
+    return done;
   };
   try {
     const at = now().toISOString();
@@ -151,7 +181,7 @@ export async function purgePass(
     // In slices, so no single statement holds the write lock for thousands of sessions.
     let purgedSessions = 0;
     for (;;) {
-      const marked = await paced(() =>
+      const { value: marked } = await paced(() =>
         client.execute({
           sql: `UPDATE sessions SET state = 'purged', purged_at = ?, note_count = 0, content_cleared = 0
                  WHERE id IN (SELECT id FROM sessions WHERE state = 'open' AND expires_at <= ? LIMIT ?)
@@ -165,29 +195,37 @@ export async function purgePass(
     }
 
     // (2) Then delete their content, a group of sessions per write batch. This also finishes
-    // sessions a crashed pass left half deleted.
+    // sessions a crashed pass left half deleted. Groups are sized by time, not by a count:
+    // sessions differ in size and disks in speed.
     let deletedRows = 0;
     let tables: string[] | null = null;
+    const groups = groupSizer(targetHoldMs, maxGroup);
     for (;;) {
+      const group = groups.size();
       // A read can meet SQLITE_BUSY too (WAL recovery), and this connection has no busy handler.
+      // INDEXED BY: left to itself the planner takes sessions_state_start and walks every purged
+      // session, whose tombstones stay forever (1.5 ms at 9,000 of them, against 0.01 ms).
       const { value: pending } = await whenUnlocked(() =>
         client.execute({
-          sql: `SELECT id FROM sessions WHERE state = 'purged' AND content_cleared = 0 LIMIT ?`,
-          args: [sessionsPerBatch],
+          sql: `SELECT id FROM sessions INDEXED BY sessions_uncleared
+                 WHERE state = 'purged' AND content_cleared = 0 LIMIT ?`,
+          args: [group],
         }),
       );
       if (pending.rows.length === 0) break;
       tables ??= (await whenUnlocked(() => sessionContentTables(client))).value;
       const ids = JSON.stringify(pending.rows.map((r) => str(r.id)));
-      const results = await paced(() =>
+      const { value: results, heldMs } = await paced(() =>
         client.batch(deleteGroupStatements(tables!, ids, chunkSize), 'write'),
       );
       for (const rs of results.slice(0, tables.length)) deletedRows += rs.rowsAffected;
+      // Only a full group says how long a bigger one would take.
+      if (pending.rows.length === group) groups.observe(group, heldMs);
     }
 
     // (3) Sessions that never finished opening.
     const stuckBefore = new Date(now().getTime() - STUCK_OPENING_MS).toISOString();
-    const emptied = await paced(() =>
+    const { value: emptied } = await paced(() =>
       client.execute({
         sql: `UPDATE sessions SET state = 'empty' WHERE state = 'opening' AND started_at < ? RETURNING id`,
         args: [stuckBefore],
@@ -213,7 +251,9 @@ function deleteGroupStatements(tables: string[], ids: string, chunkSize: number)
       args: [ids, chunkSize],
     })),
     {
-      sql: `UPDATE sessions SET content_cleared = 1
+      // INDEXED BY: otherwise the same walk over every purged tombstone as the pending read in
+      // purgePass, here with the lock held.
+      sql: `UPDATE sessions INDEXED BY sessions_uncleared SET content_cleared = 1
              WHERE state = 'purged' AND content_cleared = 0 AND id IN (SELECT value FROM json_each(?))
                ${tables.map((t) => `AND NOT EXISTS (SELECT 1 FROM ${t} WHERE session_id = sessions.id)`).join('\n               ')}`,
       args: [ids],
