@@ -9,8 +9,10 @@
  * after call k the session holds step:v1..v<k>, exactly one pair note (pair:v<k>) and a counter
  * reading k.
  */
-import type { Change } from '@sponge/contract';
+import { changesFor } from '@oh/memory/testing/call-changes';
 import { acceptChatRun, loginOwner } from '../security/harness.ts';
+
+export { changesFor };
 
 export interface Agent {
   index: number;
@@ -26,20 +28,6 @@ export interface Agent {
 }
 
 export const requestIdOf = (agent: Agent, k: number) => `a${agent.index}-${k}`;
-
-export function changesFor(k: number): Change[] {
-  const changes: Change[] = [
-    { op: 'add', name: `step:v${k}`, text: `call ${k}`, data: { k } },
-    { op: 'add', name: `pair:v${k}`, text: `pair of call ${k}` },
-  ];
-  if (k > 1) {
-    changes.push({ op: 'remove', name: `pair:v${k - 1}` });
-    changes.push({ op: 'replace', name: 'counter:main', text: String(k) });
-  } else {
-    changes.push({ op: 'add', name: 'counter:main', text: String(k) });
-  }
-  return changes;
-}
 
 /** The notes (name → text) a session holds after `v` acknowledged calls. */
 export function expectedNotes(v: number): Map<string, string> {

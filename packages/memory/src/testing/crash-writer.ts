@@ -12,27 +12,13 @@
  * After call k the session holds step:v1..v<k>, exactly one pair note (pair:v<k>) and a counter
  * reading k.
  */
-import type { Change } from '../index.ts';
+import { changesFor } from './call-changes.ts';
 import { fileUrl, openStore } from './fixtures.ts';
 
 const [dbPath, sessionId] = process.argv.slice(2);
 if (!dbPath || !sessionId) {
   process.stderr.write('usage: crash-writer.ts <db-path> <session-id>\n');
   process.exit(2);
-}
-
-function changesFor(k: number): Change[] {
-  const changes: Change[] = [
-    { op: 'add', name: `step:v${k}`, text: `call ${k}`, data: { k } },
-    { op: 'add', name: `pair:v${k}`, text: `pair of call ${k}` },
-  ];
-  if (k > 1) {
-    changes.push({ op: 'remove', name: `pair:v${k - 1}` });
-    changes.push({ op: 'replace', name: 'counter:main', text: String(k) });
-  } else {
-    changes.push({ op: 'add', name: 'counter:main', text: String(k) });
-  }
-  return changes;
 }
 
 await new Promise<void>((resolve) => {
