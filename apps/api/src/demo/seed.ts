@@ -145,8 +145,18 @@ export async function seedDemo(deps: AppDeps): Promise<{ documents: number; runI
     pinnedRevision: await deps.reviewed.latestRevision(REEF_DOCUMENT_ID),
   });
   const agent: AgentContext = { sessionId, author: `agent:${runId}` };
-  const say = (role: 'you' | 'agent', text: string) =>
-    insertMessage(app, runId, { role, text, at: now().toISOString() });
+  // The transcript orders messages and remember cards by their millisecond times: each step waits
+  // for the clock to move, so a fast machine cannot give two steps the same time (a frozen test
+  // clock is left as it is after a few tries).
+  const nextTick = async () => {
+    const t = now().getTime();
+    for (let i = 0; i < 5 && now().getTime() === t; i++) await new Promise((r) => setTimeout(r, 1));
+  };
+  const say = async (role: 'you' | 'agent', text: string) => {
+    await nextTick();
+    await insertMessage(app, runId, { role, text, at: now().toISOString() });
+    await nextTick();
+  };
 
   await say(
     'you',
