@@ -13,16 +13,24 @@ export type { ApiReason };
 export class ApiError extends TRPCError {
   readonly reason: ApiReason;
   readonly currentVersion: number | undefined;
+  /** With `busy`: when a retry may find room (SPEC §6b). */
+  readonly retryAfterSeconds: number | undefined;
+  /** With `claimed`: when the other runtime's lease lapses (SPEC §7b), ISO-8601. */
+  readonly leaseExpiresAt: string | undefined;
   constructor(opts: {
     code: TRPC_ERROR_CODE_KEY;
     reason: ApiReason;
     message: string;
     currentVersion?: number;
+    retryAfterSeconds?: number;
+    leaseExpiresAt?: string;
     cause?: unknown;
   }) {
     super({ code: opts.code, message: opts.message, cause: opts.cause });
     this.reason = opts.reason;
     this.currentVersion = opts.currentVersion;
+    this.retryAfterSeconds = opts.retryAfterSeconds;
+    this.leaseExpiresAt = opts.leaseExpiresAt;
   }
 }
 

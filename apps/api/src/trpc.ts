@@ -34,6 +34,8 @@ export interface InputIssue {
 export interface ErrorDataExtras {
   reason: ApiReason;
   currentVersion?: number;
+  retryAfterSeconds?: number;
+  leaseExpiresAt?: string;
   issues?: InputIssue[];
 }
 
@@ -88,6 +90,8 @@ const t = initTRPC.context<Context>().create({
       ...shape.data,
       reason,
       ...(api?.currentVersion !== undefined ? { currentVersion: api.currentVersion } : {}),
+      ...(api?.retryAfterSeconds !== undefined ? { retryAfterSeconds: api.retryAfterSeconds } : {}),
+      ...(api?.leaseExpiresAt !== undefined ? { leaseExpiresAt: api.leaseExpiresAt } : {}),
       ...(issues ? { issues } : {}),
     };
     delete (data as { stack?: string }).stack;

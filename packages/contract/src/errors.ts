@@ -32,8 +32,19 @@ export const DOCUMENT_REASON_TO_CODE = {
   too_large: 'PAYLOAD_TOO_LARGE',
 } as const satisfies Record<DocumentReason, ErrorCode>;
 
-/** Every reason on the wire: the store's, the library's, the API's run cut-off and an opaque internal failure. */
-export const API_REASONS = [...ERROR_REASONS, ...DOCUMENT_REASONS, 'runs_closed', 'internal'] as const;
+/**
+ * Every reason on the wire: the store's, the library's, the API's run cut-off, a full extraction
+ * queue (`busy`, with `retryAfterSeconds`), a run another runtime's lease holds (`claimed`, with
+ * `leaseExpiresAt`) and an opaque internal failure.
+ */
+export const API_REASONS = [
+  ...ERROR_REASONS,
+  ...DOCUMENT_REASONS,
+  'runs_closed',
+  'busy',
+  'claimed',
+  'internal',
+] as const;
 export type ApiReason = (typeof API_REASONS)[number];
 
 export type ErrorCode =
