@@ -54,6 +54,8 @@ interface Fixture {
   spareKeyId: string;
   /** A run the runtime rows claim and finish. */
   rRuntime: string;
+  /** A run the runtime key claimed, with the claim's token: its lease is renewed and released. */
+  rLease: { runId: string; runToken: string };
   explainR1: string;
 }
 
@@ -293,13 +295,15 @@ const ROWS: Row[] = [
     expect: ownerOnly(),
   },
   { procedure: 'runtime.pending', kind: 'query', expect: runtimeOnly() },
-  // Claim, then finish, a run of its own: a claim revokes the run's previous token.
+  // Claim, then finish, a run of its own that nobody claimed yet (a claim holds a lease).
   {
     procedure: 'runtime.claim',
     kind: 'mutation',
     input: (_p, f) => ({ runId: f.rRuntime }),
     expect: runtimeOnly(),
   },
+  { procedure: 'runtime.renew', kind: 'mutation', input: (_p, f) => f.rLease, expect: runtimeOnly() },
+  { procedure: 'runtime.release', kind: 'mutation', input: (_p, f) => f.rLease, expect: runtimeOnly() },
   {
     procedure: 'runtime.finish',
     kind: 'mutation',
@@ -393,7 +397,8 @@ beforeAll(async () => {
   const r1 = await s.acceptRun(ada, { documentId: dPrivate, mode: 'chat' });
   const r2 = await s.acceptRun(ada, { documentId: dPublic, mode: 'chat' });
   const rTrash = await s.acceptRun(ada, { documentId: dPrivate, mode: 'chat' });
-  const rRuntime = await s.acceptRun(ada, { documentId: dPrivate, mode: 'chat' });
+  const rRuntime = await c.runs.accept.mutate({ documentId: dPrivate, mode: 'chat' });
+  const rLease = await s.acceptRun(ada, { documentId: dPrivate, mode: 'chat' });
   const gDocs = await s.client(grace).documents.list.query();
   const r3 = await s.acceptRun(grace, {
     documentId: gDocs.find((d) => d.access === 'owner')!.id,
@@ -439,6 +444,7 @@ beforeAll(async () => {
     sTrash: rTrash.sessionId!,
     spareKeyId: spare.id,
     rRuntime: rRuntime.runId,
+    rLease: { runId: rLease.runId, runToken: rLease.runToken },
     explainR1,
   };
 });

@@ -78,6 +78,7 @@ const envSchema = z.object({
     (v) => v === undefined || v.length >= 16,
     'must be at least 16 characters',
   ),
+  RUNTIME_LEASE_SECONDS: intIn(1, 3_600, 60),
   RECALL_MODE: optionalString.pipe(
     z.enum(['shadow', 'live', 'off'], 'expected shadow, live or off').default('shadow'),
   ),
@@ -139,6 +140,8 @@ export interface Config {
   purgeKey: string | undefined;
   /** The hosted runtime's credential (SPEC §7b): `runtime.*` answers it and nothing else. */
   runtimeKey: string | undefined;
+  /** How long a runtime.claim holds its run unless renewed (SPEC §7b). */
+  runtimeLeaseSeconds: number;
   recallMode: 'shadow' | 'live' | 'off';
   /** The one embedding adapter (stores.ts `openEmbeddings`): local feature hashing unless EMBEDDINGS_URL is set. */
   embeddings: EmbeddingsConfig;
@@ -216,6 +219,7 @@ export function loadConfig(
     purgeIntervalSeconds: e.PURGE_INTERVAL_SECONDS,
     purgeKey: e.PURGE_KEY,
     runtimeKey: e.RUNTIME_KEY,
+    runtimeLeaseSeconds: e.RUNTIME_LEASE_SECONDS,
     recallMode: e.RECALL_MODE,
     embeddings: embeddingsConfig(e),
     acceptRunsUntil: e.ACCEPT_RUNS_UNTIL,

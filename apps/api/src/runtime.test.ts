@@ -4,8 +4,10 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REEF_DOCUMENT_ID } from './demo/library.ts';
+import { createLogger } from './log.ts';
 import { TEST_RUNTIME_KEY, errorOf, startTestServer } from './testing/harness.ts';
 import type { TestServer } from './testing/harness.ts';
 
@@ -13,6 +15,8 @@ let s: TestServer;
 let ada: string;
 const runtime = () => s.client(TEST_RUNTIME_KEY).runtime;
 const pendingIds = async () => (await runtime().pending.query()).map((p) => p.runId);
+/** `leaseExpiresAt` of a CONFLICT `claimed` (SPEC §9), from the error's data. */
+const leaseOf = (e: object) => (e as { leaseExpiresAt?: string }).leaseExpiresAt;
 
 beforeAll(async () => {
   s = await startTestServer();
@@ -56,8 +60,9 @@ describe('runtime: pending, claim, finish', () => {
     expect((await agent.turns.query()).map((t) => [t.role, t.text])).toEqual([
       ['you', 'Which sites recovered?'],
     ]);
-    // The reply answers the turn; a new turn in the same run makes it pending again.
+    // The reply answers the turn and the runtime lets go; a new turn makes the run pending again.
     await agent.say.mutate({ text: 'The northern sites.' });
+    await runtime().release.mutate({ runId, runToken: claim.runToken });
     expect(await pendingIds()).not.toContain(runId);
     await s
       .client(ada)
@@ -69,25 +74,55 @@ describe('runtime: pending, claim, finish', () => {
     ).toEqual(['you', 'agent', 'you']);
   });
 
-  it('claiming again revokes the previous token (a restarted runtime takes its runs back)', async () => {
+  it('a claim holds the run: it leaves pending, and another claim answers CONFLICT claimed with leaseExpiresAt', async () => {
     const { runId } = await s.client(ada).chat.ask.mutate({ documentId: REEF_DOCUMENT_ID, text: 'Again?' });
     const first = await runtime().claim.mutate({ runId });
-    const second = await runtime().claim.mutate({ runId });
-    expect(second.runToken).not.toBe(first.runToken);
-    const old = await errorOf(s.client(first.runToken).agent.load.query());
-    expect([old.code, old.reason]).toEqual(['UNAUTHORIZED', 'unauthenticated']);
-    expect((await s.client(second.runToken).agent.load.query()).session.version).toBe(0);
+    expect(first.leaseSeconds).toBe(60);
+    expect(Date.parse(first.leaseExpiresAt)).toBeGreaterThan(Date.now() + 55_000);
+    expect(await pendingIds()).not.toContain(runId);
+    const second = await errorOf(runtime().claim.mutate({ runId }));
+    expect([second.code, second.reason, leaseOf(second)]).toEqual([
+      'CONFLICT',
+      'claimed',
+      first.leaseExpiresAt,
+    ]);
+    // The holder's token still works: nobody revoked it mid-turn.
+    expect((await s.client(first.runToken).agent.load.query()).session.version).toBe(0);
   });
 
-  it('staged runs are pending until the agent speaks in them, claimed or not; a chat run without a turn is not', async () => {
+  it('renew extends the lease for the holder only; release lets go, so the run is pending again at once', async () => {
+    const { runId } = await s.client(ada).chat.ask.mutate({ documentId: REEF_DOCUMENT_ID, text: 'Renew?' });
+    const { runToken, leaseExpiresAt } = await runtime().claim.mutate({ runId });
+    const renewed = await runtime().renew.mutate({ runId, runToken });
+    expect(Date.parse(renewed.leaseExpiresAt)).toBeGreaterThanOrEqual(Date.parse(leaseExpiresAt));
+    const stranger = await errorOf(runtime().renew.mutate({ runId, runToken: `rt_${'x'.repeat(43)}` }));
+    expect([stranger.code, stranger.reason]).toEqual(['CONFLICT', 'claimed']);
+    const missing = await errorOf(runtime().renew.mutate({ runId: 'run-missing', runToken }));
+    expect([missing.code, missing.reason]).toEqual(['NOT_FOUND', 'not_found']);
+
+    expect(await runtime().release.mutate({ runId, runToken })).toEqual({ runId });
+    expect(await pendingIds()).toContain(runId);
+    const next = await runtime().claim.mutate({ runId });
+    // The released claim can neither renew nor release what the next claim holds.
+    const late = await errorOf(runtime().renew.mutate({ runId, runToken }));
+    expect([late.code, late.reason, leaseOf(late)]).toEqual(['CONFLICT', 'claimed', next.leaseExpiresAt]);
+    const lateRelease = await errorOf(runtime().release.mutate({ runId, runToken }));
+    expect([lateRelease.code, lateRelease.reason]).toEqual(['CONFLICT', 'claimed']);
+  });
+
+  it('staged runs are pending until the agent speaks in them; a chat run without a turn is not', async () => {
     const staged = await s.client(ada).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'staged' });
     const quiet = await s.client(ada).runs.accept.mutate({ documentId: REEF_DOCUMENT_ID, mode: 'chat' });
     expect(await pendingIds()).toContain(staged.runId);
     expect(await pendingIds()).not.toContain(quiet.runId);
-    // A runtime that dies after its claim leaves the run pending, so the next one takes it back.
     const { runToken } = await runtime().claim.mutate({ runId: staged.runId });
+    expect(await pendingIds()).not.toContain(staged.runId);
+    // Let go without speaking (a runtime stopping): pending again for the next one.
+    await runtime().release.mutate({ runId: staged.runId, runToken });
     expect(await pendingIds()).toContain(staged.runId);
-    await s.client(runToken).agent.say.mutate({ text: 'A research step.' });
+    const again = await runtime().claim.mutate({ runId: staged.runId });
+    await s.client(again.runToken).agent.say.mutate({ text: 'A research step.' });
+    await runtime().release.mutate({ runId: staged.runId, runToken: again.runToken });
     expect(await pendingIds()).not.toContain(staged.runId);
   });
 
@@ -130,11 +165,83 @@ describe('RUNTIME_KEY', () => {
       const file = join(t.dir, 'runtime.key');
       expect(statSync(file).mode & 0o777).toBe(0o600);
       const key = readFileSync(file, 'utf8').trim();
-      expect((await t.client(key).runtime.pending.query()).length).toBeGreaterThanOrEqual(0);
+      const owner = await t.login('user-ada');
+      const { runId } = await t.client(owner).chat.ask.mutate({ documentId: REEF_DOCUMENT_ID, text: 'Key?' });
+      expect((await t.client(key).runtime.pending.query()).map((p) => p.runId)).toContain(runId);
       const wrong = await errorOf(t.client(TEST_RUNTIME_KEY).runtime.pending.query());
       expect([wrong.code, wrong.reason]).toEqual(['UNAUTHORIZED', 'unauthenticated']);
     } finally {
       await t.close();
     }
+  });
+});
+
+describe('runtime leases, on the API’s clock', () => {
+  // The API's clock, moved forward by the test: a lease lapses without the test waiting a minute.
+  let offsetMs = 0;
+  let c: TestServer;
+  let owner: string;
+  const rt = () => c.client(TEST_RUNTIME_KEY).runtime;
+  beforeAll(async () => {
+    c = await startTestServer({}, { now: () => new Date(Date.now() + offsetMs) });
+    owner = await c.login('user-ada');
+  });
+  afterAll(async () => {
+    await c?.close();
+  });
+
+  it('once a lease lapses the run is pending again, and a claim takes it back, revoking the old token', async () => {
+    const { runId } = await c.client(owner).chat.ask.mutate({ documentId: REEF_DOCUMENT_ID, text: 'Lapse?' });
+    const first = await rt().claim.mutate({ runId });
+    offsetMs += 59_000;
+    expect((await rt().pending.query()).map((p) => p.runId)).not.toContain(runId);
+    expect((await errorOf(rt().claim.mutate({ runId }))).reason).toBe('claimed');
+    offsetMs += 2_000;
+    expect((await rt().pending.query()).map((p) => p.runId)).toContain(runId);
+    const second = await rt().claim.mutate({ runId });
+    const old = await errorOf(c.client(first.runToken).agent.load.query());
+    expect([old.code, old.reason]).toEqual(['UNAUTHORIZED', 'unauthenticated']);
+    expect((await c.client(second.runToken).agent.load.query()).session.id).toBeTruthy();
+    // The first runtime comes back: its renewal is refused, naming the new holder's lease.
+    const renewal = await errorOf(rt().renew.mutate({ runId, runToken: first.runToken }));
+    expect([renewal.code, renewal.reason, leaseOf(renewal)]).toEqual(['CONFLICT', 'claimed', second.leaseExpiresAt]);
+  });
+
+  it('a renewed lease holds past the first one’s end', async () => {
+    const { runId } = await c.client(owner).chat.ask.mutate({ documentId: REEF_DOCUMENT_ID, text: 'Renewed?' });
+    const { runToken } = await rt().claim.mutate({ runId });
+    offsetMs += 40_000;
+    await rt().renew.mutate({ runId, runToken });
+    offsetMs += 40_000;
+    expect((await rt().pending.query()).map((p) => p.runId)).not.toContain(runId);
+    expect((await errorOf(rt().claim.mutate({ runId }))).reason).toBe('claimed');
+    offsetMs += 21_000;
+    expect((await rt().pending.query()).map((p) => p.runId)).toContain(runId);
+  });
+});
+
+describe('the API log', () => {
+  it('keeps the runtime’s poll (runtime.pending) at debug: nothing at info, a line at debug', async () => {
+    const linesAt = async (level: 'info' | 'debug') => {
+      const lines: string[] = [];
+      const destination = new Writable({
+        write(chunk: Buffer | string, _encoding, done) {
+          lines.push(...String(chunk).split('\n').filter(Boolean));
+          done();
+        },
+      });
+      const t = await startTestServer({}, { log: createLogger(level, 'sponge-api', { destination }) });
+      try {
+        await t.client(TEST_RUNTIME_KEY).runtime.pending.query();
+        await t.client(TEST_RUNTIME_KEY).runtime.pending.query();
+      } finally {
+        await t.close();
+      }
+      return lines
+        .map((l) => JSON.parse(l) as { procedure?: string; level: number })
+        .filter((l) => l.procedure === 'runtime.pending');
+    };
+    expect(await linesAt('info')).toEqual([]);
+    expect((await linesAt('debug')).map((l) => l.level)).toEqual([20, 20]);
   });
 });

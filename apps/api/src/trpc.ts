@@ -117,6 +117,12 @@ export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
 /**
+ * Called every second by the hosted runtime's poll: a line each at `info` would drown the log, so
+ * their successful calls are logged at `debug` (refusals still at `info`).
+ */
+const QUIET_PROCEDURES: ReadonlySet<string> = new Set<string>([]);
+
+/**
  * The outermost middleware of every procedure: maps store errors to SPEC §9 codes and writes
  * one structured log line per call.
  */
@@ -141,6 +147,8 @@ const base = t.procedure.use(async ({ ctx, path, type, next }) => {
       { ...line, err: result.error.cause ?? result.error },
       'call failed: a database cannot serve',
     );
+  } else if (result.ok && QUIET_PROCEDURES.has(path)) {
+    ctx.deps.log.debug(line, 'call');
   } else {
     ctx.deps.log.info(line, 'call');
   }

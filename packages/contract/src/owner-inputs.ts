@@ -108,6 +108,9 @@ export const ownerInputs = {
   'chat.ask': z.strictObject({ documentId: idSchema, text: messageTextSchema, runId: idSchema.optional() }),
   'runtime.claim': z.strictObject({ runId: idSchema }),
   'runtime.finish': z.strictObject({ runId: idSchema }),
+  /** The claim's run token proves which claim renews or lets go of the lease (SPEC §7b). */
+  'runtime.renew': z.strictObject({ runId: idSchema, runToken: idSchema }),
+  'runtime.release': z.strictObject({ runId: idSchema, runToken: idSchema }),
   'memory.panel': z.strictObject({ documentId: idSchema, sessionId: idSchema.optional() }),
   'memory.forget': z.strictObject({ sessionId: idSchema }),
   'memory.sessions': documentId,

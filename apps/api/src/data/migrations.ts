@@ -206,4 +206,11 @@ export const APP_MIGRATIONS: Migration[] = [
       )`,
     ],
   },
+  {
+    // Runtime leases (SPEC §7b, issue 24): a claim holds the run until lease_expires_at (ISO-8601,
+    // renewed while the turn works, cleared when the runtime lets go). While it holds, the run is
+    // left out of runtime.pending and another claim answers CONFLICT `claimed`; NULL: not held.
+    name: '009_runs_lease',
+    statements: ['ALTER TABLE runs ADD COLUMN lease_expires_at TEXT'],
+  },
 ];

@@ -41,8 +41,8 @@ export async function insertRun(db: Client, run: Run, tokenHash: string): Promis
 
 /**
  * A run the hosted runtime should take: a live chat run with an unanswered turn, or a live staged
- * run the agent has not spoken in yet (claimed or not: a runtime that died after its claim must
- * be able to take the run back).
+ * run the agent has not spoken in yet, that no runtime's lease holds (a runtime that died after
+ * its claim stops renewing, so the run comes back here when its lease lapses).
  */
 export interface PendingRun {
   runId: string;
@@ -51,7 +51,7 @@ export interface PendingRun {
   waitingSince: string;
 }
 
-export async function listPendingRuns(db: Client, limit: number): Promise<PendingRun[]> {
+export async function listPendingRuns(db: Client, limit: number, now: Date): Promise<PendingRun[]> {
   // The newest message decides whether a chat run waits; runs whose document is gone or changed
   // hands are left out (their tokens would be refused anyway).
   const rs = await db.execute({
@@ -63,11 +63,11 @@ export async function listPendingRuns(db: Client, limit: number): Promise<Pendin
               JOIN documents AS d ON d.id = r.document_id AND d.removed_at IS NULL AND d.owner_id = r.owner_id
               LEFT JOIN transcript_messages AS last
                 ON last.id = (SELECT MAX(m.id) FROM transcript_messages AS m WHERE m.run_id = r.id)
-             WHERE r.status = 'live')
+             WHERE r.status = 'live' AND (r.lease_expires_at IS NULL OR r.lease_expires_at <= ?))
           WHERE (mode = 'staged' AND last_role IS NULL) OR (mode = 'chat' AND last_role = 'you')
           ORDER BY waiting_since, id
           LIMIT ?`,
-    args: [limit],
+    args: [now.toISOString(), limit],
   });
   return rs.rows.map((r) => ({
     runId: String(r.id),
@@ -77,16 +77,82 @@ export async function listPendingRuns(db: Client, limit: number): Promise<Pendin
   }));
 }
 
-/**
- * Gives a live run a fresh token: the previous one (from accept, or an earlier claim by a runtime
- * that restarted) stops working in the same statement. False when no live run has that id.
- */
-export async function claimRun(db: Client, runId: string, tokenHash: string, now: Date): Promise<boolean> {
+/** Why a claim, a renewal or a release was refused (SPEC §7b). */
+export type LeaseRefusal =
+  /** Another claim holds the run (its lease until `leaseExpiresAt`, null when it let go). */
+  | { kind: 'claimed'; leaseExpiresAt: string | null }
+  /** No live run has that id. */
+  | { kind: 'not_found' };
+
+/** The caller holds the run until `leaseExpiresAt`, or why not. */
+export type LeaseResult = { kind: 'held'; leaseExpiresAt: string } | LeaseRefusal;
+
+async function leaseRefusal(db: Client, runId: string): Promise<LeaseRefusal> {
   const rs = await db.execute({
-    sql: `UPDATE runs SET token_hash = ?, claimed_at = ? WHERE id = ? AND status = 'live'`,
-    args: [tokenHash, now.toISOString(), runId],
+    sql: `SELECT lease_expires_at FROM runs WHERE id = ? AND status = 'live'`,
+    args: [runId],
   });
-  return rs.rowsAffected === 1;
+  const row = rs.rows[0];
+  if (!row) return { kind: 'not_found' };
+  return { kind: 'claimed', leaseExpiresAt: row.lease_expires_at === null ? null : String(row.lease_expires_at) };
+}
+
+/**
+ * Gives a live run a fresh token and a lease until `now + leaseMs`, unless another claim's lease
+ * still holds. The previous token (from accept, or an earlier claim whose lease lapsed) stops
+ * working in the same statement, so of two runtimes racing for a run exactly one wins.
+ * ISO-8601 strings of one format compare as the instants they name.
+ */
+export async function claimRun(
+  db: Client,
+  runId: string,
+  tokenHash: string,
+  now: Date,
+  leaseMs: number,
+): Promise<LeaseResult> {
+  const leaseExpiresAt = new Date(now.getTime() + leaseMs).toISOString();
+  const rs = await db.execute({
+    sql: `UPDATE runs SET token_hash = ?, claimed_at = ?, lease_expires_at = ?
+           WHERE id = ? AND status = 'live' AND (lease_expires_at IS NULL OR lease_expires_at <= ?)`,
+    args: [tokenHash, now.toISOString(), leaseExpiresAt, runId, now.toISOString()],
+  });
+  return rs.rowsAffected === 1 ? { kind: 'held', leaseExpiresAt } : leaseRefusal(db, runId);
+}
+
+/**
+ * Extends the lease of the claim whose token hashes to `tokenHash`, to `now + leaseMs`. A lapsed
+ * lease nobody took over is renewed too: the token still being the run's proves no one did.
+ */
+export async function renewLease(
+  db: Client,
+  runId: string,
+  tokenHash: string,
+  now: Date,
+  leaseMs: number,
+): Promise<LeaseResult> {
+  const leaseExpiresAt = new Date(now.getTime() + leaseMs).toISOString();
+  const rs = await db.execute({
+    sql: `UPDATE runs SET lease_expires_at = ? WHERE id = ? AND status = 'live' AND token_hash = ?`,
+    args: [leaseExpiresAt, runId, tokenHash],
+  });
+  return rs.rowsAffected === 1 ? { kind: 'held', leaseExpiresAt } : leaseRefusal(db, runId);
+}
+
+/**
+ * Lets go of the run at once (the turn is answered, or the runtime stops): the next question in
+ * it is pending again without waiting for the lease to lapse. The token keeps working until the
+ * next claim revokes it.
+ */
+export async function releaseLease(
+  db: Client,
+  runId: string,
+  tokenHash: string,
+): Promise<{ kind: 'released' } | LeaseRefusal> {
+  const rs = await db.execute({
+    sql: `UPDATE runs SET lease_expires_at = NULL WHERE id = ? AND status = 'live' AND token_hash = ?`,
+    args: [runId, tokenHash],
+  });
+  return rs.rowsAffected === 1 ? { kind: 'released' } : leaseRefusal(db, runId);
 }
 
 export async function setRunSession(db: Client, runId: string, sessionId: string): Promise<void> {

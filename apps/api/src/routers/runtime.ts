@@ -1,29 +1,74 @@
 /**
  * The hosted runtime's router (SPEC §7b), answering only RUNTIME_KEY. The runtime finds the runs
- * waiting for it, claims each (a fresh run token; a claim revokes the previous one, so a
- * restarted runtime takes its runs back), and finishes a run when it is done.
+ * waiting for it, claims each (a fresh run token and a lease), renews the lease while the turn
+ * works, lets go of it when the turn is answered, and finishes a run when it is done.
+ *
+ * Leases: while a claim's lease holds, the run is left out of `pending` and another claim is
+ * refused with CONFLICT `claimed` (and `leaseExpiresAt`), so two runtimes never answer the same
+ * turn or revoke each other's token mid-turn. A runtime that dies stops renewing; once its lease
+ * lapses the run is pending again and the next claim takes it back, revoking the old token.
  */
 import type { TRPCRouterRecord } from '@trpc/server';
 import { ownerInputs } from '@sponge/contract';
-import { claimRun, finishRun, getRun, listPendingRuns } from '../data/runs.ts';
-import { notFound } from '../errors.ts';
+import { claimRun, finishRun, getRun, listPendingRuns, releaseLease, renewLease } from '../data/runs.ts';
+import type { LeaseRefusal } from '../data/runs.ts';
+import { ApiError, notFound } from '../errors.ts';
 import { hashToken, newToken } from '../tokens.ts';
 import { runtimeProcedure } from '../trpc.ts';
 
 /** At most this many pending runs per answer; the runtime asks again when it has worked them off. */
 const PENDING_LIMIT = 100;
 
-export const runtimeRouter = {
-  /** Live chat runs whose newest turn is the owner's, and staged runs not claimed yet, oldest first. */
-  pending: runtimeProcedure.query(({ ctx }) => listPendingRuns(ctx.deps.app, PENDING_LIMIT)),
+function refused(refusal: LeaseRefusal): ApiError {
+  if (refusal.kind === 'not_found') return notFound('A live run with that id');
+  return new ApiError({
+    code: 'CONFLICT',
+    reason: 'claimed',
+    message:
+      refusal.leaseExpiresAt === null
+        ? 'Another claim of this run replaced yours.'
+        : `Another runtime holds this run until ${refusal.leaseExpiresAt}.`,
+    ...(refusal.leaseExpiresAt !== null ? { leaseExpiresAt: refusal.leaseExpiresAt } : {}),
+  });
+}
 
+export const runtimeRouter = {
+  /** Live chat runs whose newest turn is the owner's, and staged runs not answered yet, that no lease holds; oldest first. */
+  pending: runtimeProcedure.query(({ ctx }) =>
+    listPendingRuns(ctx.deps.app, PENDING_LIMIT, ctx.deps.now()),
+  ),
+
+  /** A fresh run token and a lease of `leaseSeconds`; CONFLICT `claimed` while another lease holds. */
   claim: runtimeProcedure.input(ownerInputs['runtime.claim']).mutation(async ({ ctx, input }) => {
     const runToken = newToken('run');
-    if (!(await claimRun(ctx.deps.app, input.runId, hashToken(runToken), ctx.deps.now()))) {
-      throw notFound('A live run with that id');
-    }
+    const leaseSeconds = ctx.deps.config.runtimeLeaseSeconds;
+    const lease = await claimRun(ctx.deps.app, input.runId, hashToken(runToken), ctx.deps.now(), leaseSeconds * 1000);
+    if (lease.kind !== 'held') throw refused(lease);
     const run = (await getRun(ctx.deps.app, input.runId))!;
-    return { runId: run.id, runToken, documentId: run.documentId, mode: run.mode, sessionId: run.sessionId };
+    return {
+      runId: run.id,
+      runToken,
+      documentId: run.documentId,
+      mode: run.mode,
+      sessionId: run.sessionId,
+      leaseExpiresAt: lease.leaseExpiresAt,
+      leaseSeconds,
+    };
+  }),
+
+  /** Extends the lease of the claim `runToken` came from; CONFLICT `claimed` once another claim took the run. */
+  renew: runtimeProcedure.input(ownerInputs['runtime.renew']).mutation(async ({ ctx, input }) => {
+    const leaseMs = ctx.deps.config.runtimeLeaseSeconds * 1000;
+    const lease = await renewLease(ctx.deps.app, input.runId, hashToken(input.runToken), ctx.deps.now(), leaseMs);
+    if (lease.kind !== 'held') throw refused(lease);
+    return { runId: input.runId, leaseExpiresAt: lease.leaseExpiresAt };
+  }),
+
+  /** Lets go of the lease at once, so the run's next question is pending without waiting for it to lapse. */
+  release: runtimeProcedure.input(ownerInputs['runtime.release']).mutation(async ({ ctx, input }) => {
+    const released = await releaseLease(ctx.deps.app, input.runId, hashToken(input.runToken));
+    if (released.kind !== 'released') throw refused(released);
+    return { runId: input.runId };
   }),
 
   /** Ends a run: its token stops opening the tools at once. Its session stays until it is forgotten. */

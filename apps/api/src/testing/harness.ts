@@ -14,6 +14,7 @@ import { loadConfig } from '../config.ts';
 import { startServer } from '../server.ts';
 import type { RunningServer } from '../server.ts';
 import { createLogger } from '../log.ts';
+import type { Logger } from 'pino';
 
 export const TEST_TOKEN_SECRET = 'api-test-token-secret-0123456789abcdef';
 /** The hosted runtime's credential in tests (RUNTIME_KEY). */
@@ -68,6 +69,8 @@ export async function startTestServer(
   env: Record<string, string> = {},
   overrides: {
     now?: () => Date;
+    /** A logger of the test's own, to read what the API logs. */
+    log?: Logger;
     dir?: string;
     directCalls?: boolean;
     /** Another test server's databases (a second API process on the same data). */
@@ -99,7 +102,7 @@ export async function startTestServer(
   });
   const server = await startServer(config, {
     host: '127.0.0.1',
-    log: createLogger(config.logLevel),
+    log: overrides.log ?? createLogger(config.logLevel),
     ...(overrides.now ? { now: overrides.now } : {}),
     ...(overrides.directCalls !== undefined ? { directCalls: overrides.directCalls } : {}),
   });
