@@ -120,7 +120,7 @@ export const createCallerFactory = t.createCallerFactory;
  * Called every second by the hosted runtime's poll: a line each at `info` would drown the log, so
  * their successful calls are logged at `debug` (refusals still at `info`).
  */
-const QUIET_PROCEDURES: ReadonlySet<string> = new Set<string>([]);
+const QUIET_PROCEDURES: ReadonlySet<string> = new Set(['runtime.pending']);
 
 /**
  * The outermost middleware of every procedure: maps store errors to SPEC §9 codes and writes
