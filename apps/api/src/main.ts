@@ -1,4 +1,6 @@
 /** `pnpm --filter @sponge/api start`: reads the config once, serves until SIGINT/SIGTERM. */
+// First: refuses Node < 24 before any other module runs.
+import './require-node.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createLogger } from './log.ts';
 import { startServer } from './server.ts';

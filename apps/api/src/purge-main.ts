@@ -8,6 +8,8 @@
  * the application database: the Purger can purge expired or forgotten sessions and mark stuck
  * ones empty, and nothing else.
  */
+// First: refuses Node < 24 before any other module runs.
+import './require-node.ts';
 import { mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, resolvePurgeKey } from './config.ts';

@@ -3,6 +3,8 @@
  * everything verifies, 1 when a mismatch remains, 2 when it could not verify (arguments,
  * configuration, a database that is missing or unreachable).
  */
+// First: refuses Node < 24 before any other module runs.
+import './require-node.ts';
 import { createLogger } from './log.ts';
 import { runVerify } from './verify.ts';
 

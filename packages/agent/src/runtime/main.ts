@@ -10,6 +10,8 @@
  * API to answer its health check, then polls until SIGTERM or SIGINT; `--once` answers what is
  * pending and exits (0, or 1 when a run failed or the API could not be asked).
  */
+// First: refuses Node < 24 before any other module runs.
+import './require-node.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
