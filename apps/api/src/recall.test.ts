@@ -95,8 +95,8 @@ describe('recall, off', () => {
     const res = await s.call('query', 'agent.recall', { text: 'coral bleaching recovery' }, run.runToken);
     expect(res.ok).toBe(true);
     expect(res.data).toEqual({ mode: 'off', rows: [] });
-    // Give a background indexer (if one wrongly ran) time to commit before looking.
-    await new Promise((r) => setTimeout(r, 300));
+    // A background indexer, had one wrongly been set up, has written whatever it was going to.
+    expect(await s.app.store.drainRecall()).toBe(0);
     const db = createClient({ url: s.memoryUrl });
     try {
       const tables = await db.execute(

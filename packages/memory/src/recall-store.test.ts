@@ -36,14 +36,6 @@ async function count(raw: Client, table: string, sessionId: string): Promise<num
   return Number(rs.rows[0]?.n ?? 0);
 }
 
-async function waitFor(check: () => Promise<boolean>, ms = 5_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 describe('store recall', () => {
   it('remember indexes in the background and recall live finds the note (names, digests, scores only)', () =>
     withHarness(
@@ -51,7 +43,8 @@ describe('store recall', () => {
         const { ctx } = await h.session();
         const res = await h.store.remember(ctx, { basedOn: 0, requestId: 'r1', changes: NOTES });
         const raw = h.raw();
-        await waitFor(async () => (await count(raw, 'note_vectors', ctx.sessionId)) === 3);
+        expect(await h.store.drainRecall()).toBe(0);
+        expect(await count(raw, 'note_vectors', ctx.sessionId)).toBe(3);
         const out = await h.store.recall(ctx, { text: 'coral bleaching recovery', limit: 2 }, 'live');
         expect(out.mode).toBe('live');
         expect(out.rows).toHaveLength(2);
@@ -148,14 +141,14 @@ describe('store recall', () => {
         });
         const oldDigest = first.applied[0]!.digest;
         const newDigest = second.applied[0]!.digest;
-        // Immediately (before background indexing could have run) and after it.
+        // Immediately (before background indexing ran) and once it has run.
         for (let i = 0; i < 2; i++) {
           const out = await h.store.recall(ctx, { text: 'coral reefs seagrass recovery', limit: 10 }, 'live');
           const names = out.rows.map((r) => r.name);
           expect(names).not.toContain('lead:seagrass');
           expect(out.rows.map((r) => r.digest)).not.toContain(oldDigest);
           expect(out.rows.find((r) => r.name === 'lead:reef-heat')?.digest).toBe(newDigest);
-          await new Promise((r) => setTimeout(r, 50));
+          await h.store.drainRecall();
         }
       },
       { recall },
@@ -174,7 +167,8 @@ describe('store recall', () => {
           expect(await count(raw, 'recall_events', s.ctx.sessionId)).toBe(1);
         }
         await h.store.forget(a.ctx.sessionId);
-        await new Promise((r) => setTimeout(r, 50));
+        // Whatever background indexing was queued or in flight has finished: none of it came back.
+        expect(await h.store.drainRecall()).toBe(0);
         expect(await count(raw, 'note_vectors', a.ctx.sessionId)).toBe(0);
         expect(await count(raw, 'recall_events', a.ctx.sessionId)).toBe(0);
         expect(await h.store.recentRecalls(a.ctx.sessionId)).toEqual([]);
@@ -195,7 +189,7 @@ describe('store recall', () => {
         const { ctx } = await h.session();
         await h.store.remember(ctx, { basedOn: 0, requestId: 'r1', changes: NOTES });
         await h.store.forget(ctx.sessionId);
-        await new Promise((r) => setTimeout(r, 200));
+        expect(await h.store.drainRecall()).toBe(0);
         expect(await count(raw, 'note_vectors', ctx.sessionId)).toBe(0);
       },
       { recall },
@@ -207,7 +201,8 @@ describe('store recall', () => {
         const raw = h.raw();
         const { ctx } = await h.session();
         const res = await h.store.remember(ctx, { basedOn: 0, requestId: 'r1', changes: NOTES.slice(0, 1) });
-        await waitFor(async () => (await count(raw, 'note_vectors', ctx.sessionId)) === 1);
+        expect(await h.store.drainRecall()).toBe(0);
+        expect(await count(raw, 'note_vectors', ctx.sessionId)).toBe(1);
         // A second index on its own connection stands in for the other process (the purge worker
         // forgets; this one's queue was still embedding): its epoch check cannot see the forget.
         const late = createRecallIndex({ client: raw, adapter, onlyLiveNotes: true });

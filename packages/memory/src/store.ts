@@ -265,6 +265,7 @@ export async function createMemoryStore(options: MemoryStoreOptions): Promise<Me
     },
     recall: guarded('recall', recall),
     recentRecalls: guarded('recentRecalls', recentRecalls),
+    drainRecall: () => recallIndex?.drain() ?? Promise.resolve(0),
     query: guarded('query', query),
     read: guarded('read', read),
     explain: guarded('explain', explain),

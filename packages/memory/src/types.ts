@@ -329,6 +329,12 @@ export interface MemoryStore {
   recall(ctx: AgentContext, input: RecallToolInput, mode: RecallToolMode): Promise<RecallResult>;
   /** The session's recorded recalls, newest first (empty without recall or once forgotten). */
   recentRecalls(sessionId: string, limit?: number): Promise<RecallRecord[]>;
+  /**
+   * Runs background recall indexing now until nothing is queued or in flight (ignoring retry
+   * backoff), so a caller can look at the vectors knowing no write is still on its way. Resolves
+   * with the notes still queued after a failed attempt; 0 without recall.
+   */
+  drainRecall(): Promise<number>;
   /** `current_notes` on the agent's behalf: ≤ 24 rows and ≤ 4,000 characters of rows. */
   preload(ctx: AgentContext): Promise<Preload>;
 
