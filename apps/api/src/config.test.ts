@@ -118,6 +118,25 @@ describe('loadConfig', () => {
     expect(loadConfig({ DEMO: '0' }).demo).toBe(false);
   });
 
+  it('HOST defaults to 127.0.0.1; DEMO is on by default only on a loopback HOST', () => {
+    expect(loadConfig({})).toMatchObject({ host: '127.0.0.1', publicUrl: null, demo: true });
+    for (const host of ['127.0.0.1', '127.8.0.1', 'localhost', '::1'])
+      expect(loadConfig({ HOST: host }).demo, host).toBe(true);
+    for (const host of ['0.0.0.0', '::', '192.168.1.20', 'sponge.example'])
+      expect(loadConfig({ HOST: host }).demo, host).toBe(false);
+    expect(loadConfig({ HOST: '0.0.0.0', DEMO: '1' }).demo).toBe(true);
+    expect(problems({ HOST: "not a host!" })).toEqual([
+      'HOST: expected an IP address or a host name to listen on',
+    ]);
+  });
+
+  it('PUBLIC_URL is kept as its origin', () => {
+    expect(loadConfig({ PUBLIC_URL: 'https://Sponge.example/app/' }).publicUrl).toBe('https://sponge.example');
+    expect(problems({ PUBLIC_URL: "ftp://sponge.example" })).toEqual([
+      'PUBLIC_URL: expected the http(s) origin browsers use, got "ftp://sponge.example"',
+    ]);
+  });
+
   it('names every bad value in one message', () => {
     const p = problems({
       PORT: 'abc',

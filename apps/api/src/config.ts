@@ -9,11 +9,13 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MAX_EMBEDDING_DIMENSIONS } from '@oh/memory';
 import type { CloudEmbeddingOptions, LocalEmbeddingOptions } from '@oh/memory';
 import { z } from 'zod';
+import { isLoopbackHost } from './http/loopback.ts';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -61,6 +63,19 @@ const dbUrl = optionalString.refine(
 
 const envSchema = z.object({
   PORT: intIn(0, 65_535, 3000),
+  HOST: optionalString.refine(
+    (v) => v === undefined || isIP(v) !== 0 || /^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(v),
+    'expected an IP address or a host name to listen on',
+  ),
+  PUBLIC_URL: optionalString.transform((v, ctx) => {
+    if (v === undefined) return null;
+    const url = URL.canParse(v) ? new URL(v) : null;
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin === 'null') {
+      ctx.addIssue({ code: 'custom', message: `expected the http(s) origin browsers use, got ${JSON.stringify(v)}` });
+      return z.NEVER;
+    }
+    return url.origin;
+  }),
   DATA_DIR: optionalString,
   DEMO: bool(undefined),
   SESSION_TTL_SECONDS: intIn(1, 365 * 86_400, 86_400),
@@ -129,6 +144,10 @@ const envSchema = z.object({
 
 export interface Config {
   port: number;
+  /** The address the server listens on (HOST, default 127.0.0.1: this machine only). */
+  host: string;
+  /** PUBLIC_URL's origin (`https://sponge.example`): what browsers' Origin must be behind a proxy; null when unset. */
+  publicUrl: string | null;
   dataDir: string;
   demo: boolean;
   sessionTtlSeconds: number;
@@ -207,12 +226,16 @@ export function loadConfig(
     );
   }
   if (problems.length > 0) throw new ConfigError(problems);
+  const host = e.HOST ?? '127.0.0.1';
   return {
     port: e.PORT,
+    host,
+    publicUrl: e.PUBLIC_URL,
     dataDir,
-    // On by default for the embedded setup only: a shared remote app database gets no demo users
-    // (and so no password-less login) unless DEMO is asked for explicitly.
-    demo: e.DEMO ?? e.APP_DATABASE_URL === undefined,
+    // On by default only for the embedded setup on a loopback HOST: password-less demo sign-in
+    // must not reach the network, nor a shared remote app database, unless DEMO=1 asks for it
+    // (main.ts warns then).
+    demo: e.DEMO ?? (isLoopbackHost(host) && e.APP_DATABASE_URL === undefined),
     sessionTtlSeconds: e.SESSION_TTL_SECONDS,
     explainTokenTtlSeconds: e.EXPLAIN_TOKEN_TTL_SECONDS,
     tokenSecret: e.TOKEN_SECRET,

@@ -2,6 +2,7 @@
 // First: refuses Node < 24 before any other module runs.
 import './require-node.ts';
 import { ConfigError, loadConfig } from './config.ts';
+import { isLoopbackHost } from './http/loopback.ts';
 import { createLogger } from './log.ts';
 import { startServer } from './server.ts';
 
@@ -23,10 +24,17 @@ async function main(): Promise<void> {
     throw err;
   }
   const log = createLogger(config.logLevel);
+  if (config.demo && !isLoopbackHost(config.host)) {
+    log.warn(
+      { host: config.host },
+      'DEMO is on while listening beyond this machine: anyone who reaches this address can sign in as a demo owner without a password',
+    );
+  }
   const server = await startServer(config, { log });
   log.info(
     {
       url: server.url,
+      host: config.host,
       port: server.port,
       dataDir: config.dataDir,
       demo: config.demo,

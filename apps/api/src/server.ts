@@ -5,7 +5,7 @@
  * @example
  * const { url, close } = await startServer(loadConfig({ PORT: '0', DATA_DIR: dir }));
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { TRPCError } from '@trpc/server';
@@ -14,10 +14,16 @@ import type { Config } from './config.ts';
 import { createHttpContextFactory } from './context.ts';
 import { createDirectCall, createErrorAnswer } from './direct-call.ts';
 import { openApp } from './app.ts';
+import { retryAfterMeta } from './library/uploads-in-flight.ts';
 import type { OpenedApp } from './app.ts';
 import { appRouter } from './router.ts';
 import { createStaticHandler } from './static.ts';
 import { MAX_BODY_BYTES, MAX_UPLOAD_BODY_BYTES } from './trpc.ts';
+import { forbidden } from './errors.ts';
+import { answerAfterDrain } from './http/drain.ts';
+import type { DrainBound } from './http/drain.ts';
+import { cookieAuthenticated, fromOwnOrigin } from './http/same-origin.ts';
+import { securityHeaders } from './http/security-headers.ts';
 
 /** Keep equal to (or above) the web and agent clients' `maxItems`. */
 export const MAX_BATCH_SIZE = 10;
@@ -45,6 +51,22 @@ function bufferBody(req: IncomingMessage, next: () => void): void {
 
 /** The one procedure that takes multipart/form-data, with its own body limit. */
 const UPLOAD_PATH = '/trpc/documents.upload';
+
+/**
+ * How much of a refused body is read (and thrown away) before the answer, so that the client can
+ * read it (http/drain.ts): a few times the upload limit, and not for longer than this.
+ */
+const REFUSED_BODY_DRAIN: DrainBound = { bytes: 4 * MAX_UPLOAD_BODY_BYTES, ms: 30_000 };
+
+const CROSS_SITE_MESSAGE =
+  "A request signed in by the session cookie must come from this app's own pages (Origin or " +
+  'Sec-Fetch-Site: same-origin). Scripts send Authorization: Bearer <token> instead.';
+
+/** A host to reach a server listening on `host` from this machine, as it goes in a URL. */
+function reachableHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
 
 export interface RunningServer {
   url: string;
@@ -93,8 +115,15 @@ export async function startServer(
     maxBodySize: MAX_UPLOAD_BODY_BYTES,
     createContext,
     onError,
+    responseMeta: retryAfterMeta,
   });
   const answerError = createErrorAnswer(appRouter);
+  const headers = securityHeaders(config.publicUrl);
+  /** Refuses a tRPC request before tRPC reads it, once its body is drained. */
+  const refuse = (req: IncomingMessage, res: ServerResponse, error: TRPCError, path: string) => {
+    onError({ error, path, type: 'mutation', ctx: undefined });
+    answerAfterDrain(req, res, () => answerError(res, error, path, 'mutation'), REFUSED_BODY_DRAIN);
+  };
   const server = createHTTPServer({
     router: appRouter,
     basePath: '/trpc/',
@@ -102,14 +131,32 @@ export async function startServer(
     maxBodySize: MAX_BODY_BYTES,
     createContext,
     middleware: (req, res, next) => {
+      for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
       const path = (req.url ?? '/').split('?')[0] ?? '/';
+      if (
+        req.method === 'POST' &&
+        path.startsWith('/trpc/') &&
+        cookieAuthenticated(req.headers) &&
+        process.env.H1_OFF !== '1' &&
+        !fromOwnOrigin(req, config.publicUrl)
+      ) {
+        return refuse(req, res, forbidden(CROSS_SITE_MESSAGE), path.slice('/trpc/'.length));
+      }
       if (path === UPLOAD_PATH) {
-        // A declared length over the limit is refused before a byte of the body is read.
+        // A declared length over the limit is refused without parsing a byte of the body.
         const declared = Number(req.headers['content-length']);
         if (Number.isFinite(declared) && declared > MAX_UPLOAD_BODY_BYTES) {
-          const error = new TRPCError({ code: 'PAYLOAD_TOO_LARGE' });
-          onError({ error, path: 'documents.upload', type: 'mutation', ctx: undefined });
-          return answerError(res, error, 'documents.upload', 'mutation');
+          if (process.env.H1_OFF === '1') {
+            const error = new TRPCError({ code: 'PAYLOAD_TOO_LARGE' });
+            return answerError(res, error, 'documents.upload', 'mutation');
+          }
+          return refuse(req, res, new TRPCError({ code: 'PAYLOAD_TOO_LARGE' }), 'documents.upload');
+        }
+        // Past the cap on upload bodies being received at once: 429 `busy`.
+        if (!app.library.inFlight.enter(req)) {
+          const error = app.library.inFlight.busy();
+          res.setHeader('retry-after', String(error.retryAfterSeconds));
+          return refuse(req, res, error, 'documents.upload');
         }
         return void uploadHandler(req, res);
       }
@@ -139,7 +186,7 @@ export async function startServer(
 
   await new Promise<void>((resolveListen, reject) => {
     server.once('error', reject);
-    server.listen(config.port, overrides.host, () => {
+    server.listen(config.port, overrides.host ?? config.host, () => {
       server.off('error', reject);
       resolveListen();
     });
@@ -147,7 +194,7 @@ export async function startServer(
   const port = (server.address() as AddressInfo).port;
   let closing: Promise<void> | undefined;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${reachableHost(overrides.host ?? config.host)}:${port}`,
     port,
     app,
     close() {

@@ -10,6 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { posix } from 'node:path';
 import sirv from 'sirv';
+import { SECURITY_HEADERS } from './http/security-headers.ts';
 
 /** The API's own paths: never the app shell. */
 const API_PATH = /^\/trpc(\/|$)/;
@@ -28,12 +29,6 @@ const TEXT_TYPES: Record<string, string> = {
   '.txt': 'text/plain',
   '.svg': 'image/svg+xml',
   '.webmanifest': 'application/manifest+json',
-};
-
-const SECURITY_HEADERS: Record<string, string> = {
-  'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'same-origin',
-  'X-Frame-Options': 'DENY',
 };
 
 function send(res: ServerResponse, status: number, body: string): void {

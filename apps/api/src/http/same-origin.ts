@@ -1,0 +1,33 @@
+/**
+ * Cross-site request refusal (SPEC §6c). The session cookie is SameSite=Lax, which a page on
+ * another port of the same host (same site, other origin) still gets sent with its POSTs: a form
+ * there could upload into the owner's library or sign them out. So a POST that the cookie
+ * authenticates must show it comes from the app's own pages: an `Origin` equal to this request's
+ * own scheme and Host (or to PUBLIC_URL), or `Sec-Fetch-Site: same-origin`. With neither header
+ * it is refused too. A bearer token is never sent by a browser on its own, so it is not affected.
+ *
+ * @example
+ * if (cookieAuthenticated(req.headers) && !fromOwnOrigin(req, config.publicUrl)) refuse(…);
+ */
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { readCredential } from '../context.ts';
+
+/** Whether the session cookie is the request's credential (no Authorization header wins over it). */
+export function cookieAuthenticated(headers: IncomingHttpHeaders): boolean {
+  const credential = readCredential({ authorization: headers.authorization, cookie: headers.cookie });
+  return typeof credential === 'object' && credential.from === 'cookie';
+}
+
+/** Whether the request comes from a page of this app's own origin, by the browser's word. */
+export function fromOwnOrigin(req: IncomingMessage, publicUrl: string | null): boolean {
+  if (req.headers['sec-fetch-site'] === 'same-origin') return true;
+  const origin = req.headers.origin?.toLowerCase();
+  if (origin === undefined || origin === 'null') return false;
+  if (publicUrl !== null && origin === publicUrl) return true;
+  const host = req.headers.host?.toLowerCase();
+  if (host === undefined || host === '') return false;
+  const tls =
+    (req.socket as { encrypted?: boolean }).encrypted === true ||
+    req.headers['x-forwarded-proto'] === 'https';
+  return origin === `${tls ? 'https' : 'http'}://${host}`;
+}
