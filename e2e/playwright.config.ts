@@ -10,19 +10,21 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-// `pnpm --filter @sponge/agent runtime` is the hosted runtime's command, once the package has it.
+// `pnpm --filter @sponge/agent runtime` is the hosted runtime's command. The chat flow cannot run
+// without it, and a flow that skips itself reads as passed in a summary: no runtime, no run.
 const agentScripts = (
   JSON.parse(
     readFileSync(join(dirname(fileURLToPath(import.meta.url)), '../packages/agent/package.json'), 'utf8'),
   ) as { scripts?: Record<string, string> }
 ).scripts;
-const hasRuntime = typeof agentScripts?.runtime === 'string';
+if (typeof agentScripts?.runtime !== 'string')
+  throw new Error('packages/agent has no "runtime" script: the e2e chat flow needs the hosted runtime');
 
 const basePort = 43000 + Math.floor(Math.random() * 4000);
 export const servers = {
   main: { port: basePort, dataDir: mkdtempSync(join(tmpdir(), 'sponge-e2e-')) },
   shortTtl: { port: basePort + 1, dataDir: mkdtempSync(join(tmpdir(), 'sponge-e2e-ttl-')), ttlSeconds: 4 },
-  chat: { port: basePort + 2, dataDir: mkdtempSync(join(tmpdir(), 'sponge-e2e-chat-')), runtime: hasRuntime },
+  chat: { port: basePort + 2, dataDir: mkdtempSync(join(tmpdir(), 'sponge-e2e-chat-')) },
 };
 // Workers are separate processes: they read the servers from the environment, not this module.
 process.env.SPONGE_E2E_SERVERS ??= JSON.stringify(servers);
@@ -84,10 +86,5 @@ export default defineConfig({
     },
   },
   projects: [{ name: 'chromium', use: { browserName: 'chromium' } }],
-  webServer: [
-    start(chosen.main),
-    start(chosen.shortTtl),
-    start(chosen.chat),
-    ...(chosen.chat.runtime ? [runtime(chosen.chat)] : []),
-  ],
+  webServer: [start(chosen.main), start(chosen.shortTtl), start(chosen.chat), runtime(chosen.chat)],
 });

@@ -30,7 +30,6 @@ const RUN_TOKEN = /rt_[A-Za-z0-9_-]{43}/;
 test('the owner asks, the runtime answers; after Forget now a follow-up is answered with the refusal explained', async ({
   page,
 }, testInfo) => {
-  test.skip(!server.runtime, 'waits on the hosted runtime: packages/agent has no "runtime" script yet');
   test.setTimeout(90_000);
   // The browser never holds a run token: not in any answer of the API it calls.
   const leaked: string[] = [];

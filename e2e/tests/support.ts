@@ -22,14 +22,13 @@ export interface ServerInfo {
   port: number;
   dataDir: string;
   ttlSeconds?: number;
-  /** The hosted runtime runs beside this server and answers its owners' questions. */
-  runtime?: boolean;
 }
 
 interface Servers {
   main: ServerInfo;
   shortTtl: ServerInfo & { ttlSeconds: number };
-  chat: ServerInfo & { runtime: boolean };
+  /** The hosted runtime runs beside this server and answers its owners' questions. */
+  chat: ServerInfo;
 }
 
 function readServers(): Servers {
