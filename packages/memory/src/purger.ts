@@ -8,11 +8,10 @@
  * refuse it anyway.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { LibsqlError } from '@libsql/client';
 import type { Client, InStatement } from '@libsql/client';
 import { sessionContentTables } from './content.ts';
 import { num, str } from './context.ts';
-import { BUSY_TIMEOUT_MS, isEmbeddedUrl } from './db/index.ts';
+import { BUSY_TIMEOUT_MS, isEmbeddedUrl, isLockError } from './db/index.ts';
 import { MemoryError, toMemoryError } from './errors.ts';
 import { openMemoryDatabase } from './memory-schema.ts';
 import { groupSizer, lockPacer, sleepUntil } from './purge-pacing.ts';
@@ -168,7 +167,10 @@ export async function purgePass(
       return done;
     }
     const before = await dataVersion();
-    await client.execute('PRAGMA wal_checkpoint(PASSIVE)').catch(() => {});
+    // A lock only makes this checkpoint partial; any other error is the database failing.
+    await client.execute('PRAGMA wal_checkpoint(PASSIVE)').catch((error: unknown) => {
+      if (!isLockError(error)) throw error;
+    });
     await sleepUntil(resumeAt);
     const after = await dataVersion();
     if (before !== undefined && after !== undefined && after !== before) pacer.served();
@@ -262,13 +264,6 @@ function deleteGroupStatements(tables: string[], ids: string, chunkSize: number)
 }
 
 /** SQLITE_BUSY: another connection holds the write lock (or, for a checkpoint, a reader is in the way). */
-function isBusy(error: unknown): boolean {
-  return (
-    error instanceof LibsqlError &&
-    (error.code === 'SQLITE_BUSY' || String(error.extendedCode ?? '').startsWith('SQLITE_BUSY'))
-  );
-}
-
 /**
  * Runs one write as soon as the lock is free: retried every millisecond while another connection
  * holds it, for up to BUSY_TIMEOUT_MS. Returns how long the write itself took (lock held).
@@ -281,7 +276,7 @@ async function whenUnlocked<T>(write: () => Promise<T>): Promise<{ value: T; hel
       const value = await write();
       return { value, heldMs: performance.now() - t0 };
     } catch (error) {
-      if (!isBusy(error) || performance.now() > giveUpAt) throw error;
+      if (!isLockError(error) || performance.now() > giveUpAt) throw error;
     }
     await sleep(1);
   }
@@ -299,7 +294,7 @@ async function truncateWal(client: Client): Promise<void> {
       const rs = await client.execute('PRAGMA wal_checkpoint(TRUNCATE)');
       if (num(rs.rows[0]?.[0]) === 0) return;
     } catch (error) {
-      if (!isBusy(error)) return;
+      if (!isLockError(error)) throw error;
     }
     if (performance.now() > giveUpAt) return;
     await sleep(1);

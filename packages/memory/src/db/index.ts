@@ -3,6 +3,7 @@
 // its own; a server through @libsql/client), the migration runner, and the group-commit queue.
 export { BUSY_TIMEOUT_MS, EMBEDDED_PRAGMAS, checkpointWal, isEmbeddedUrl, openDatabase } from './open.ts';
 export type { OpenDatabaseOptions, Synchronous } from './open.ts';
+export { isLockError } from './locks.ts';
 export { applyMigrations } from './migrations.ts';
 export type { DerivedMigration, DerivedTables, Migration, MigrationSettings } from './migrations.ts';
 export { MAX_CALLS_PER_COMMIT, createWriteQueue } from './write-queue.ts';

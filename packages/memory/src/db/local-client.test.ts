@@ -248,13 +248,13 @@ describe('ShortcutClient', () => {
     await client.batch(SETUP, 'write');
     for (let i = 0; i < 5; i++)
       await client.execute({ sql: 'INSERT INTO t (s, n) VALUES (?, ?)', args: [`a${i}`, i] });
-    expect(client.stats).toEqual({ near: 6, thread: 0 });
+    expect(client.stats).toEqual({ near: 6, thread: 0, handedOver: 0 });
 
     // A group goes to the thread; what arrives while it is there follows it, in order.
     const group = client.batchGroup([[{ sql: 'INSERT INTO t (s, n) VALUES (?, ?)', args: ['g', 100] }]]);
     const seen = client.execute('SELECT count(*) AS c FROM t');
     const late = client.batch([{ sql: 'INSERT INTO t (s, n) VALUES (?, ?)', args: ['late', 101] }], 'write');
-    expect(client.stats).toEqual({ near: 6, thread: 3 });
+    expect(client.stats).toEqual({ near: 6, thread: 3, handedOver: 0 });
     expect((await group)[0]!.ok).toBe(true);
     expect((await seen).rows[0]!.c).toBe(6);
     await late;
@@ -269,7 +269,7 @@ describe('ShortcutClient', () => {
     await expect(refused).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT' });
   });
 
-  it('gives both connections the same settings (openDatabase)', async () => {
+  it('gives both connections the same settings, neither waiting in SQLite (openDatabase)', async () => {
     const client = await openShortcut('settings.db');
     const settings = async () =>
       Promise.all(
@@ -277,7 +277,8 @@ describe('ShortcutClient', () => {
           async (p) => (await client.execute(`PRAGMA ${p}`)).rows[0]![0],
         ),
       );
-    const expected = [2, 10_000, 1, 1, -65536, 'wal'];
+    // busy_timeout 0 on both: the thread waits for locks itself, the event loop never (lock-wait.test.ts).
+    const expected = [2, 0, 1, 1, -65536, 'wal'];
     expect(await settings()).toEqual(expected);
     expect(client.stats.thread).toBe(0);
     // While a group is on the thread, the same questions are answered by the thread's connection.

@@ -23,6 +23,7 @@ import { LibsqlBatchError, LibsqlError } from '@libsql/client';
 import type { Client, InArgs, InStatement, InValue, ResultSet, Row, TransactionMode } from '@libsql/client';
 import { expandConfig, isInMemoryConfig } from '@libsql/core/config';
 import { ResultSetImpl, transactionModeToBegin } from '@libsql/core/util';
+import { isReadOnlySql, takesWriteLock } from './locks.ts';
 
 // libsql is CommonJS with `module.exports = Database`.
 const Database = createRequire(import.meta.url)('libsql') as LibsqlDatabaseConstructor;
@@ -38,6 +39,7 @@ interface LibsqlDatabase {
   readonly open: boolean;
   readonly inTransaction: boolean;
   prepare(sql: string): LibsqlStatement;
+  exec(sql: string): void;
   close(): void;
 }
 interface LibsqlDatabaseConstructor {
@@ -119,7 +121,16 @@ export class LocalClient implements Client {
   async execute(stmtOrSql: InStatement | string, args?: InArgs): Promise<ResultSet> {
     this.#checkOpen();
     const stmt = typeof stmtOrSql === 'string' ? { sql: stmtOrSql, args: args ?? [] } : stmtOrSql;
-    return this.#run(stmt);
+    if (!takesWriteLock(stmt.sql) || this.#db.inTransaction) return this.#run(stmt);
+    // A write on its own takes the lock in a BEGIN of its own (see #begin), with the same result.
+    this.#begin('write');
+    try {
+      const result = this.#run(stmt);
+      this.#run('COMMIT');
+      return result;
+    } finally {
+      this.#rollbackIfOpen();
+    }
   }
 
   async batch(
@@ -127,7 +138,9 @@ export class LocalClient implements Client {
     mode: TransactionMode = 'deferred',
   ): Promise<ResultSet[]> {
     this.#checkOpen();
-    this.#run(transactionModeToBegin(mode));
+    // A deferred batch that writes would take the lock half-way, in a cached statement (#begin).
+    const writes = mode === 'deferred' && !stmts.every((s) => isReadOnlySql(sqlOf(s)));
+    this.#begin(writes ? 'write' : mode);
     try {
       const results = this.#runAll(stmts);
       this.#run('COMMIT');
@@ -149,7 +162,7 @@ export class LocalClient implements Client {
    */
   async batchGroup(batches: InStatement[][]): Promise<GroupOutcome[]> {
     this.#checkOpen();
-    this.#run('BEGIN IMMEDIATE');
+    this.#begin('write');
     try {
       const outcomes: GroupOutcome[] = [];
       for (const stmts of batches) {
@@ -280,6 +293,21 @@ export class LocalClient implements Client {
     }
   }
 
+  /**
+   * Starts a transaction; the write lock is taken here, and only here. Not through a cached
+   * statement: a prepared statement that fails on another connection's lock is not reset by the
+   * driver, and until it is, every later read of this connection sees the database as it was
+   * then, whatever other connections commit (measured with libsql 0.5: a read after such a
+   * failure kept returning the old row count). `exec` prepares, runs and finalizes.
+   */
+  #begin(mode: TransactionMode): void {
+    try {
+      this.#db.exec(transactionModeToBegin(mode));
+    } catch (error) {
+      throw mapSqliteError(error);
+    }
+  }
+
   #rollbackIfOpen(): void {
     if (!this.#db.open || !this.#db.inTransaction) return;
     try {
@@ -293,6 +321,9 @@ export class LocalClient implements Client {
     if (this.closed) throw new LibsqlError('The client is closed', 'CLIENT_CLOSED');
   }
 }
+
+const sqlOf = (s: InStatement | [string, InArgs?]): string =>
+  typeof s === 'string' ? s : Array.isArray(s) ? s[0] : s.sql;
 
 function columnsOf(stmt: LibsqlStatement): { names: string[]; types: string[] } {
   const cols = stmt.columns();

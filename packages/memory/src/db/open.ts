@@ -4,6 +4,7 @@
  */
 import { createClient } from '@libsql/client';
 import type { Client, Config } from '@libsql/client';
+import { isLockError } from './locks.ts';
 import { ShortcutClient } from './thread/shortcut-client.ts';
 import { WorkerClient } from './thread/worker-client.ts';
 import { LocalClient } from './local-client.ts';
@@ -87,14 +88,18 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Client
   );
   if (options.thread !== 'worker')
     return withPragmas(new LocalClient(options.url, { timeoutMs: BUSY_TIMEOUT_MS }), pragmas);
+  // Neither connection waits in SQLite's busy handler: the thread waits for a lock by itself, for
+  // BUSY_TIMEOUT_MS, telling the event loop it does (worker.ts), and the event loop's connection
+  // never waits (ShortcutClient).
+  const noWait = pragmas.map((p) => (p.startsWith('PRAGMA busy_timeout') ? 'PRAGMA busy_timeout = 0' : p));
   const thread = await withPragmas(
     await WorkerClient.open(options.url, { timeoutMs: BUSY_TIMEOUT_MS }),
-    pragmas,
+    noWait,
   );
   // An in-memory database exists once per connection: it cannot have a second one.
   if (options.url.includes(':memory:')) return thread;
   try {
-    const near = await withPragmas(new LocalClient(options.url, { timeoutMs: BUSY_TIMEOUT_MS }), pragmas);
+    const near = await withPragmas(new LocalClient(options.url, { timeoutMs: 0 }), noWait);
     return new ShortcutClient(thread, near);
   } catch (error) {
     thread.close();
@@ -114,14 +119,26 @@ async function withPragmas<C extends Client>(client: C, pragmas: readonly string
 
 /**
  * Moves the WAL into the main file and truncates it, so deleted content does not linger in the
- * `-wal` file. Best effort: a reader in another process can make it partial; the next
- * checkpoint finishes the job. A no-op for remote databases.
+ * `-wal` file. Returns true when the WAL was truncated (always for a remote database, which has no
+ * file here). Another connection's lock or a reader of an older snapshot holds it up: it is tried
+ * again for up to BUSY_TIMEOUT_MS, then left to the next checkpoint (false; the data is already
+ * deleted, only old frames remain). Any other error is thrown: forgetting on disk depends on this.
+ *
+ * On a database thread (ShortcutClient) the checkpoint runs on the thread, and each try returns
+ * at once (no busy timeout there), so the event loop never waits for it.
  */
-export async function checkpointWal(client: Client, url: string): Promise<void> {
-  if (!isEmbeddedUrl(url) || url.includes(':memory:')) return;
-  try {
-    await client.execute('PRAGMA wal_checkpoint(TRUNCATE)');
-  } catch {
-    // A busy checkpoint is not an error for the caller: the data is already deleted.
+export async function checkpointWal(client: Client, url: string): Promise<boolean> {
+  if (!isEmbeddedUrl(url) || url.includes(':memory:')) return true;
+  const giveUpAt = performance.now() + BUSY_TIMEOUT_MS;
+  for (let tries = 0; ; tries++) {
+    try {
+      // One row: busy (1 when the checkpoint could not finish), WAL frames, frames checkpointed.
+      const rs = await client.execute('PRAGMA wal_checkpoint(TRUNCATE)');
+      if (Number(rs.rows[0]?.[0]) === 0) return true;
+    } catch (error) {
+      if (!isLockError(error)) throw error;
+    }
+    if (performance.now() >= giveUpAt) return false;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(50, 2 ** tries)));
   }
 }

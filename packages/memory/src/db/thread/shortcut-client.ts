@@ -8,25 +8,48 @@
  * neither. Once calls overlap, the thread takes them, and group commit (write-queue.ts) gathers
  * them there; so a lone agent gets the event loop's latency and fifty get the thread's throughput.
  *
- * Order and isolation: a call runs here only when every call sent to the thread has been answered,
- * and the embedded driver runs a call start to end without yielding, so the two connections never
- * hold a transaction at the same time within this process. Other processes (a second API, the
- * purge worker) meet either connection through SQLite's lock and busy timeout, as before.
- * A group of calls (`batchGroup`) always goes to the thread: groups form only under load.
+ * Locks: a call here must never wait for another process's lock (the purge worker, a second API,
+ * `verify --repair`), since waiting on the event loop stalls every request of the process, `health`
+ * included. This connection has no busy timeout: a call that finds the lock taken fails at once,
+ * having changed nothing, and is handed to the thread, which waits for the lock there (worker.ts).
+ * Checkpoints, which wait for other connections by nature, always run on the thread.
+ *
+ * Order and isolation: a write runs here only when every call sent to the thread has been
+ * answered, and the embedded driver runs a call start to end without yielding, so the two
+ * connections never hold a transaction at the same time within this process and writes keep their
+ * order. Reads are the one exception: while the thread waits for a lock, a read runs here (WAL
+ * readers take no lock), so the Memory panel does not queue behind the wait; it sees what was
+ * committed, as it would a moment before the write it passes. A group of calls (`batchGroup`)
+ * always goes to the thread: groups form only under load.
  */
 import type { Client, InArgs, InStatement, ResultSet, TransactionMode } from '@libsql/client';
+import { isLockError, isReadOnlySql } from '../locks.ts';
 import { notOffered } from '../local-client.ts';
 import type { GroupOutcome, LocalClient } from '../local-client.ts';
 import type { WorkerClient } from './worker-client.ts';
 
+/** `PRAGMA wal_checkpoint(…)`: waits for other connections, so it runs on the thread. */
+const CHECKPOINT = /^\s*PRAGMA\s+(\w+\.)?wal_checkpoint\b/i;
+
+type Statement = InStatement | [string, InArgs?];
+const sqlOf = (s: Statement): string => (typeof s === 'string' ? s : Array.isArray(s) ? s[0] : s.sql);
+
 export class ShortcutClient implements Client {
   readonly protocol = 'file';
-  /** How many calls took the shortcut and how many the thread (for tests and the bench). */
-  readonly stats = { near: 0, thread: 0 };
+  /**
+   * How many calls took the shortcut, how many the thread, and how many of the shortcut's found
+   * another connection's lock and were handed to the thread (for tests and the bench).
+   */
+  readonly stats = { near: 0, thread: 0, handedOver: 0 };
   readonly #thread: WorkerClient;
   readonly #near: LocalClient;
+  /** Calls handed to the thread after finding the lock, not answered yet. */
+  #handedOver = 0;
 
-  /** Both connections must already carry the same per-connection settings (openDatabase). */
+  /**
+   * Both connections must already carry the same per-connection settings (openDatabase), with
+   * no busy timeout: the thread waits for locks itself, and this one never does.
+   */
   constructor(thread: WorkerClient, near: LocalClient) {
     this.#thread = thread;
     this.#near = near;
@@ -36,22 +59,46 @@ export class ShortcutClient implements Client {
     return this.#thread.closed;
   }
 
-  #pick(): Client {
-    if (this.#thread.idle && !this.#near.closed) {
-      this.stats.near++;
-      return this.#near;
+  /** The thread is waiting for another connection's lock (or is about to: a call was handed over). */
+  get #threadWaits(): boolean {
+    return this.#handedOver > 0 || this.#thread.waitingOnLock;
+  }
+
+  /** Runs `call` here when it may, on the thread otherwise; a lock found here sends it to the thread. */
+  async #run<T>(readOnly: boolean, call: (client: Client) => Promise<T>): Promise<T> {
+    const here = !this.#near.closed && (this.#thread.idle || (readOnly && this.#threadWaits));
+    if (!here) {
+      this.stats.thread++;
+      return call(this.#thread);
     }
-    this.stats.thread++;
-    return this.#thread;
+    this.stats.near++;
+    try {
+      return await call(this.#near);
+    } catch (error) {
+      if (!isLockError(error)) throw error;
+    }
+    this.stats.handedOver++;
+    this.#handedOver++;
+    try {
+      return await call(this.#thread);
+    } finally {
+      this.#handedOver--;
+    }
   }
 
   execute(stmtOrSql: InStatement | string, args?: InArgs): Promise<ResultSet> {
-    const client = this.#pick();
-    return typeof stmtOrSql === 'string' ? client.execute(stmtOrSql, args) : client.execute(stmtOrSql);
+    const stmt = typeof stmtOrSql === 'string' ? { sql: stmtOrSql, args: args ?? [] } : stmtOrSql;
+    const sql = sqlOf(stmt);
+    if (CHECKPOINT.test(sql)) {
+      this.stats.thread++;
+      return this.#thread.execute(stmt);
+    }
+    return this.#run(isReadOnlySql(sql), (client) => client.execute(stmt));
   }
 
-  batch(stmts: Array<InStatement | [string, InArgs?]>, mode?: TransactionMode): Promise<ResultSet[]> {
-    return this.#pick().batch(stmts, mode);
+  batch(stmts: Statement[], mode?: TransactionMode): Promise<ResultSet[]> {
+    const readOnly = mode === 'read' || stmts.every((s) => isReadOnlySql(sqlOf(s)));
+    return this.#run(readOnly, (client) => client.batch(stmts, mode));
   }
 
   batchGroup(batches: InStatement[][]): Promise<GroupOutcome[]> {

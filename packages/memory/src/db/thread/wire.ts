@@ -36,7 +36,14 @@ export type Request =
   | { id: number; op: 'batchGroup'; batches: InStatement[][] }
   | { id: number; op: 'close' };
 
-export type Reply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: WireError };
+/**
+ * The answer to request `id`; or, before it, a notice that the call found another connection's
+ * lock and the thread is waiting for it (the main thread then reads on its own connection).
+ */
+export type Reply =
+  | { id: number; ok: true; value: unknown }
+  | { id: number; ok: false; error: WireError }
+  | { id: number; waiting: true };
 
 export function toWireResult(rs: ResultSet): WireResultSet {
   return {

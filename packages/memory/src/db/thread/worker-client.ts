@@ -23,7 +23,12 @@ import type { GroupOutcome } from '../local-client.ts';
 import { fromWireError, fromWireResult } from './wire.ts';
 import type { Reply, Request, WireOutcome, WireResultSet } from './wire.ts';
 
-type Pending = { resolve: (value: unknown) => void; reject: (error: unknown) => void };
+type Pending = {
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+  /** The thread said this call found another connection's lock and is waiting for it. */
+  waiting?: true;
+};
 type Body = Request extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
 
 /**
@@ -42,12 +47,20 @@ export class WorkerClient implements Client {
   readonly #pending = new Map<number, Pending>();
   #nextId = 1;
   #stopped: Error | null = null;
+  /** Calls waiting for another connection's lock on the thread (see worker.ts). */
+  #waiting = 0;
 
   private constructor(worker: Worker) {
     this.#worker = worker;
     worker.on('message', (reply: Reply) => {
       const p = this.#pending.get(reply.id);
       if (!p) return;
+      if ('waiting' in reply) {
+        p.waiting = true;
+        this.#waiting++;
+        return;
+      }
+      if (p.waiting) this.#waiting--;
       this.#pending.delete(reply.id);
       // Only keep the process alive while a call is waiting for its answer.
       if (this.#pending.size === 0) this.#worker.unref();
@@ -58,6 +71,7 @@ export class WorkerClient implements Client {
       this.#stopped ??= error;
       for (const p of this.#pending.values()) p.reject(this.#stopped);
       this.#pending.clear();
+      this.#waiting = 0;
     };
     worker.on('error', (error: Error) =>
       stop(new LibsqlError(`the database thread failed: ${error.message}`, 'CLIENT_CLOSED')),
@@ -72,7 +86,7 @@ export class WorkerClient implements Client {
     });
     return new Promise((resolve, reject) => {
       const onReady = (reply: Reply) => {
-        if (reply.id !== 0) return;
+        if (reply.id !== 0 || 'waiting' in reply) return;
         worker.off('message', onReady);
         worker.off('error', onError);
         if (reply.ok) {
@@ -96,6 +110,11 @@ export class WorkerClient implements Client {
   /** true when every call sent to the thread has been answered (ShortcutClient's test). */
   get idle(): boolean {
     return this.#pending.size === 0;
+  }
+
+  /** true while a call on the thread waits for another connection's lock (ShortcutClient's test). */
+  get waitingOnLock(): boolean {
+    return this.#waiting > 0;
   }
 
   #call<T>(body: Body): Promise<T> {
