@@ -49,7 +49,14 @@ export async function openApp(
     closers.push(() => app.close());
     await migrate(app, 'app', APP_MIGRATIONS);
     await prepareDocumentIndex(app, embeddings, now);
-    const library = createLibrary({ db: app, adapter: embeddings, log });
+    const library = createLibrary({
+      db: app,
+      adapter: embeddings,
+      log,
+      quotas: config.libraryQuotas,
+      uploadQueue: config.uploadQueue,
+      uploadsInFlight: config.uploadsInFlight,
+    });
     // Stopped before the database closes (closers run in reverse), so no batch is cut short.
     closers.push(() => void library.close());
     const reviewed = await openReviewedKnowledge(app, now);

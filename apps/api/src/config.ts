@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { MAX_EMBEDDING_DIMENSIONS } from '@oh/memory';
 import type { CloudEmbeddingOptions, LocalEmbeddingOptions } from '@oh/memory';
 import { z } from 'zod';
+import { DEFAULT_LIBRARY_QUOTAS, DEFAULT_UPLOAD_QUEUE, DEFAULT_UPLOADS_IN_FLIGHT } from './library/limits.ts';
 import { isLoopbackHost } from './http/loopback.ts';
 
 export class ConfigError extends Error {
@@ -134,6 +135,12 @@ const envSchema = z.object({
   MEMORY_DATABASE_AUTH_TOKEN: optionalString,
   APP_DATABASE_URL: dbUrl,
   APP_DATABASE_AUTH_TOKEN: optionalString,
+  UPLOAD_QUEUE_SIZE: intIn(0, 1_000, DEFAULT_UPLOAD_QUEUE.maxWaiting),
+  UPLOAD_QUEUE_WAIT_SECONDS: intIn(1, 3_600, DEFAULT_UPLOAD_QUEUE.maxWaitSeconds),
+  UPLOADS_IN_FLIGHT: intIn(1, 1_000, DEFAULT_UPLOADS_IN_FLIGHT),
+  LIBRARY_MAX_DOCUMENTS: intIn(1, 1e9, DEFAULT_LIBRARY_QUOTAS.documents),
+  LIBRARY_MAX_CHARACTERS: intIn(1, 1e15, DEFAULT_LIBRARY_QUOTAS.characters),
+  LIBRARY_MAX_CHUNKS: intIn(1, 1e9, DEFAULT_LIBRARY_QUOTAS.chunks),
   WEB_DIST: optionalString,
   LOG_LEVEL: optionalString.pipe(
     z
@@ -176,6 +183,12 @@ export interface Config {
    * loss) unless set to NORMAL (it survives a crash of the process, not of the machine). */
   memoryDbSynchronous: 'FULL' | 'NORMAL';
   appDb: { url: string; authToken: string | undefined };
+  /** PDF extractions waiting at once (all owners) and how long one may wait (SPEC §6b). */
+  uploadQueue: { maxWaiting: number; maxWaitSeconds: number };
+  /** Upload bodies received at once; past it, 429 `busy`. */
+  uploadsInFlight: number;
+  /** What one owner's library may hold; past it, 429 `quota`. */
+  libraryQuotas: { documents: number; characters: number; chunks: number };
   webDist: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
@@ -255,6 +268,13 @@ export function loadConfig(
     appDb: {
       url: e.APP_DATABASE_URL ?? fileUrl(join(dataDir, 'sponge.db')),
       authToken: e.APP_DATABASE_AUTH_TOKEN,
+    },
+    uploadQueue: { maxWaiting: e.UPLOAD_QUEUE_SIZE, maxWaitSeconds: e.UPLOAD_QUEUE_WAIT_SECONDS },
+    uploadsInFlight: e.UPLOADS_IN_FLIGHT,
+    libraryQuotas: {
+      documents: e.LIBRARY_MAX_DOCUMENTS,
+      characters: e.LIBRARY_MAX_CHARACTERS,
+      chunks: e.LIBRARY_MAX_CHUNKS,
     },
     webDist: e.WEB_DIST !== undefined ? resolve(cwd, e.WEB_DIST) : DEFAULT_WEB_DIST,
     logLevel: e.LOG_LEVEL,

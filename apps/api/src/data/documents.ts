@@ -1,5 +1,6 @@
-import type { Client, InStatement, Row } from '@libsql/client';
+import type { Client, InStatement, InValue, Row } from '@libsql/client';
 import type { DocumentSource } from '@sponge/contract';
+import { chunkDocument } from '../library/chunks.ts';
 
 export type Access = 'owner' | 'shared' | 'public';
 export type IndexState = 'indexing' | 'ready' | 'failed';
@@ -177,13 +178,78 @@ export function joinPages(pages: readonly string[]): { text: string; pageStarts:
   return { text: pages.join('\n\n'), pageStarts };
 }
 
-/** The row of a new document, waiting for the indexer (state `indexing`). */
+/**
+ * The row of a new document, waiting for the indexer (state `indexing`). Its chunk count is known
+ * from the start (`index_total`), so the owner's chunk quota counts documents not indexed yet.
+ */
 export function insertDocumentStatement(doc: NewDocument, now: Date): InStatement {
+  return insertStatement(doc, documentChunkCount(doc), now, 'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)', () => []);
+}
+
+/** What one owner's library may hold (SPEC §6b); a document past any of them is refused. */
+export interface LibraryQuotas {
+  documents: number;
+  characters: number;
+  chunks: number;
+}
+
+/** What one owner's live documents hold, counted as the quotas count. */
+export type LibraryUsage = LibraryQuotas;
+
+/**
+ * The row of a new document, written only if the owner's library stays within `quotas` with it:
+ * one statement, so two uploads at once cannot both take the last room. No row written (0 rows
+ * affected) means a quota stood in the way.
+ */
+export function insertDocumentWithinQuotasStatement(
+  doc: NewDocument,
+  now: Date,
+  quotas: LibraryQuotas,
+): InStatement {
+  const chunks = documentChunkCount(doc);
+  return insertStatement(
+    doc,
+    chunks,
+    now,
+    `SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?
+       FROM (SELECT count(*) AS documents, coalesce(sum(characters), 0) AS characters,
+                    coalesce(sum(index_total), 0) AS chunks
+               FROM documents WHERE owner_id = ? AND removed_at IS NULL) AS usage
+      WHERE usage.documents + 1 <= ? AND usage.characters + ? <= ? AND usage.chunks + ? <= ?`,
+    (characters) => [doc.ownerId, quotas.documents, characters, quotas.characters, chunks, quotas.chunks],
+  );
+}
+
+/** The owner's live documents, characters and chunks (stored or still to be indexed). */
+export async function libraryUsage(db: Client, ownerId: string): Promise<LibraryUsage> {
+  const rs = await db.execute({
+    sql: `SELECT count(*) AS documents, coalesce(sum(characters), 0) AS characters,
+                 coalesce(sum(index_total), 0) AS chunks
+            FROM documents WHERE owner_id = ? AND removed_at IS NULL`,
+    args: [ownerId],
+  });
+  const r = rs.rows[0]!;
+  return { documents: Number(r.documents), characters: Number(r.characters), chunks: Number(r.chunks) };
+}
+
+/** The chunks the indexer will cut the document into (library/chunks.ts). */
+export function documentChunkCount(doc: Pick<NewDocument, 'title' | 'abstract' | 'pages'>): number {
+  return chunkDocument(doc).length;
+}
+
+/** The INSERT of a document row from `values` (VALUES or a SELECT), then `extraArgs` of its text length. */
+function insertStatement(
+  doc: NewDocument,
+  chunks: number,
+  now: Date,
+  values: string,
+  extraArgs: (characters: number) => InValue[],
+): InStatement {
   const { text, pageStarts } = joinPages(doc.pages);
   return {
     sql: `INSERT INTO documents (id, owner_id, title, authors, abstract, text, source, page_starts, characters,
-            memory_in_staged_runs, created_at)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)`,
+            index_total, memory_in_staged_runs, created_at)
+          ${values}`,
     args: [
       doc.id,
       doc.ownerId,
@@ -194,7 +260,9 @@ export function insertDocumentStatement(doc: NewDocument, now: Date): InStatemen
       doc.source ?? 'text',
       JSON.stringify(pageStarts),
       text.length,
+      chunks,
       now.toISOString(),
+      ...extraArgs(text.length),
     ],
   };
 }

@@ -1,18 +1,23 @@
 /**
  * Reading `documents.upload`'s form (SPEC §6b): one `file` (PDF, plain text or Markdown) and an
- * optional `title`. Extraction runs in a worker with a time limit (extract/); its refusals become
- * the contract's errors (`invalid_document`, `no_text`, `too_large`).
+ * optional `title`. Extraction runs in a worker with a time limit (extract/), when the upload
+ * queue gives the owner a turn; its refusals become the contract's errors (`invalid_document`,
+ * `no_text`, `too_large`; `busy` from the queue).
  */
 import { DOCUMENT_REASON_TO_CODE, LIMITS, uploadFieldsSchema } from '@sponge/contract';
 import { ApiError, invalidInput } from '../errors.ts';
 import { DocumentRejected, extractDocument } from './extract/index.ts';
+import type { ExtractOptions } from './extract/index.ts';
 import type { NewLibraryDocument } from './library.ts';
 
 export function tooLarge(message: string): ApiError {
   return new ApiError({ code: DOCUMENT_REASON_TO_CODE.too_large, reason: 'too_large', message });
 }
 
-export async function readUpload(form: FormData): Promise<NewLibraryDocument> {
+export async function readUpload(
+  form: FormData,
+  options: Pick<ExtractOptions, 'schedule'> = {},
+): Promise<NewLibraryDocument> {
   const fields: Record<string, string> = {};
   let file: File | null = null;
   for (const [name, value] of form.entries()) {
@@ -36,11 +41,10 @@ export async function readUpload(form: FormData): Promise<NewLibraryDocument> {
 
   let extracted;
   try {
-    extracted = await extractDocument({
-      bytes: new Uint8Array(await file.arrayBuffer()),
-      filename: file.name,
-      mediaType: file.type,
-    });
+    extracted = await extractDocument(
+      { bytes: new Uint8Array(await file.arrayBuffer()), filename: file.name, mediaType: file.type },
+      options,
+    );
   } catch (err) {
     if (err instanceof DocumentRejected)
       throw new ApiError({

@@ -64,11 +64,15 @@ export const documentsRouter = {
 
   /**
    * Adds an uploaded PDF, text or Markdown file (multipart/form-data: `file`, optional `title`).
-   * The body was size-checked while it streamed in (server.ts); the text is extracted in a
-   * worker with a time limit. A refused file leaves nothing behind.
+   * The body was size-checked while it streamed in (server.ts); a PDF's text is extracted in a
+   * worker with a time limit, when the upload queue gives the owner a turn (429 `busy` when it
+   * cannot wait). A full library is refused before the file is read. A refused file leaves
+   * nothing behind.
    */
   upload: ownerOrApiKeyProcedure.input(uploadForm).mutation(async ({ ctx, input }) => {
-    const doc = await readUpload(input);
+    const { library } = ctx.deps;
+    await library.checkRoom(ctx.user.id);
+    const doc = await readUpload(input, { schedule: (read) => library.uploads.run(ctx.user.id, read) });
     if (documentCharacters(doc.pages) > LIMITS.documentChars)
       throw tooLarge(
         `The document has more than ${LIMITS.documentChars.toLocaleString('en')} characters of text.`,

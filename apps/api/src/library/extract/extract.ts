@@ -38,6 +38,11 @@ export interface ExtractOptions {
   maxPages?: number;
   /** Characters of text, counted after line endings are normalised; default LIMITS.documentChars. */
   maxChars?: number;
+  /**
+   * Runs the PDF read when its turn comes (the upload queue, upload-queue.ts), which may refuse
+   * it; the signal stops the read. Default: at once. Text and Markdown need no turn.
+   */
+  schedule?: <T>(read: (signal: AbortSignal) => Promise<T>) => Promise<T>;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -60,7 +65,12 @@ export async function extractDocument(
     case 'other':
       throw new DocumentRejected('invalid_document', MESSAGES.notADocument);
     case 'pdf': {
-      const outcome = await readPdfOnThread({ bytes: input.bytes, maxPages, maxChars }, { timeoutMs });
+      const read = (signal?: AbortSignal) =>
+        readPdfOnThread(
+          { bytes: input.bytes, maxPages, maxChars },
+          { timeoutMs, ...(signal ? { signal } : {}) },
+        );
+      const outcome = options.schedule ? await options.schedule(read) : await read();
       if (!outcome.ok) throw new DocumentRejected(outcome.reason, outcome.message);
       return { source: 'pdf', pages: outcome.pages, title: usableTitle(outcome.title) };
     }

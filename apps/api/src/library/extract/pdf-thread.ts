@@ -59,6 +59,8 @@ export interface PdfThreadOptions {
   /** Tests lower these to make a thread run out of memory. */
   resourceLimits?: ResourceLimits;
   externalMemoryMb?: number;
+  /** Stops the thread and rejects with the signal's reason (the API is stopping). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -123,6 +125,9 @@ function runThread(job: PdfJob, options: PdfThreadOptions): Promise<PdfOutcome> 
         () => undefined, // the thread has just exited
       );
     }, MEMORY_CHECK_MS);
+    const abort = () => finish({ error: options.signal?.reason as Error });
+    if (options.signal?.aborted) abort();
+    else options.signal?.addEventListener('abort', abort, { once: true });
     worker.on('message', (message: PdfThreadMessage) => {
       if (message.type === 'started') started = true;
       else finish({ outcome: message.outcome });
@@ -139,6 +144,7 @@ function runThread(job: PdfJob, options: PdfThreadOptions): Promise<PdfOutcome> 
       live--;
       clearTimeout(timer);
       clearInterval(watch);
+      options.signal?.removeEventListener('abort', abort);
       // Exiting without an answer: pdf.js waited on something that never came and the thread's
       // event loop ran dry. The file led it there.
       const settled = result ?? {

@@ -6,8 +6,9 @@
  * - makeZeroPagePdf: a well-formed PDF whose page tree is empty.
  * - makeEncryptedPdf: a PDF that needs a password to open.
  * - makeDeflateBombPdf: a small PDF whose page inflates to a huge content stream.
+ * - makeSlowPdf: thousands of pages sharing one content stream of a great many operators.
  *
- * The last three are written by hand (pdf-lib will not write them). Outputs are byte-for-byte the
+ * The last four are written by hand (pdf-lib will not write them). Outputs are byte-for-byte the
  * same on every call, so a fuzz seed reproduces its case.
  */
 import { Readable } from 'node:stream';
@@ -97,6 +98,31 @@ export async function makeDeflateBombPdf(inflatedMiB: number): Promise<Uint8Arra
     '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
     { dict: `<< /Length ${stream.length} /Filter /FlateDecode >>`, stream },
     '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+  ]);
+}
+
+/**
+ * A PDF that is slow to read but small and valid: `pages` pages (default 2,000) that all share one
+ * content stream of `operators` `q Q` pairs (default 250,000) around a line of text. A reader parses
+ * the stream again for every page: the defaults make a 1.3 MB file that keeps pdf.js busy well past
+ * the 30 s extraction limit (issue 24, point 8); fewer operators make it finish.
+ */
+export function makeSlowPdf(options: { pages?: number; operators?: number } = {}): Uint8Array {
+  const pages = options.pages ?? 2_000;
+  const operators = options.operators ?? 250_000;
+  const stream = new TextEncoder().encode(
+    `${'q Q\n'.repeat(operators)}BT /F1 12 Tf 72 712 Td (A slow page.) Tj ET\n`,
+  );
+  // Objects: 1 catalog, 2 page tree, 3 the shared stream, 4 the font, then one per page.
+  const kids = Array.from({ length: pages }, (_, i) => `${i + 5} 0 R`).join(' ');
+  const page =
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 3 0 R /Resources << /Font << /F1 4 0 R >> >> >>';
+  return handWrittenPdf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    `<< /Type /Pages /Kids [${kids}] /Count ${pages} >>`,
+    { dict: `<< /Length ${stream.length} >>`, stream },
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+    ...Array.from({ length: pages }, () => page),
   ]);
 }
 

@@ -1,0 +1,21 @@
+/**
+ * The library's defaults for what the configuration may change (config.ts, the README's table):
+ * one place, read by the configuration and by tools that open a library without it (the bench).
+ * No imports, so the configuration stays light.
+ */
+
+/** What one owner's library may hold (LIBRARY_MAX_DOCUMENTS, _CHARACTERS, _CHUNKS). */
+export const DEFAULT_LIBRARY_QUOTAS = {
+  documents: 1_000,
+  characters: 100_000_000,
+  chunks: 250_000,
+} as const;
+
+/** PDF extractions waiting at once, all owners together, and how long each may wait. */
+export const DEFAULT_UPLOAD_QUEUE = { maxWaiting: 8, maxWaitSeconds: 60 } as const;
+
+/**
+ * Upload bodies received at once. Each may hold up to the 20 MiB file limit in memory (twice,
+ * while the form is parsed), so this with the queue's size bounds what uploads can take.
+ */
+export const DEFAULT_UPLOADS_IN_FLIGHT = 4;
