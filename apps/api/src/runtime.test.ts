@@ -204,11 +204,17 @@ describe('runtime leases, on the API’s clock', () => {
     expect((await c.client(second.runToken).agent.load.query()).session.id).toBeTruthy();
     // The first runtime comes back: its renewal is refused, naming the new holder's lease.
     const renewal = await errorOf(rt().renew.mutate({ runId, runToken: first.runToken }));
-    expect([renewal.code, renewal.reason, leaseOf(renewal)]).toEqual(['CONFLICT', 'claimed', second.leaseExpiresAt]);
+    expect([renewal.code, renewal.reason, leaseOf(renewal)]).toEqual([
+      'CONFLICT',
+      'claimed',
+      second.leaseExpiresAt,
+    ]);
   });
 
   it('a renewed lease holds past the first one’s end', async () => {
-    const { runId } = await c.client(owner).chat.ask.mutate({ documentId: REEF_DOCUMENT_ID, text: 'Renewed?' });
+    const { runId } = await c
+      .client(owner)
+      .chat.ask.mutate({ documentId: REEF_DOCUMENT_ID, text: 'Renewed?' });
     const { runToken } = await rt().claim.mutate({ runId });
     offsetMs += 40_000;
     await rt().renew.mutate({ runId, runToken });

@@ -34,15 +34,19 @@ function refused(refusal: LeaseRefusal): ApiError {
 
 export const runtimeRouter = {
   /** Live chat runs whose newest turn is the owner's, and staged runs not answered yet, that no lease holds; oldest first. */
-  pending: runtimeProcedure.query(({ ctx }) =>
-    listPendingRuns(ctx.deps.app, PENDING_LIMIT, ctx.deps.now()),
-  ),
+  pending: runtimeProcedure.query(({ ctx }) => listPendingRuns(ctx.deps.app, PENDING_LIMIT, ctx.deps.now())),
 
   /** A fresh run token and a lease of `leaseSeconds`; CONFLICT `claimed` while another lease holds. */
   claim: runtimeProcedure.input(ownerInputs['runtime.claim']).mutation(async ({ ctx, input }) => {
     const runToken = newToken('run');
     const leaseSeconds = ctx.deps.config.runtimeLeaseSeconds;
-    const lease = await claimRun(ctx.deps.app, input.runId, hashToken(runToken), ctx.deps.now(), leaseSeconds * 1000);
+    const lease = await claimRun(
+      ctx.deps.app,
+      input.runId,
+      hashToken(runToken),
+      ctx.deps.now(),
+      leaseSeconds * 1000,
+    );
     if (lease.kind !== 'held') throw refused(lease);
     const run = (await getRun(ctx.deps.app, input.runId))!;
     return {
@@ -59,7 +63,13 @@ export const runtimeRouter = {
   /** Extends the lease of the claim `runToken` came from; CONFLICT `claimed` once another claim took the run. */
   renew: runtimeProcedure.input(ownerInputs['runtime.renew']).mutation(async ({ ctx, input }) => {
     const leaseMs = ctx.deps.config.runtimeLeaseSeconds * 1000;
-    const lease = await renewLease(ctx.deps.app, input.runId, hashToken(input.runToken), ctx.deps.now(), leaseMs);
+    const lease = await renewLease(
+      ctx.deps.app,
+      input.runId,
+      hashToken(input.runToken),
+      ctx.deps.now(),
+      leaseMs,
+    );
     if (lease.kind !== 'held') throw refused(lease);
     return { runId: input.runId, leaseExpiresAt: lease.leaseExpiresAt };
   }),

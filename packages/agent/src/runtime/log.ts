@@ -9,11 +9,14 @@ import type { RunReport, RuntimeEvent } from './runtime.ts';
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+/** Fields written beside the message (JSON keys), for machines reading the log. */
+export type LogFields = Record<string, string | number | undefined>;
+
 export interface LineLogger {
-  debug: (message: string) => void;
-  info: (message: string) => void;
-  warn: (message: string) => void;
-  error: (message: string) => void;
+  debug: (message: string, fields?: LogFields) => void;
+  info: (message: string, fields?: LogFields) => void;
+  warn: (message: string, fields?: LogFields) => void;
+  error: (message: string, fields?: LogFields) => void;
 }
 
 /** Lines at `level` and above go to `write`: JSON, or formatted by pino-pretty when `pretty`. */
@@ -32,10 +35,10 @@ export function createLineLogger(
     { write: (line: string) => write(format ? format(line) : line) },
   );
   return {
-    debug: (message) => logger.debug(message),
-    info: (message) => logger.info(message),
-    warn: (message) => logger.warn(message),
-    error: (message) => logger.error(message),
+    debug: (message, fields) => logger.debug(fields ?? {}, message),
+    info: (message, fields) => logger.info(fields ?? {}, message),
+    warn: (message, fields) => logger.warn(fields ?? {}, message),
+    error: (message, fields) => logger.error(fields ?? {}, message),
   };
 }
 
@@ -52,17 +55,21 @@ function runLine(r: RunReport): string {
   const run = `run ${r.runId} (${r.mode})`;
   switch (r.outcome) {
     case 'answered':
-      return `answered ${run} in ${r.ms} ms${r.failure ? `; the reply says ${r.failure}` : ''}`;
+      return `answered ${run} in ${r.ms} ms${r.limit ? `; the reply says ${r.limit}` : ''}`;
     case 'already-answered':
       return `${run} had nothing left to answer`;
+    case 'claimed-elsewhere':
+      return `${run} is held by another runtime's lease; left to that one`;
     case 'superseded':
-      return `${run} was claimed by another runtime; its reply was left to that one`;
+      return `${run} was taken over by another runtime after this one's lease lapsed; its reply was left to that one`;
     case 'interrupted':
-      return `${run} was interrupted by the stop; it stays pending`;
+      return `${run} was interrupted by the stop; it is pending again`;
     case 'deferred':
       return `${run} failed before; next attempt in ${r.retryInMs} ms`;
     case 'failed':
-      return `${run} failed: ${r.error}; next attempt in ${r.retryInMs} ms`;
+      return r.failure
+        ? `${run} failed in ${r.ms} ms (${r.failure.kind}${r.failure.status !== undefined ? `, HTTP ${r.failure.status}` : ''}); the reply says: ${r.failure.message}`
+        : `${run} failed: ${r.error}; next attempt in ${r.retryInMs} ms`;
   }
 }
 
@@ -70,7 +77,7 @@ function runLine(r: RunReport): string {
 export function logEvent(log: LineLogger, event: RuntimeEvent): void {
   switch (event.type) {
     case 'started':
-      log.info(`answering runs at ${event.apiUrl} with the ${event.agent}`);
+      log.info(`answering runs at ${event.apiUrl} with the ${event.agent}, ${event.concurrency} at a time`);
       return;
     case 'stopped':
       log.info('stopped');
@@ -81,11 +88,19 @@ export function logEvent(log: LineLogger, event: RuntimeEvent): void {
       );
       return;
     case 'run': {
-      const { outcome } = event.report;
-      const line = runLine(event.report);
-      if (outcome === 'failed') log.warn(line);
-      else if (outcome === 'deferred') log.debug(line);
-      else log.info(line);
+      const r = event.report;
+      const line = runLine(r);
+      const fields: LogFields = {
+        runId: r.runId,
+        mode: r.mode,
+        outcome: r.outcome,
+        ms: r.ms,
+        failure: r.failure?.kind,
+        status: r.failure?.status,
+      };
+      if (r.outcome === 'failed') log.warn(line, fields);
+      else if (r.outcome === 'deferred' || r.outcome === 'claimed-elsewhere') log.debug(line, fields);
+      else log.info(line, fields);
       return;
     }
   }

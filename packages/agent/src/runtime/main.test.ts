@@ -1,8 +1,12 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeLlm, textReply } from '../testing/fake-llm.ts';
+import { errorReply, startFakeLlm, textReply } from '../testing/fake-llm.ts';
+import type { FakeLlm } from '../testing/fake-llm.ts';
 import { startRealApi } from '../testing/real-api.ts';
 import type { RealApi } from '../testing/real-api.ts';
 import { apiUrlFrom, main, runtimeKeyPath } from './main.ts';
@@ -10,6 +14,8 @@ import { SCRIPTED_AGENT_BANNER } from './scripted-agent.ts';
 
 const RUNTIME_KEY = 'main-test-runtime-key-0123456789abcdef';
 const REEF = 'doc-reef-recovery-2016';
+/** The command's entry, run by Node as it is (type stripping): what `pnpm … runtime` builds and runs. */
+const MAIN_ENTRY = fileURLToPath(new URL('./main.ts', import.meta.url));
 
 let api: RealApi;
 let dir: string;
@@ -88,7 +94,7 @@ describe('the runtime command', () => {
     const run = io();
     expect(await main(['--', '--once'], { DATA_DIR: dir, SPONGE_API_URL: api.url }, run.io, '/')).toBe(0);
     expect(run.err.join('')).toMatch(
-      /"name":"sponge-runtime","msg":"answered run \S+ \(chat\) in \d+ ms"\}\n/,
+      /"name":"sponge-runtime","runId":"\S+","mode":"chat","outcome":"answered","ms":\d+,"msg":"answered run \S+ \(chat\) in \d+ ms"\}\n/,
     );
     expect(run.err.join('')).toContain('1 pending, 1 answered, 0 failed');
     const replies = await agentReplies(runId);
@@ -154,5 +160,102 @@ describe('the runtime command', () => {
     await expect.poll(() => agentReplies(runId), { timeout: 15_000 }).toHaveLength(1);
     stop.abort();
     expect(await exited).toBe(0);
+  });
+});
+
+describe('the runtime command, spawned, when the model endpoint fails', () => {
+  // A server of its own: `--once` answers everything pending, and each test leaves one run.
+  let own: RealApi;
+  let llm: FakeLlm;
+  beforeAll(async () => {
+    [own, llm] = await Promise.all([startRealApi({ RUNTIME_KEY }), startFakeLlm()]);
+  });
+  afterAll(async () => {
+    await Promise.all([own?.close(), llm?.close()]);
+  });
+
+  const WRONG_KEY = 'sk-wrong-key-never-shown-0123456789';
+
+  /** `node src/runtime/main.ts --once`, the command's own entry, in a process of its own. */
+  async function spawnOnce(
+    llmUrl: string,
+  ): Promise<{ code: number | null; lines: Array<Record<string, unknown>> }> {
+    const child = spawn(process.execPath, [MAIN_ENTRY, '--once'], {
+      cwd: dir,
+      env: {
+        PATH: process.env.PATH,
+        RUNTIME_KEY,
+        SPONGE_API_URL: own.url,
+        AGENT_LLM_URL: llmUrl,
+        AGENT_LLM_MODEL: 'fake-model',
+        AGENT_LLM_API_KEY: WRONG_KEY,
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(stderr).not.toContain(WRONG_KEY);
+    const lines = stderr
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    return { code, lines };
+  }
+
+  async function ask(text: string) {
+    const [doc] = (await own.owner.documents.list.query()).filter((d) => d.access === 'owner');
+    return own.owner.chat.ask.mutate({ documentId: doc!.id, text });
+  }
+  async function reply(runId: string): Promise<string> {
+    const items = await own.owner.chat.transcript.query({ runId });
+    return items.flatMap((i) => (i.type === 'message' && i.role === 'agent' ? [i.text] : [])).join('\n');
+  }
+
+  it('a refused key (401): the turn is logged as failed, the reply names it, the exit status is 1', async () => {
+    llm.reset();
+    llm.script(errorReply(401, `Incorrect API key provided: ${WRONG_KEY}`));
+    const { runId } = await ask('with a refused key');
+    const { code, lines } = await spawnOnce(llm.url);
+    expect(code).toBe(1);
+    expect(lines).toContainEqual(
+      expect.objectContaining({ runId, outcome: 'failed', failure: 'auth', status: 401, level: 40 }),
+    );
+    expect(lines.some((l) => l.outcome === 'answered')).toBe(false);
+    expect(lines.at(-1)).toMatchObject({ msg: '1 pending, 0 answered, 1 failed' });
+    expect(await reply(runId)).toMatch(/refused the API key \(HTTP 401\)/);
+  });
+
+  it('a server error (500): failed, exit status 1', async () => {
+    llm.reset();
+    llm.script(errorReply(500, 'upstream failed'));
+    const { runId } = await ask('with a failing endpoint');
+    const { code, lines } = await spawnOnce(llm.url);
+    expect(code).toBe(1);
+    expect(lines).toContainEqual(
+      expect.objectContaining({ runId, outcome: 'failed', failure: 'http', status: 500 }),
+    );
+    expect(await reply(runId)).toMatch(/model endpoint failed \(HTTP 500\)/);
+  });
+
+  it('an endpoint that cannot be reached: failed, exit status 1', async () => {
+    const { runId } = await ask('with nothing listening');
+    const { code, lines } = await spawnOnce('http://127.0.0.1:9/v1');
+    expect(code).toBe(1);
+    expect(lines).toContainEqual(
+      expect.objectContaining({ runId, outcome: 'failed', failure: 'unreachable' }),
+    );
+    expect(await reply(runId)).toMatch(/could not be reached/);
+  });
+
+  it('a turn stopped by its own limit is an answer: exit status 0', async () => {
+    llm.reset();
+    llm.script(textReply('The survey shows that the re', undefined, 'length'));
+    const { runId } = await ask('with a long answer');
+    const { code, lines } = await spawnOnce(llm.url);
+    expect(code).toBe(0);
+    expect(lines).toContainEqual(expect.objectContaining({ runId, outcome: 'answered' }));
+    expect(lines.some((l) => l.outcome === 'failed')).toBe(false);
+    expect(await reply(runId)).toMatch(/limit of 4,096 tokens for one answer/);
   });
 });

@@ -7,8 +7,11 @@
  * RUNTIME_KEY, or the key the API generated into $DATA_DIR/runtime.key (DATA_DIR ./data, relative
  * to the directory the command was started from, as for the API). With AGENT_LLM_URL set a model
  * answers (AGENT_LLM_MODEL, AGENT_LLM_API_KEY), otherwise the scripted agent. It waits for the
- * API to answer its health check, then polls until SIGTERM or SIGINT; `--once` answers what is
- * pending and exits (0, or 1 when a run failed or the API could not be asked).
+ * API to answer its health check, then polls until SIGTERM or SIGINT, answering up to
+ * RUNTIME_CONCURRENCY runs at a time; `--once` answers what is pending and exits: 0, or 1 when a
+ * run failed (the API refused it, or its turn failed: the model endpoint refused the key, could not
+ * be reached, answered an HTTP error or something unusable) or the API could not be asked. A turn
+ * stopped by its own limits is an answer.
  */
 // First: refuses Node < 24 before any other module runs.
 import './require-node.ts';
@@ -40,7 +43,11 @@ Environment:
   AGENT_LLM_URL      an OpenAI-compatible base URL (…/v1); unset or empty: the scripted agent
   AGENT_LLM_MODEL    the model's id (required with AGENT_LLM_URL)
   AGENT_LLM_API_KEY  sent to the model endpoint, if it needs one
-  LOG_LEVEL          debug, info (default), warn, error or silent`;
+  RUNTIME_CONCURRENCY  runs answered at the same time (default 4)
+  LOG_LEVEL          debug, info (default), warn, error or silent
+
+Exit status with --once: 0, or 1 when a run failed (the API refused it, or the
+model endpoint failed its turn: refused key, unreachable, HTTP error), 2 on a usage error.`;
 
 /** The same minimum the API applies to RUNTIME_KEY. */
 const MIN_KEY_CHARS = 16;
@@ -81,6 +88,20 @@ function readArgs(argv: string[]): { once: boolean; help: boolean } {
 }
 
 const nonEmpty = (v: string | undefined) => (v !== undefined && v.trim() !== '' ? v.trim() : undefined);
+
+const MAX_CONCURRENCY = 64;
+
+/** RUNTIME_CONCURRENCY: the pool's places, 1 to 64 (default 4). */
+export function concurrencyFrom(env: NodeJS.ProcessEnv): number {
+  const value = nonEmpty(env.RUNTIME_CONCURRENCY);
+  if (value === undefined) return 4;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_CONCURRENCY)
+    throw new UsageError(
+      `RUNTIME_CONCURRENCY: expected a whole number from 1 to ${MAX_CONCURRENCY}, got ${value}`,
+    );
+  return n;
+}
 
 export function apiUrlFrom(env: NodeJS.ProcessEnv): string {
   const url = nonEmpty(env.SPONGE_API_URL) ?? `http://127.0.0.1:${nonEmpty(env.PORT) ?? '3000'}`;
@@ -172,7 +193,7 @@ export async function main(
 ): Promise<number> {
   const log = createLineLogger(parseLogLevel(env.LOG_LEVEL), io.err);
   const signal = io.signal ?? new AbortController().signal;
-  let args, apiUrl, agent;
+  let args, apiUrl, agent, concurrency;
   try {
     args = readArgs(argv);
     if (args.help) {
@@ -181,6 +202,7 @@ export async function main(
     }
     apiUrl = apiUrlFrom(env);
     agent = agentFrom(env);
+    concurrency = concurrencyFrom(env);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     io.err(`${e.message}\n${USAGE}\n`);
@@ -197,10 +219,18 @@ export async function main(
   }
   if (key === null) return 0;
 
-  const runtime = createRuntime({ apiUrl, runtimeKey: key, agent, log: (event) => logEvent(log, event) });
+  const runtime = createRuntime({
+    apiUrl,
+    runtimeKey: key,
+    agent,
+    concurrency,
+    log: (event) => logEvent(log, event),
+  });
   if (args.once) {
     try {
       const report = await runtime.runOnce();
+      // A failed turn was answered with a reply naming the failure, but the command still fails:
+      // a wrong key or an unreachable model must not pass for a working setup.
       const failed = report.runs.filter((r) => r.outcome === 'failed').length;
       log.info(
         `${report.pending} pending, ${report.runs.filter((r) => r.outcome === 'answered').length} answered, ${failed} failed`,

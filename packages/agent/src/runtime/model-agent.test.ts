@@ -13,7 +13,7 @@ import { startRealApi } from '../testing/real-api.ts';
 import type { RealApi } from '../testing/real-api.ts';
 import { createModelAgent, documentMessage } from './model-agent.ts';
 import type { ModelAgentOptions } from './model-agent.ts';
-import type { TurnInput } from './turn.ts';
+import type { TurnAnswer, TurnInput } from './turn.ts';
 
 const API_KEY = 'sk-test-secret-key-do-not-show-0123456789';
 
@@ -50,10 +50,17 @@ function agent(extra: Partial<ModelAgentOptions> = {}) {
 }
 
 /** Every failure reply is checked for the key, which an endpoint may echo in its error body. */
-async function answerChecked(input: TurnInput, extra: Partial<ModelAgentOptions> = {}): Promise<string> {
-  const reply = await agent(extra).answer(input);
-  expect(reply).not.toContain(API_KEY);
-  return reply;
+async function answerChecked(input: TurnInput, extra: Partial<ModelAgentOptions> = {}): Promise<TurnAnswer> {
+  const answer = await agent(extra).answer(input);
+  expect(answer.text).not.toContain(API_KEY);
+  return answer;
+}
+
+/** The reply of a turn that did not fail: a limit stop is an answer too (SPEC §7b). */
+async function answered(input: TurnInput, extra: Partial<ModelAgentOptions> = {}): Promise<string> {
+  const answer = await agent(extra).answer(input);
+  expect(answer.failure).toBeUndefined();
+  return answer.text;
 }
 
 const note = { op: 'add', name: 'finding:reef-bleaching', text: 'The survey reports bleaching in 2016.' };
@@ -66,7 +73,7 @@ describe('a turn with tools', () => {
       textReply('Noted: bleaching in 2016.'),
     );
 
-    const reply = await agent().answer(input);
+    const reply = await answered(input);
 
     expect(reply).toBe('Noted: bleaching in 2016.');
     const read = await tools.execute('read', { name: note.name });
@@ -108,7 +115,7 @@ describe('a turn with tools', () => {
       { role: 'you', text: 'second question' },
     ];
     llm.script(textReply('second answer'));
-    expect(await agent().answer(input)).toBe('second answer');
+    expect(await answered(input)).toBe('second answer');
     expect(llm.requests[0]!.body.messages.slice(2)).toEqual([
       { role: 'user', content: 'first question' },
       { role: 'assistant', content: 'first answer' },
@@ -122,7 +129,7 @@ describe('a turn with tools', () => {
       toolCallsReply([{ name: 'read', args: { name: 'finding:never-written' } }]),
       textReply('There is no such note yet.'),
     );
-    expect(await agent().answer(input)).toBe('There is no such note yet.');
+    expect(await answered(input)).toBe('There is no such note yet.');
     const result = JSON.parse(llm.requests[1]!.body.messages.at(-1)!.content!);
     expect(result).toMatchObject({ error: 'no_such_note', message: expect.any(String) });
   });
@@ -134,19 +141,20 @@ describe('a turn with tools', () => {
   });
 });
 
-describe('model errors end the turn with a reply naming the failure, never the key', () => {
+describe('model errors end the turn with a typed failure and a reply naming it, never the key', () => {
   it('a refused key (401)', async () => {
     const { input } = await turn();
     llm.script(errorReply(401, `Incorrect API key provided: ${API_KEY}`));
-    const reply = await answerChecked(input);
-    expect(reply).toMatch(/refused the API key \(HTTP 401\)/);
+    const { text, failure } = await answerChecked(input);
+    expect(text).toMatch(/refused the API key \(HTTP 401\)/);
+    expect(failure).toEqual({ kind: 'auth', status: 401 });
   });
 
   it('a rate limit with a short Retry-After is waited out once', async () => {
     const { input } = await turn();
     llm.script(errorReply(429, 'slow down', { 'retry-after': '1' }), textReply('after the wait'));
     const started = Date.now();
-    expect(await answerChecked(input)).toBe('after the wait');
+    expect(await answerChecked(input)).toEqual({ text: 'after the wait' });
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
     expect(llm.requests).toHaveLength(2);
   });
@@ -154,8 +162,9 @@ describe('model errors end the turn with a reply naming the failure, never the k
   it('a rate limit asking for a long wait ends the turn and says how long', async () => {
     const { input } = await turn();
     llm.script(errorReply(429, `slow down, ${API_KEY}`, { 'retry-after': '120' }));
-    const reply = await answerChecked(input);
-    expect(reply).toMatch(/rate limiting requests \(HTTP 429\) and asked to wait 120 seconds/);
+    const { text, failure } = await answerChecked(input);
+    expect(text).toMatch(/rate limiting requests \(HTTP 429\) and asked to wait 120 seconds/);
+    expect(failure).toEqual({ kind: 'http', status: 429 });
     expect(llm.requests).toHaveLength(1);
   });
 
@@ -165,37 +174,43 @@ describe('model errors end the turn with a reply naming the failure, never the k
       errorReply(429, 'slow down', { 'retry-after': '0' }),
       errorReply(429, 'slow down', { 'retry-after': '0' }),
     );
-    expect(await answerChecked(input)).toMatch(/HTTP 429/);
+    expect((await answerChecked(input)).text).toMatch(/HTTP 429/);
     expect(llm.requests).toHaveLength(2);
   });
 
   it('a server error (500)', async () => {
     const { input } = await turn();
     llm.script(errorReply(500, `upstream failed for key ${API_KEY}`));
-    expect(await answerChecked(input)).toMatch(/model endpoint failed \(HTTP 500\)/);
+    const { text, failure } = await answerChecked(input);
+    expect(text).toMatch(/model endpoint failed \(HTTP 500\)/);
+    expect(failure).toEqual({ kind: 'http', status: 500 });
     expect(llm.requests).toHaveLength(1);
   });
 
   it('an endpoint that cannot be reached', async () => {
     const { input } = await turn();
-    const reply = await answerChecked(input, { url: 'http://127.0.0.1:9/v1' });
-    expect(reply).toMatch(/could not be reached/);
+    const { text, failure } = await answerChecked(input, { url: 'http://127.0.0.1:9/v1' });
+    expect(text).toMatch(/could not be reached/);
+    expect(failure).toEqual({ kind: 'unreachable' });
   });
 
   it('a slow answer past the time limit', async () => {
     const { input } = await turn();
     llm.script({ ...textReply('too late'), delayMs: 5_000 });
     const started = Date.now();
-    const reply = await answerChecked(input, { limits: { seconds: 1 } });
-    expect(reply).toMatch(/time limit of 1 second/);
+    const { text, failure } = await answerChecked(input, { limits: { seconds: 1 } });
+    expect(text).toMatch(/time limit of 1 second/);
+    // Its own limit: an answer, not a failure.
+    expect(failure).toBeUndefined();
     expect(Date.now() - started).toBeLessThan(3_000);
   });
 
   it('malformed tool arguments: nothing is written', async () => {
     const { input, tools } = await turn();
     llm.script(toolCallsReply([{ name: 'remember', args: '{"changes": [{"op": "add", "name": ' }]));
-    const reply = await answerChecked(input);
-    expect(reply).toMatch(/malformed arguments to remember/);
+    const { text, failure } = await answerChecked(input);
+    expect(text).toMatch(/malformed arguments to remember/);
+    expect(failure).toEqual({ kind: 'malformed' });
     expect(llm.requests).toHaveLength(1);
     const answer = await tools.execute('query', { question: 'current_notes' });
     expect(answer.rows.filter((r) => r.source === 'note')).toEqual([]);
@@ -204,8 +219,9 @@ describe('model errors end the turn with a reply naming the failure, never the k
   it('an unknown tool', async () => {
     const { input } = await turn();
     llm.script(toolCallsReply([{ name: 'delete_everything', args: {} }]));
-    const reply = await answerChecked(input);
-    expect(reply).toMatch(/tool that does not exist \("delete_everything"\)/);
+    const { text, failure } = await answerChecked(input);
+    expect(text).toMatch(/tool that does not exist \("delete_everything"\)/);
+    expect(failure).toEqual({ kind: 'malformed' });
     expect(llm.requests).toHaveLength(1);
   });
 
@@ -214,8 +230,8 @@ describe('model errors end the turn with a reply naming the failure, never the k
     const controller = new AbortController();
     llm.script({ ...textReply('too late'), delayMs: 5_000 });
     setTimeout(() => controller.abort(), 200);
-    const reply = await answerChecked({ ...input, signal: controller.signal });
-    expect(reply).toMatch(/stopped before the model finished/);
+    const { text } = await answerChecked({ ...input, signal: controller.signal });
+    expect(text).toMatch(/stopped before the model finished/);
   });
 });
 
@@ -227,7 +243,7 @@ describe('per-turn limits end the turn with a reply naming the limit', () => {
         { name: 'remember', args: { changes: [{ op: 'add', name: `lead:n${i}`, text: `n${i}` }] } },
       ]);
     llm.script(call(1), call(2), call(3), textReply('never asked for'));
-    const reply = await agent({ limits: { toolCalls: 2 } }).answer(input);
+    const reply = await answered(input, { limits: { toolCalls: 2 } });
     expect(reply).toMatch(/limit of 2 memory tool calls/);
     expect(llm.requests).toHaveLength(3);
     const answer = await tools.execute('query', { question: 'current_notes' });
@@ -248,7 +264,7 @@ describe('per-turn limits end the turn with a reply naming the limit', () => {
       }),
       textReply('never asked for'),
     );
-    const reply = await agent({ limits: { tokens: 1_000 } }).answer(input);
+    const reply = await answered(input, { limits: { tokens: 1_000 } });
     expect(reply).toMatch(/limit of 1,000 tokens/);
     expect(llm.requests).toHaveLength(1);
     expect(llm.requests[0]!.body.max_tokens).toBe(1_000);
@@ -263,7 +279,7 @@ describe('per-turn limits end the turn with a reply naming the limit', () => {
       }),
       textReply('The survey shows that the re', { prompt_tokens: 600, completion_tokens: 400 }, 'length'),
     );
-    const reply = await agent({ limits: { tokens: 1_000 } }).answer(input);
+    const reply = await answered(input, { limits: { tokens: 1_000 } });
     expect(reply).toMatch(/limit of 1,000 tokens/);
     expect(reply).not.toContain('The survey shows');
     // The second call could only write what was left of the budget.
@@ -273,7 +289,7 @@ describe('per-turn limits end the turn with a reply naming the limit', () => {
   it('tokens: an answer cut off at the per-answer cap says so', async () => {
     const { input } = await turn();
     llm.script(textReply('The survey shows that the re', undefined, 'length'));
-    const reply = await agent().answer(input);
+    const reply = await answered(input);
     expect(reply).toMatch(/limit of 4,096 tokens for one answer/);
     expect(reply).not.toContain('The survey shows');
     expect(llm.requests[0]!.body.max_tokens).toBe(4_096);

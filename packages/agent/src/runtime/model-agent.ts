@@ -5,6 +5,8 @@
  * request ids and retries. Whatever goes wrong with the model (a bad key, a rate limit, a 5xx, a
  * slow answer, a malformed or unknown tool call, a per-turn limit) ends the turn with a plain
  * reply that names it, so the owner sees why there is no answer instead of an endless "working…".
+ * A failure of the endpoint or of the model's answer is typed (`TurnFailure`), so the runtime
+ * logs the turn as failed; a turn stopped by its own limits is an answer.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
@@ -20,7 +22,7 @@ import {
 import type { JSONSchema7, ModelMessage, StepResult, StopCondition, ToolSet } from 'ai';
 import { toMemoryToolError } from '../errors.ts';
 import type { MemoryTools } from '../memory-tools.ts';
-import type { TurnAgent, TurnInput } from './turn.ts';
+import type { TurnAgent, TurnAnswer, TurnFailure, TurnInput } from './turn.ts';
 
 export interface ModelAgentLimits {
   /** Memory tool calls the model may make in one turn, default 12. */
@@ -151,7 +153,11 @@ function limitReply(hit: LimitHit, limits: Required<ModelAgentLimits>): string {
   );
 }
 
-function invalidCallReply(name: string, error: unknown): string {
+function invalidCallReply(name: string, error: unknown): TurnAnswer {
+  return { text: invalidCallText(name, error), failure: { kind: 'malformed' } };
+}
+
+function invalidCallText(name: string, error: unknown): string {
   if (NoSuchToolError.isInstance(error))
     return (
       `The model called a tool that does not exist (${JSON.stringify(name)}); its tools are ` +
@@ -180,34 +186,44 @@ function networkCode(error: unknown): string | undefined {
   return undefined;
 }
 
-/** A reply for what the model endpoint answered or failed to; never the key or the response body. */
-function failureReply(error: unknown): string {
+/** The failure, and a reply naming what the model endpoint answered or failed to; never the key or the response body. */
+function failureReply(error: unknown): { text: string; failure: TurnFailure } {
   const api = apiCallErrorOf(error);
   const status = api?.statusCode;
   if (api && status !== undefined) {
-    if (status === 401 || status === 403)
-      return `The model endpoint refused the API key (HTTP ${status}). Check AGENT_LLM_API_KEY; no answer was produced.`;
-    if (status === 429) {
-      const wait = retryAfterMs((name) => api.responseHeaders?.[name]);
-      return (
-        'The model endpoint is rate limiting requests (HTTP 429)' +
-        (wait !== undefined && wait > 0
-          ? ` and asked to wait ${plural(Math.ceil(wait / 1000), 'second')}, longer than this turn can.`
-          : ', even after waiting once.') +
-        ' Ask again later.'
-      );
-    }
-    if (status === 404)
-      return 'The model endpoint answered HTTP 404: check AGENT_LLM_URL (an OpenAI-compatible base ending in /v1) and AGENT_LLM_MODEL.';
-    if (status >= 500) return `The model endpoint failed (HTTP ${status}). Ask again in a moment.`;
-    return `The model endpoint refused the request (HTTP ${status}).`;
+    const failure: TurnFailure = { kind: status === 401 || status === 403 ? 'auth' : 'http', status };
+    const text = (() => {
+      if (failure.kind === 'auth')
+        return `The model endpoint refused the API key (HTTP ${status}). Check AGENT_LLM_API_KEY; no answer was produced.`;
+      if (status === 429) {
+        const wait = retryAfterMs((name) => api.responseHeaders?.[name]);
+        return (
+          'The model endpoint is rate limiting requests (HTTP 429)' +
+          (wait !== undefined && wait > 0
+            ? ` and asked to wait ${plural(Math.ceil(wait / 1000), 'second')}, longer than this turn can.`
+            : ', even after waiting once.') +
+          ' Ask again later.'
+        );
+      }
+      if (status === 404)
+        return 'The model endpoint answered HTTP 404: check AGENT_LLM_URL (an OpenAI-compatible base ending in /v1) and AGENT_LLM_MODEL.';
+      if (status >= 500) return `The model endpoint failed (HTTP ${status}). Ask again in a moment.`;
+      return `The model endpoint refused the request (HTTP ${status}).`;
+    })();
+    return { text, failure };
   }
   if (api) {
     const code = networkCode(api);
-    return `The model endpoint could not be reached${code ? ` (${code})` : ''}. Check AGENT_LLM_URL.`;
+    return {
+      text: `The model endpoint could not be reached${code ? ` (${code})` : ''}. Check AGENT_LLM_URL.`,
+      failure: { kind: 'unreachable' },
+    };
   }
   const name = error instanceof Error ? error.name : typeof error;
-  return `The model's answer could not be used (${name}); no answer was produced.`;
+  return {
+    text: `The model's answer could not be used (${name}); no answer was produced.`,
+    failure: { kind: 'malformed' },
+  };
 }
 
 /** Removes the key from anything shown to the owner, in case an endpoint or model echoes it. */
@@ -247,14 +263,14 @@ function toolSet(memory: MemoryTools, mayCall: () => boolean): ToolSet {
  *   apiKey: process.env.AGENT_LLM_API_KEY,
  *   model: process.env.AGENT_LLM_MODEL!,
  * });
- * const reply = await agent.answer({ document, history, tools, signal });
+ * const { text, failure } = await agent.answer({ document, history, tools, signal });
  */
 export function createModelAgent(options: ModelAgentOptions): TurnAgent {
   const limits: Required<ModelAgentLimits> = { ...DEFAULT_LIMITS, ...options.limits };
   const baseFetch = options.fetch ?? globalThis.fetch;
   const answerCap = (used: number) => Math.max(1, Math.min(MAX_ANSWER_TOKENS, limits.tokens - used));
 
-  async function answer(input: TurnInput): Promise<string> {
+  async function answer(input: TurnInput): Promise<TurnAnswer> {
     const deadline = Date.now() + limits.seconds * 1000;
     const timeLimit = AbortSignal.timeout(limits.seconds * 1000);
     const signal = AbortSignal.any([input.signal, timeLimit]);
@@ -297,20 +313,24 @@ export function createModelAgent(options: ModelAgentOptions): TurnAgent {
       });
       const last = result.steps.at(-1);
       const invalid = last?.toolCalls.find((c) => c.invalid === true);
-      if (invalid) return redact(invalidCallReply(invalid.toolName, invalid.error), options.apiKey);
-      if (turn.hit) return limitReply(turn.hit, limits);
+      if (invalid) {
+        const reply = invalidCallReply(invalid.toolName, invalid.error);
+        return { ...reply, text: redact(reply.text, options.apiKey) };
+      }
+      if (turn.hit) return { text: limitReply(turn.hit, limits) };
       // A reply cut off at a token limit is half written: say which limit rather than post it.
       if (result.finishReason === 'length') {
         const cap = answerCap(usedTokens(result.steps.slice(0, -1)));
-        return limitReply(cap < MAX_ANSWER_TOKENS ? 'tokens' : 'answerTokens', limits);
+        return { text: limitReply(cap < MAX_ANSWER_TOKENS ? 'tokens' : 'answerTokens', limits) };
       }
       const text = result.text.trim();
-      if (!text) return 'The model finished without writing an answer.';
-      return redact(text, options.apiKey);
+      if (!text) return { text: 'The model finished without writing an answer.' };
+      return { text: redact(text, options.apiKey) };
     } catch (e) {
-      if (timeLimit.aborted) return limitReply('seconds', limits);
-      if (input.signal.aborted) return 'The turn was stopped before the model finished answering.';
-      return redact(failureReply(e), options.apiKey);
+      if (timeLimit.aborted) return { text: limitReply('seconds', limits) };
+      if (input.signal.aborted) return { text: 'The turn was stopped before the model finished answering.' };
+      const reply = failureReply(e);
+      return { ...reply, text: redact(reply.text, options.apiKey) };
     }
   }
 

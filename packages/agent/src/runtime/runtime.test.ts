@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorReply, startFakeLlm, textReply } from '../testing/fake-llm.ts';
+import type { FakeLlm, FakeLlmRequest } from '../testing/fake-llm.ts';
 import { startRealApi } from '../testing/real-api.ts';
 import type { RealApi } from '../testing/real-api.ts';
+import { createModelAgent } from './model-agent.ts';
 import { createRuntime } from './runtime.ts';
 import type { RuntimeEvent, RuntimeOptions } from './runtime.ts';
 import { SCRIPTED_AGENT_BANNER, createScriptedAgent } from './scripted-agent.ts';
-import type { TurnAgent, TurnInput } from './turn.ts';
+import type { TurnAgent, TurnAnswer, TurnInput } from './turn.ts';
 
 const RUNTIME_KEY = 'runtime-test-key-0123456789abcdef';
 const REEF = 'doc-reef-recovery-2016';
@@ -44,8 +47,8 @@ function heldAgent() {
   const agent: TurnAgent = {
     name: 'held agent',
     answer: (input) =>
-      new Promise<string>((resolve, reject) => {
-        release = resolve;
+      new Promise<TurnAnswer>((resolve, reject) => {
+        release = (text) => resolve({ text });
         input.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
         entered(input);
       }),
@@ -142,20 +145,27 @@ describe('the hosted runtime against the real API', () => {
     expect(t.messages[1]!.text.startsWith(SCRIPTED_AGENT_BANNER)).toBe(true);
   });
 
-  it('of two runtimes racing for a turn, only the last claimant posts', async () => {
+  it('while one runtime’s lease holds a turn, another runtime leaves it alone', async () => {
     const { runId } = await api.owner.chat.ask.mutate({ documentId: REEF, text: BLEACHING_QUESTION });
     const held = heldAgent();
     const slow = runtime({ agent: held.agent }).runOnce();
     await held.called;
 
-    const fast = await runtime().runOnce();
-    expect(fast.runs).toEqual([expect.objectContaining({ runId, outcome: 'answered' })]);
-    held.release('a late reply from a revoked token');
-    expect((await slow).runs).toEqual([expect.objectContaining({ runId, outcome: 'superseded' })]);
+    // Not pending while the lease holds, so the other runtime neither claims it nor revokes the token.
+    expect(await runtime().runOnce()).toEqual({ pending: 0, runs: [] });
+    held.release('the holder’s reply');
+    expect((await slow).runs).toEqual([expect.objectContaining({ runId, outcome: 'answered' })]);
 
     const t = await transcript(runId);
-    expect(t.messages.map((m) => m.role)).toEqual(['you', 'agent']);
-    expect(t.messages[1]!.text).not.toContain('late reply');
+    expect(t.messages.map((m) => [m.role, m.text])).toEqual([
+      ['you', BLEACHING_QUESTION],
+      ['agent', 'the holder’s reply'],
+    ]);
+    // Released after the reply: a follow-up is pending at once, not when the lease would lapse.
+    await api.owner.chat.ask.mutate({ documentId: REEF, runId, text: 'And then?' });
+    expect((await runtime().runOnce()).runs).toEqual([
+      expect.objectContaining({ runId, outcome: 'answered' }),
+    ]);
   });
 
   it('claims a staged run, answers a research step and finishes the run', async () => {
@@ -181,7 +191,7 @@ describe('the hosted runtime against the real API', () => {
         if (question.includes('crash')) throw new Error('the agent fell over');
         // Ignores its signal's meaning: the runtime must not wait for it past the limit.
         if (question.includes('stall')) await new Promise((r) => signal.addEventListener('abort', r));
-        return `fine: ${question}`;
+        return { text: `fine: ${question}` };
       },
     };
     const asked = await Promise.all(
@@ -190,7 +200,13 @@ describe('the hosted runtime against the real API', () => {
       ),
     );
     const report = await runtime({ agent: crashing, turnTimeoutMs: 300 }).runOnce();
-    expect(report.runs.map((r) => r.outcome)).toEqual(['answered', 'answered', 'answered']);
+    // A crash is a failed turn; the runtime's own time limit is an answer that names it.
+    const byQuestion = asked.map(({ runId }) => report.runs.find((r) => r.runId === runId)!);
+    expect(byQuestion.map((r) => [r.outcome, r.failure?.kind, r.limit])).toEqual([
+      ['failed', 'crashed', undefined],
+      ['answered', undefined, 'it ran out of time (the limit is 300 ms per turn)'],
+      ['answered', undefined, undefined],
+    ]);
     const replies = await Promise.all(
       asked.map(async ({ runId }) => (await transcript(runId)).messages[1]!.text),
     );
@@ -203,7 +219,7 @@ describe('the hosted runtime against the real API', () => {
     expect(replies[2]).toBe('fine: please answer');
   });
 
-  it('costs eight API calls for a scripted turn', async () => {
+  it('costs nine API calls for a scripted turn', async () => {
     await api.owner.chat.ask.mutate({ documentId: REEF, text: BLEACHING_QUESTION });
     const calls: string[] = [];
     const counting: typeof fetch = (input, init) => {
@@ -223,6 +239,7 @@ describe('the hosted runtime against the real API', () => {
         'agent.turns',
         'runtime.claim',
         'runtime.pending',
+        'runtime.release',
       ].sort(),
     );
   });
@@ -243,5 +260,109 @@ describe('the hosted runtime against the real API', () => {
     expect(events.at(-1)).toEqual({ type: 'stopped' });
     const delays = events.flatMap((e) => (e.type === 'poll-failed' ? [e.retryInMs] : []));
     expect(delays[1]).toBeGreaterThan(delays[0]!);
+  });
+});
+
+describe('two runtimes, leases and a pool, with a model behind the fake LLM server', () => {
+  // A lease of 2 s, renewed every 667 ms: the 10 s turn below outlives five leases, so only the
+  // renewals keep the other runtime from taking it back.
+  let leased: RealApi;
+  let llm: FakeLlm;
+  beforeAll(async () => {
+    [leased, llm] = await Promise.all([
+      startRealApi({ RUNTIME_KEY, RUNTIME_LEASE_SECONDS: '2' }),
+      startFakeLlm(),
+    ]);
+  });
+  afterAll(async () => {
+    await Promise.all([leased?.close(), llm?.close()]);
+  });
+
+  const modelRuntime = (events: RuntimeEvent[]) =>
+    createRuntime({
+      apiUrl: leased.url,
+      runtimeKey: RUNTIME_KEY,
+      agent: createModelAgent({ url: llm.url, model: 'fake-model' }),
+      pollMs: 50,
+      log: (e) => events.push(e),
+    });
+  const lastQuestion = (r: FakeLlmRequest) => r.body.messages.at(-1)!.content;
+  const replies = async (runId: string) =>
+    (await leased.owner.chat.transcript.query({ runId })).flatMap((i) =>
+      i.type === 'message' && i.role === 'agent' ? [i.text] : [],
+    );
+
+  it('a 10 s turn on one document holds neither runtime: a question on another is answered within 5 s, each reaches the model once', async () => {
+    const owned = (await leased.owner.documents.list.query()).filter((d) => d.access === 'owner');
+    expect(owned.length).toBeGreaterThanOrEqual(2);
+    const [slowDoc, fastDoc] = owned;
+    llm.reset();
+    llm.script({ ...textReply('the slow answer'), delayMs: 10_000 }, textReply('the fast answer'));
+    const events: RuntimeEvent[] = [];
+    const runtimes = [modelRuntime(events), modelRuntime(events)];
+    const slow = await leased.owner.chat.ask.mutate({ documentId: slowDoc!.id, text: 'the slow question' });
+    let fast = { runId: '' };
+    try {
+      for (const rt of runtimes) rt.start();
+      await expect.poll(() => llm.requests.length).toBe(1);
+      fast = await leased.owner.chat.ask.mutate({ documentId: fastDoc!.id, text: 'the fast question' });
+      await expect
+        .poll(() => replies(fast.runId), { timeout: 5_000, interval: 100 })
+        .toEqual(['the fast answer']);
+      await expect
+        .poll(() => replies(slow.runId), { timeout: 15_000, interval: 200 })
+        .toEqual(['the slow answer']);
+    } finally {
+      await Promise.all(runtimes.map((rt) => rt.stop()));
+    }
+    expect(llm.requests.map(lastQuestion)).toEqual(['the slow question', 'the fast question']);
+    const outcomes = events.flatMap((e) => (e.type === 'run' ? [[e.report.runId, e.report.outcome]] : []));
+    expect(outcomes.filter(([, o]) => o === 'answered').sort()).toEqual(
+      [
+        [slow.runId, 'answered'],
+        [fast.runId, 'answered'],
+      ].sort(),
+    );
+    expect(outcomes.filter(([, o]) => o === 'superseded' || o === 'failed')).toEqual([]);
+  });
+
+  it('one runtime: a slow turn does not hold the pool, another run’s question is answered meanwhile', async () => {
+    const owned = (await leased.owner.documents.list.query()).filter((d) => d.access === 'owner');
+    const [slowDoc, fastDoc] = owned;
+    llm.reset();
+    llm.script({ ...textReply('slow again'), delayMs: 6_000 }, textReply('fast again'));
+    const rt = modelRuntime([]);
+    const slow = await leased.owner.chat.ask.mutate({ documentId: slowDoc!.id, text: 'slow, alone' });
+    try {
+      rt.start();
+      await expect.poll(() => llm.requests.length).toBe(1);
+      const fast = await leased.owner.chat.ask.mutate({ documentId: fastDoc!.id, text: 'fast, alone' });
+      await expect.poll(() => replies(fast.runId), { timeout: 3_000, interval: 100 }).toEqual(['fast again']);
+      expect(await replies(slow.runId)).toEqual([]);
+      await expect
+        .poll(() => replies(slow.runId), { timeout: 10_000, interval: 200 })
+        .toEqual(['slow again']);
+    } finally {
+      await rt.stop();
+    }
+  });
+
+  it('a refused key is a failed turn: the reply names it, the log says failed, the run is not retried', async () => {
+    const [doc] = (await leased.owner.documents.list.query()).filter((d) => d.access === 'owner');
+    llm.reset();
+    llm.script(errorReply(401, 'Incorrect API key provided: sk-wrong'));
+    const { runId } = await leased.owner.chat.ask.mutate({ documentId: doc!.id, text: 'with a wrong key' });
+    const events: RuntimeEvent[] = [];
+    const report = await modelRuntime(events).runOnce();
+    expect(report.runs).toEqual([
+      expect.objectContaining({
+        runId,
+        outcome: 'failed',
+        failure: expect.objectContaining({ kind: 'auth', status: 401 }),
+      }),
+    ]);
+    expect(report.runs[0]!.retryInMs).toBeUndefined();
+    expect(await replies(runId)).toEqual([expect.stringMatching(/refused the API key \(HTTP 401\)/)]);
+    expect(llm.requests).toHaveLength(1);
   });
 });

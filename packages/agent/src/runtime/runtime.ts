@@ -3,10 +3,14 @@
  * run token), read the run's document and conversation with that token, let a `TurnAgent`
  * answer through the memory tools, and post the reply.
  *
- * A turn is answered once. A claim revokes the token of whoever claimed the run before, so of two
- * runtimes racing for a turn only the last claimant can post; and after claiming, the runtime
- * reads the conversation again and answers only if the owner's message is still the newest (a
- * reply posted before the claim is seen there; one attempted after it is refused).
+ * A turn reaches the agent once. A claim holds the run under a lease (SPEC §7b): while it holds,
+ * the run is not pending and another runtime's claim is refused (`claimed`), so two runtimes never
+ * work the same turn. A claim after the lease lapsed revokes the previous token, so a runtime that
+ * stalled past its lease can no longer post. After claiming, the runtime reads the conversation
+ * again and answers only if the owner's message is still the newest.
+ *
+ * Runs are answered concurrently in a pool of `concurrency` places; the poll fills free places and
+ * never waits for the turns in progress, so one slow turn does not delay another run's question.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createTRPCClient, httpLink } from '@trpc/client';
@@ -16,7 +20,7 @@ import { LIMITS } from '@sponge/contract';
 import { toMemoryToolError } from '../errors.ts';
 import { createMemoryTools } from '../memory-tools.ts';
 import type { MemoryToolsOptions } from '../memory-tools.ts';
-import type { TurnAgent, TurnInput } from './turn.ts';
+import type { TurnAgent, TurnFailure, TurnInput } from './turn.ts';
 
 export interface RuntimeOptions {
   /** The API's base URL, e.g. `http://127.0.0.1:3000`. */
@@ -28,7 +32,7 @@ export interface RuntimeOptions {
   pollMs?: number;
   /** A turn still unanswered after this long gets a reply saying so, default 120,000 ms. */
   turnTimeoutMs?: number;
-  /** Runs answered at the same time, default 4. */
+  /** Runs answered at the same time (the pool's places), default 4. */
   concurrency?: number;
   /** Per call to `runtime.*` and the run's `agent.document/turns/say`, default 10,000 ms. */
   callTimeoutMs?: number;
@@ -40,17 +44,22 @@ export interface RuntimeOptions {
 }
 
 export type RunOutcome =
-  /** A reply was posted (and a staged run finished). `failure` says when the reply reports one. */
+  /** A reply was posted (and a staged run finished); `limit` says when it names the turn's time limit. */
   | 'answered'
   /** Claimed, but the owner's message had been answered meanwhile: nothing posted. */
   | 'already-answered'
-  /** Another runtime claimed the run after this one: its token was revoked, the reply refused. */
+  /** Another runtime's lease holds the run: it answers it, this runtime leaves it alone. */
+  | 'claimed-elsewhere'
+  /** This runtime's lease lapsed and another runtime took the run over: its reply was left to that one. */
   | 'superseded'
-  /** The runtime stopped mid-turn: nothing posted; the turn stays pending for the next runtime. */
+  /** The runtime stopped mid-turn: nothing posted; the turn is pending again for the next runtime. */
   | 'interrupted'
   /** Earlier attempts failed: this one waits (`retryInMs`) instead of hammering the API. */
   | 'deferred'
-  /** The run could not be answered (the API refused or did not answer); it is tried again later. */
+  /**
+   * With `failure`: the turn failed (the model endpoint, an unusable answer, the agent crashed) and
+   * the reply posted says so. With `error`: the API refused or did not answer; tried again later.
+   */
   | 'failed';
 
 export interface RunReport {
@@ -58,9 +67,11 @@ export interface RunReport {
   mode: 'chat' | 'staged';
   outcome: RunOutcome;
   ms: number;
-  /** For `answered`: what failed inside the turn (the agent crashed, the time limit). */
-  failure?: string;
-  /** For `failed`: why. */
+  /** For a `failed` turn: what failed; `message` is the reply posted, which names it. */
+  failure?: TurnFailure & { message: string };
+  /** For `answered`: the runtime's own time limit stopped the turn (an answer, not a failure). */
+  limit?: string;
+  /** For a `failed` run the API did not let this runtime answer: why. */
   error?: string;
   retryInMs?: number;
 }
@@ -74,13 +85,17 @@ export interface RuntimeReport {
 export type RuntimeEvent =
   | { type: 'run'; report: RunReport }
   | { type: 'poll-failed'; error: string; reason: string; retryInMs: number }
-  | { type: 'started'; apiUrl: string; agent: string }
+  | { type: 'started'; apiUrl: string; agent: string; concurrency: number }
   | { type: 'stopped' };
 
 export interface Runtime {
-  /** Answers every pending run once and reports; throws when `runtime.pending` cannot be read. */
+  /** Answers every pending run once (`concurrency` at a time) and reports; throws when `runtime.pending` cannot be read. */
   runOnce(): Promise<RuntimeReport>;
-  /** Polls until `stop()`: every `pollMs`, longer (up to 30 s) while the API does not answer. */
+  /**
+   * Polls until `stop()`: every `pollMs` (longer, up to 30 s, while the API does not answer) it
+   * starts pending runs in the free places of a pool of `concurrency`, without waiting for the
+   * turns already running, so one slow turn never delays another run's question.
+   */
   start(): void;
   /** Stops polling; turns in progress end without a reply and stay pending. Resolves when idle. */
   stop(): Promise<void>;
@@ -131,8 +146,25 @@ function failureReply(agent: TurnAgent, failure: string): string {
   return `The ${agent.name} could not answer this turn: ${failure}. Ask again to retry.`;
 }
 
+/** How a turn ended: a reply to post, or nothing because the runtime stopped or lost the run. */
+type TurnEnd =
+  | { kind: 'reply'; text: string; failure?: TurnFailure; limit?: string }
+  | { kind: 'stopped' }
+  | { kind: 'lost' };
+
+/** The run's lease went to another runtime (it lapsed), or the run ended: the turn is not ours to answer. */
+class LeaseLost extends Error {
+  override readonly name = 'LeaseLost';
+}
+
 /**
  * The hosted runtime over the API at `apiUrl`.
+ *
+ * Leases (SPEC §7b): a claim holds the run for the API's lease (60 s by default); while the turn
+ * works the runtime renews it every third of that (`runtime.renew`), and lets go when the turn is
+ * answered or abandoned (`runtime.release`), so the run's next question is pending at once. A
+ * renewal refused (`claimed`: the lease lapsed and another runtime took the run; `not_found`: the
+ * run ended) aborts the turn: nothing is posted by a runtime that no longer holds the run.
  *
  * @example
  * const runtime = createRuntime({ apiUrl, runtimeKey, agent: createScriptedAgent() });
@@ -150,18 +182,16 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const callSignal = () => AbortSignal.any([stopping.signal, AbortSignal.timeout(callTimeoutMs)]);
   // A reply being posted is let through when the runtime stops: re-answering it would cost a turn.
   const postSignal = () => AbortSignal.timeout(callTimeoutMs);
-  // Runs this runtime is answering now: an overlapping runOnce must not answer them a second time.
-  const inFlight = new Set<string>();
+  // Runs this runtime is answering now, by id: the pool's occupied places.
+  const inFlight = new Map<string, Promise<RunReport>>();
   const backoff = new Map<string, { failures: number; notBefore: number }>();
   let loop: Promise<void> | null = null;
 
-  /** The agent's reply, or null when the runtime stopped mid-turn. Never throws. */
-  async function answerTurn(
-    input: Omit<TurnInput, 'signal'>,
-  ): Promise<{ reply: string; failure?: string } | null> {
+  /** How the turn ended. Never throws. */
+  async function answerTurn(input: Omit<TurnInput, 'signal'>, lost: AbortSignal): Promise<TurnEnd> {
     const turn = new AbortController();
     const timer = setTimeout(() => turn.abort(new TurnTimeout()), turnTimeoutMs);
-    const signal = AbortSignal.any([turn.signal, stopping.signal]);
+    const signal = AbortSignal.any([turn.signal, stopping.signal, lost]);
     // An agent that ignores its signal is not waited for: the reply goes out at the limit.
     const aborted = new Promise<never>((_, reject) => {
       const fail = () => reject(reasonOf(signal));
@@ -173,14 +203,27 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     aborted.catch(() => {});
     answering.catch(() => {});
     try {
-      return { reply: await Promise.race([answering, aborted]) };
+      const answer = await Promise.race([answering, aborted]);
+      if (answer.text.trim() === '')
+        return {
+          kind: 'reply',
+          text: failureReply(agent, 'it gave an empty reply'),
+          failure: { kind: 'malformed' },
+        };
+      return { kind: 'reply', text: answer.text, ...(answer.failure ? { failure: answer.failure } : {}) };
     } catch (e) {
-      if (stopping.signal.aborted) return null;
-      const failure =
-        e instanceof TurnTimeout
-          ? `it ran out of time (the limit is ${duration(turnTimeoutMs)} per turn)`
-          : `it failed (${e instanceof Error ? `${e.name}: ${e.message}` : String(e)})`.slice(0, ERROR_CHARS);
-      return { reply: failureReply(agent, failure), failure };
+      if (stopping.signal.aborted) return { kind: 'stopped' };
+      if (lost.aborted) return { kind: 'lost' };
+      if (e instanceof TurnTimeout) {
+        const limit = `it ran out of time (the limit is ${duration(turnTimeoutMs)} per turn)`;
+        return { kind: 'reply', text: failureReply(agent, limit), limit };
+      }
+      const crash = `it failed (${e instanceof Error ? `${e.name}: ${e.message}` : String(e)})`;
+      return {
+        kind: 'reply',
+        text: failureReply(agent, crash.slice(0, ERROR_CHARS)),
+        failure: { kind: 'crashed' },
+      };
     } finally {
       clearTimeout(timer);
     }
@@ -203,17 +246,34 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const { reason, message } = describe(e);
       // Finished or removed between the listing and the claim: nothing is waiting any more.
       if (reason === 'not_found') return report('already-answered');
+      // Another runtime claimed it between the listing and this claim, and answers it.
+      if (reason === 'claimed') return report('claimed-elsewhere');
       return report('failed', { error: `claim: ${message}` });
     }
-    const mode = claimed.mode;
-    const run = clientFor(options, claimed.runToken).agent;
-    const tools = createMemoryTools({
-      ...options.memory,
-      url: options.apiUrl,
-      runToken: claimed.runToken,
-      ...(options.fetch ? { fetch: options.fetch } : {}),
-    });
+    const { mode, runToken } = claimed;
+    const lease = { runId, runToken };
+    const lost = new AbortController();
+    const renew = async () => {
+      try {
+        await runtimeApi.renew.mutate(lease, { signal: callSignal() });
+      } catch (e) {
+        const { reason } = describe(e);
+        if (reason === 'claimed' || reason === 'not_found') lost.abort(new LeaseLost());
+        // Anything else (the API restarting, a slow answer) is tried again at the next renewal,
+        // two of which still fall inside the lease.
+      }
+    };
+    const renewing = setInterval(() => void renew(), 3_600_000);
+    // Let go when done, unless the run was finished or is another runtime's now.
+    let release = true;
     try {
+      const run = clientFor(options, runToken).agent;
+      const tools = createMemoryTools({
+        ...options.memory,
+        url: options.apiUrl,
+        runToken,
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+      });
       const [document, turns] = await Promise.all([
         run.document.query(undefined, { signal: callSignal() }),
         run.turns.query(undefined, { signal: callSignal() }),
@@ -221,78 +281,121 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const last = turns.at(-1);
       const waiting = mode === 'chat' ? last?.role === 'you' : !turns.some((t) => t.role === 'agent');
       if (waiting) {
-        const answered = await answerTurn({
-          document,
-          history: turns.map(({ role, text }) => ({ role, text })),
-          tools,
-        });
-        if (answered === null) return report('interrupted', { mode });
-        const text =
-          answered.reply.trim() === '' ? failureReply(agent, 'it gave an empty reply') : answered.reply;
+        const end = await answerTurn(
+          { document, history: turns.map(({ role, text }) => ({ role, text })), tools },
+          lost.signal,
+        );
+        if (end.kind === 'stopped') return report('interrupted', { mode });
+        if (end.kind === 'lost') {
+          release = false;
+          return report('superseded', { mode });
+        }
+        const text = end.text.slice(0, LIMITS.messageChars);
         // Not retried: a say whose answer was lost may have been posted, and a turn is answered once.
-        await run.say.mutate({ text: text.slice(0, LIMITS.messageChars) }, { signal: postSignal() });
-        if (mode === 'staged') await runtimeApi.finish.mutate({ runId }, { signal: postSignal() });
-        return report('answered', { mode, ...(answered.failure ? { failure: answered.failure } : {}) });
+        await run.say.mutate({ text }, { signal: postSignal() });
+        if (mode === 'staged') {
+          await runtimeApi.finish.mutate({ runId }, { signal: postSignal() });
+          release = false;
+        }
+        if (end.failure)
+          return report('failed', { mode, failure: { ...end.failure, message: text.slice(0, ERROR_CHARS) } });
+        return report('answered', { mode, ...(end.limit ? { limit: end.limit } : {}) });
       }
       // A staged step answered by a runtime that stopped before finishing it.
-      if (mode === 'staged') await runtimeApi.finish.mutate({ runId }, { signal: postSignal() });
+      if (mode === 'staged') {
+        await runtimeApi.finish.mutate({ runId }, { signal: postSignal() });
+        release = false;
+      }
       return report('already-answered', { mode });
     } catch (e) {
       if (stopping.signal.aborted) return report('interrupted', { mode });
       const { reason, message } = describe(e);
-      // Our token was revoked: another runtime claimed the run after us and answers it.
-      if (reason === 'unauthenticated') return report('superseded', { mode });
+      // Our token was revoked: our lease lapsed, another runtime claimed the run and answers it.
+      if (reason === 'unauthenticated') {
+        release = false;
+        return report('superseded', { mode });
+      }
       return report('failed', { mode, error: message });
+    } finally {
+      clearInterval(renewing);
+      // Best effort: a release that does not arrive costs the run's next question the rest of
+      // the lease, after which the run is pending again anyway.
+      if (release && !lost.signal.aborted)
+        await runtimeApi.release.mutate(lease, { signal: postSignal() }).catch(() => {});
     }
   }
 
   async function attempt(runId: string, mode: 'chat' | 'staged'): Promise<RunReport> {
     const wait = backoff.get(runId);
+    const report = await answerRun(runId, mode);
+    // A failed turn was answered (its reply says what failed); a run the API refused is retried.
+    if (report.outcome === 'failed' && report.error !== undefined) {
+      const failures = (wait?.failures ?? 0) + 1;
+      const delay = Math.min(MAX_RUN_BACKOFF_MS, pollMs * 2 ** failures);
+      backoff.set(runId, { failures, notBefore: Date.now() + delay });
+      report.retryInMs = delay;
+    } else {
+      backoff.delete(runId);
+    }
+    log({ type: 'run', report });
+    return report;
+  }
+
+  /** A pending run this runtime may start now, or the `deferred` report of one still backing off. */
+  function deferral(runId: string, mode: 'chat' | 'staged'): RunReport | null {
+    const wait = backoff.get(runId);
     const now = Date.now();
-    if (wait && wait.notBefore > now) {
-      return { runId, mode, outcome: 'deferred', ms: 0, retryInMs: wait.notBefore - now };
-    }
-    inFlight.add(runId);
-    try {
-      const report = await answerRun(runId, mode);
-      if (report.outcome === 'failed') {
-        const failures = (wait?.failures ?? 0) + 1;
-        const delay = Math.min(MAX_RUN_BACKOFF_MS, pollMs * 2 ** failures);
-        backoff.set(runId, { failures, notBefore: Date.now() + delay });
-        report.retryInMs = delay;
-      } else {
-        backoff.delete(runId);
-      }
-      log({ type: 'run', report });
-      return report;
-    } finally {
-      inFlight.delete(runId);
-    }
+    if (!wait || wait.notBefore <= now) return null;
+    const report: RunReport = { runId, mode, outcome: 'deferred', ms: 0, retryInMs: wait.notBefore - now };
+    log({ type: 'run', report });
+    return report;
+  }
+
+  /** Starts answering a run in a place of the pool; the place frees when the run is done. */
+  function launch(runId: string, mode: 'chat' | 'staged'): Promise<RunReport> {
+    const job = attempt(runId, mode).finally(() => inFlight.delete(runId));
+    inFlight.set(runId, job);
+    return job;
+  }
+
+  async function listPending() {
+    const pending = await runtimeApi.pending.query(undefined, { signal: callSignal() });
+    const listed = new Set(pending.map((p) => p.runId));
+    for (const runId of backoff.keys()) if (!listed.has(runId)) backoff.delete(runId);
+    return pending.filter((p) => !inFlight.has(p.runId));
   }
 
   async function runOnce(): Promise<RuntimeReport> {
     if (stopping.signal.aborted) throw new Error('the runtime has stopped');
-    const pending = await runtimeApi.pending.query(undefined, { signal: callSignal() });
-    const listed = new Set(pending.map((p) => p.runId));
-    for (const runId of backoff.keys()) if (!listed.has(runId)) backoff.delete(runId);
-    const queue = pending.filter((p) => !inFlight.has(p.runId));
+    const pending = await listPending();
+    const queue = [...pending];
     const runs: RunReport[] = [];
     const worker = async () => {
       for (let next = queue.shift(); next; next = queue.shift()) {
-        runs.push(await attempt(next.runId, next.mode));
+        runs.push(deferral(next.runId, next.mode) ?? (await launch(next.runId, next.mode)));
       }
     };
     await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, worker));
     return { pending: pending.length, runs };
   }
 
+  /** One look at `runtime.pending`: starts what fits in the pool's free places, waits for none of it. */
+  async function fill(): Promise<void> {
+    if (inFlight.size >= concurrency) return;
+    for (const next of await listPending()) {
+      if (inFlight.size >= concurrency) return;
+      if (!deferral(next.runId, next.mode)) void launch(next.runId, next.mode);
+    }
+    await Promise.all(inFlight.values());
+  }
+
   async function poll(): Promise<void> {
-    log({ type: 'started', apiUrl: options.apiUrl, agent: agent.name });
+    log({ type: 'started', apiUrl: options.apiUrl, agent: agent.name, concurrency });
     let failures = 0;
     while (!stopping.signal.aborted) {
       let delay = pollMs;
       try {
-        await runOnce();
+        await fill();
         failures = 0;
       } catch (e) {
         if (stopping.signal.aborted) break;
@@ -304,6 +407,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       }
       await sleep(delay, undefined, { signal: stopping.signal }).catch(() => {});
     }
+    await Promise.all(inFlight.values());
     log({ type: 'stopped' });
   }
 
@@ -316,6 +420,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     async stop() {
       stopping.abort();
       await loop;
+      await Promise.all(inFlight.values());
     },
   };
 }

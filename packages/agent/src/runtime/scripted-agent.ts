@@ -11,7 +11,7 @@ import { LIMITS } from '@sponge/contract';
 import type { Change } from '@sponge/contract';
 import { isMemoryToolError } from '../errors.ts';
 import type { MemoryTools } from '../memory-tools.ts';
-import type { TurnAgent, TurnInput } from './turn.ts';
+import type { TurnAgent, TurnAnswer, TurnInput } from './turn.ts';
 
 export const SCRIPTED_AGENT_NAME = 'scripted agent';
 
@@ -176,7 +176,7 @@ async function useMemory(
   }
 }
 
-async function answer({ document, history, tools, signal }: TurnInput): Promise<string> {
+async function answer({ document, history, tools, signal }: TurnInput): Promise<TurnAnswer> {
   const question = questionOf(history);
   // A research step has no question: the title says what the document is about.
   const topic = question !== '' ? question : document.title;
@@ -227,7 +227,7 @@ async function answer({ document, history, tools, signal }: TurnInput): Promise<
     topic,
   );
   lines.push('', memory.line);
-  return clip(lines.join('\n'), LIMITS.messageChars);
+  return { text: clip(lines.join('\n'), LIMITS.messageChars) };
 }
 
 /**

@@ -5,12 +5,35 @@ export interface TurnInput {
   /** The owner's messages and the agent's replies so far, oldest first; the last one is the question. */
   history: Array<{ role: 'you' | 'agent'; text: string }>;
   tools: MemoryTools;
-  /** Aborted when the turn's time limit passes or the runtime stops. */
+  /** Aborted when the turn's time limit passes, the runtime stops or another runtime took the run. */
   signal: AbortSignal;
 }
+
+/**
+ * Why a turn failed (SPEC §7b): the model endpoint refused the key (`auth`), could not be reached
+ * (`unreachable`), answered an HTTP error after its retries (`http`, with `status`), or answered
+ * something that cannot be used (`malformed`: a broken or unknown tool call, an unreadable body);
+ * or the agent itself threw (`crashed`). A turn that stops at its own limits (tool calls, tokens,
+ * seconds) has not failed: its reply names the limit.
+ */
+export type TurnFailureKind = 'auth' | 'unreachable' | 'http' | 'malformed' | 'crashed';
+
+export interface TurnFailure {
+  kind: TurnFailureKind;
+  /** The HTTP status, for `auth` and `http`. */
+  status?: number;
+}
+
+export interface TurnAnswer {
+  /** The reply to post; for a failed turn, a plain sentence naming the failure (never the key). */
+  text: string;
+  /** Set when the turn failed: the runtime posts `text` and logs the turn as failed. */
+  failure?: TurnFailure;
+}
+
 export interface TurnAgent {
   /** Shown in the transcript: 'scripted agent' or the model's name. */
   readonly name: string;
-  /** The reply to post. Never throws for a model failure: it returns a reply that says what failed. */
-  answer(input: TurnInput): Promise<string>;
+  /** The turn's answer. Never throws for a model failure: it answers with `failure` set. */
+  answer(input: TurnInput): Promise<TurnAnswer>;
 }
