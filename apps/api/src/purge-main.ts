@@ -16,6 +16,9 @@ import { ConfigError, loadConfig, resolvePurgeKey } from './config.ts';
 import { createLogger } from './log.ts';
 import { openPurgeWorker } from './stores.ts';
 
+// Everything this process creates (databases, their -wal/-shm, secrets) is for its owner only.
+process.umask(0o077);
+
 const USAGE = 'usage: pnpm --filter @sponge/api purge [-- --once]';
 
 // Why the worker could not start or stopped: on stderr, whatever LOG_LEVEL says.

@@ -14,6 +14,7 @@ import type { Config } from './config.ts';
 import { createHttpContextFactory } from './context.ts';
 import { createDirectCall, createErrorAnswer } from './direct-call.ts';
 import { openApp } from './app.ts';
+import { secureDataFiles } from './data-dir.ts';
 import { retryAfterMeta } from './library/uploads-in-flight.ts';
 import type { OpenedApp } from './app.ts';
 import { appRouter } from './router.ts';
@@ -84,7 +85,11 @@ export async function startServer(
     /** false: every call through the tRPC adapter (tests compare). */ directCalls?: boolean;
   } = {},
 ): Promise<RunningServer> {
+  // Tightened before the databases open (SQLite gives -wal/-shm the database's mode) and after
+  // (files the first start created).
+  secureDataFiles(config);
   const app = await openApp(config, overrides);
+  secureDataFiles(config);
   const createContext = createHttpContextFactory(app);
   const onError = ({
     error,
