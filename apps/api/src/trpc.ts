@@ -19,9 +19,9 @@
 import { initTRPC } from '@trpc/server';
 import type { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server';
-import { LIMITS } from '@sponge/contract';
+import { LIMITS, inputBoundsProblem } from '@sponge/contract';
 import type { Caller, Context } from './context.ts';
-import { ApiError, defaultReason, forbidden, toApiError, unauthenticated } from './errors.ts';
+import { ApiError, defaultReason, forbidden, invalidInput, toApiError, unauthenticated } from './errors.ts';
 import type { ApiReason } from './errors.ts';
 
 /** One validation issue, flattened to a dotted path (`changes.3.name`) and a message. */
@@ -123,10 +123,31 @@ export const createCallerFactory = t.createCallerFactory;
 const QUIET_PROCEDURES: ReadonlySet<string> = new Set(['runtime.pending']);
 
 /**
+ * Bounds every input's depth and size (SPEC §6c) before anything looks into it — a schema, a
+ * codec, a message: a 10,000-deep value once reached a recursive JSON.stringify in a codec and
+ * answered 500. Procedures without input are held to it as well. The upload's multipart form is
+ * not read here: its parts are flat strings and files under the body limit, and its body is read
+ * only once the caller is known. An input that is not JSON is left to the procedure, which
+ * refuses it (PARSE_ERROR) if it takes input, as before.
+ */
+const boundedInput = t.middleware(async ({ path, getRawInput, next }) => {
+  if (path === 'documents.upload') return next();
+  let input: unknown;
+  try {
+    input = await getRawInput();
+  } catch {
+    return next();
+  }
+  const problem = inputBoundsProblem(input);
+  if (problem) throw invalidInput(problem);
+  return next();
+});
+
+/**
  * The outermost middleware of every procedure: maps store errors to SPEC §9 codes and writes
  * one structured log line per call.
  */
-const base = t.procedure.use(async ({ ctx, path, type, next }) => {
+const logged = t.procedure.use(async ({ ctx, path, type, next }) => {
   const started = performance.now();
   let result = await next();
   if (!result.ok) result = { ...result, error: toApiError(result.error) };
@@ -154,6 +175,9 @@ const base = t.procedure.use(async ({ ctx, path, type, next }) => {
   }
   return result;
 });
+
+/** Every procedure: logged, then its input's shape bounded. */
+const base = logged.use(boundedInput);
 
 export const publicProcedure = base;
 

@@ -7,6 +7,7 @@ export {
   changeSchema,
   dataSchema,
   explainInputSchema,
+  jsonProblem,
   linkSchema,
   nameSchema,
   queryInputSchema,
@@ -42,6 +43,9 @@ export type {
   ReviewDecideInput,
   RunMode,
 } from './owner-inputs.ts';
+export { cleanBody, cleanLine, textProblem, textSchema } from './text.ts';
+export type { TextKind } from './text.ts';
+export { inputBoundsProblem } from './input-bounds.ts';
 export {
   TOOL_NAMES,
   modelToolDescriptors,

@@ -32,6 +32,17 @@ export const LIMITS = {
   /** Authors of a document, and the length of each name. */
   authors: 50,
   authorChars: 200,
+  /**
+   * How deep any input may nest, arrays and objects counted (SPEC §6c): checked on the parsed
+   * JSON before any schema, so no recursive code downstream can run out of stack.
+   */
+  inputDepth: 64,
+  /**
+   * Values (array items and object members, nested ones included) in one input. Above the
+   * largest valid input: a remember call of 64 changes, each with 16 KiB of data, holds about
+   * 530,000.
+   */
+  inputValues: 1_048_576,
 } as const;
 
 /** Record names are `kind:slug` (SPEC §3). */

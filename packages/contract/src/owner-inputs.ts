@@ -4,56 +4,58 @@
  */
 import { z } from 'zod';
 import { KIND_RE, LIMITS } from './limits.ts';
-import { nameSchema } from './records.ts';
+import { jsonProblem, nameSchema } from './records.ts';
+import { textSchema } from './text.ts';
 
-export const idSchema = z
-  .string()
+export const idSchema = textSchema('the id')
   .min(1, 'must not be empty')
   .max(LIMITS.idChars, `is at most ${LIMITS.idChars} characters`);
 
 export const RUN_MODES = ['chat', 'staged'] as const;
 export type RunMode = (typeof RUN_MODES)[number];
 
-export const messageTextSchema = z
-  .string()
+export const messageTextSchema = textSchema('text', 'body')
   .min(1, 'text must not be empty')
   .max(LIMITS.messageChars, `text is at most ${LIMITS.messageChars.toLocaleString('en')} characters`);
 
 /**
  * A reviewed record's profile fields. A `__proto__` field is refused before the record parser
- * sees it: the parser would silently drop it. (Typed as the record it is, for the clients.)
+ * sees it: the parser would silently drop it. Every string in them, field names included, follows
+ * the text rules, as in a record's data (they become its data). (Typed as the record it is, for
+ * the clients.)
  */
 const fieldsSchema = z
   .unknown()
   .superRefine((value, ctx) => {
-    if (value !== null && typeof value === 'object' && Object.hasOwn(value, '__proto__'))
+    if (value !== null && typeof value === 'object' && Object.hasOwn(value, '__proto__')) {
       ctx.addIssue({
         code: 'custom',
         message: 'the field name "__proto__" is not allowed',
         path: ['__proto__'],
       });
+      return;
+    }
+    const problem = jsonProblem(value, 'fields');
+    if (problem) ctx.addIssue({ code: 'custom', message: problem.message, path: problem.path });
   })
   .pipe(
-    z.record(z.string().max(64, 'a field name is at most 64 characters'), z.unknown()),
+    z.record(textSchema('a field name').max(64, 'a field name is at most 64 characters'), z.unknown()),
   ) as unknown as z.ZodType<Record<string, unknown>, Record<string, unknown>>;
 
-export const packNameSchema = z
-  .string()
+export const packNameSchema = textSchema('name')
   .min(1, 'name must not be empty')
   .max(64, 'name is at most 64 characters');
 
 const documentId = z.strictObject({ documentId: idSchema });
 
-export const documentTitleSchema = z
-  .string()
+export const documentTitleSchema = textSchema('title', 'line')
   .trim()
   .min(1, 'title must not be empty')
   .max(LIMITS.titleChars, `title is at most ${LIMITS.titleChars} characters`);
 
 export const documentAuthorsSchema = z
   .array(
-    z
-      .string()
+    textSchema('an author', 'line')
       .trim()
       .min(1, 'an author must not be empty')
       .max(LIMITS.authorChars, `an author is at most ${LIMITS.authorChars} characters`),
@@ -71,13 +73,15 @@ export const uploadFieldsSchema = z.strictObject({ title: documentTitleSchema.op
 export const ownerInputs = {
   'auth.login': z.strictObject({ userId: idSchema }),
   'auth.createApiKey': z.strictObject({
-    label: z.string().trim().min(1, 'label must not be empty').max(100, 'label is at most 100 characters'),
+    label: textSchema('label', 'line')
+      .trim()
+      .min(1, 'label must not be empty')
+      .max(100, 'label is at most 100 characters'),
   }),
   'auth.revokeApiKey': z.strictObject({ id: idSchema }),
   'documents.get': documentId,
   'documents.search': z.strictObject({
-    query: z
-      .string()
+    query: textSchema('query')
       .trim()
       .min(1, 'query must not be empty')
       .max(1_000, 'query is at most 1,000 characters'),
@@ -87,8 +91,7 @@ export const ownerInputs = {
   'documents.add': z.strictObject({
     title: documentTitleSchema,
     authors: documentAuthorsSchema.optional(),
-    text: z
-      .string()
+    text: textSchema('text', 'body')
       .max(LIMITS.documentChars, `text is at most ${LIMITS.documentChars.toLocaleString('en')} characters`)
       .refine((t) => t.trim() !== '', 'text must not be empty'),
     format: z.enum(['text', 'markdown']).optional(),
@@ -123,23 +126,26 @@ export const ownerInputs = {
     /** Where the proposal came from: a session of this document and one of its working notes. */
     fromSession: idSchema.optional(),
     fromNote: nameSchema.optional(),
-    profile: z.string().regex(KIND_RE, 'a profile name is [a-z][a-z0-9-]{0,31}'),
-    kind: z.string().regex(KIND_RE, 'a kind is [a-z][a-z0-9-]{0,31}'),
+    profile: textSchema('profile').regex(KIND_RE, 'a profile name is [a-z][a-z0-9-]{0,31}'),
+    kind: textSchema('kind').regex(KIND_RE, 'a kind is [a-z][a-z0-9-]{0,31}'),
     /** The kind's fields, validated by the profile's value codecs. */
     fields: fieldsSchema,
     /** The reviewed record's name, `kind:slug`, of the chosen kind. */
     name: nameSchema,
-    text: z
-      .string()
-      .max(LIMITS.textChars, `text is at most ${LIMITS.textChars.toLocaleString('en')} characters`),
+    text: textSchema('text').max(
+      LIMITS.textChars,
+      `text is at most ${LIMITS.textChars.toLocaleString('en')} characters`,
+    ),
     sourceDocumentId: idSchema,
-    passage: z
-      .string()
-      .max(LIMITS.passageChars, `passage is at most ${LIMITS.passageChars.toLocaleString('en')} characters`),
+    passage: textSchema('passage', 'body').max(
+      LIMITS.passageChars,
+      `passage is at most ${LIMITS.passageChars.toLocaleString('en')} characters`,
+    ),
     decision: z.enum(['accept', 'reject']),
-    comment: z
-      .string()
-      .max(LIMITS.commentChars, `comment is at most ${LIMITS.commentChars.toLocaleString('en')} characters`),
+    comment: textSchema('comment', 'body').max(
+      LIMITS.commentChars,
+      `comment is at most ${LIMITS.commentChars.toLocaleString('en')} characters`,
+    ),
   }),
   'review.history': documentId,
   /** The records in view at a revision (the newest when absent), with provenance, as canonical JSON. */

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { LIMITS, NAME_RE, REQUEST_ID_RE } from './limits.ts';
+import { textSchema, textProblem } from './text.ts';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
@@ -39,20 +40,25 @@ export interface QueryRow {
   conflicts: number[];
 }
 
-export const nameSchema = z
-  .string()
+export const nameSchema = textSchema('name')
   .max(LIMITS.nameChars)
   .regex(NAME_RE, 'a name is kind:slug, kind [a-z][a-z0-9-]{0,31}, slug [a-z0-9][a-z0-9._-]{0,95}');
 
 export const linkSchema = z.strictObject({ rel: z.enum(LINK_RELS), to: nameSchema });
 
 /**
- * The first place in `value` that is not JSON, or null. A JSON.parse result always passes; an
- * in-process caller may hand in undefined, NaN, a Date or a function. Walked with a stack of its
- * own: data may nest as deep as the body allows.
+ * The first place in `value` that is not JSON or could not be stored, or null. A JSON.parse
+ * result is JSON; an in-process caller may hand in undefined, NaN, a Date or a function. Every
+ * string, object keys included, follows the contract's text rules (text.ts: no U+0000, no lone
+ * surrogate), and nothing nests deeper than {@link LIMITS.inputDepth}. Walked with a stack of its
+ * own: an in-process caller's value may nest deeper than the call stack allows. `label` names the
+ * value in messages (`data`, `fields`).
  */
-function notJson(value: unknown): { path: Array<string | number>; message: string } | null {
-  type Node = { value: unknown; parent: Node | null; key: string | number };
+export function jsonProblem(
+  value: unknown,
+  label: string,
+): { path: Array<string | number>; message: string } | null {
+  type Node = { value: unknown; parent: Node | null; key: string | number; depth: number };
   const pathOf = (node: Node): Array<string | number> => {
     const path: Array<string | number> = [];
     for (let n: Node | null = node; n?.parent; n = n.parent) path.unshift(n.key);
@@ -60,10 +66,11 @@ function notJson(value: unknown): { path: Array<string | number>; message: strin
   };
   // Depth first; an exit entry takes an object off the current path once its children are done,
   // so an in-process caller's cycle is found (JSON is a tree) and a shared object is not.
-  const stack: Array<Node | { exit: object }> = [{ value, parent: null, key: '' }];
+  const stack: Array<Node | { exit: object }> = [{ value, parent: null, key: '', depth: 0 }];
   const onPath = new Set<object>();
   // Every value takes at least two bytes of canonical JSON with its separator: past this many,
-  // the data is over its size limit whatever they are, and a 4 MiB body is not walked to its end.
+  // the value is over the 16 KiB limit of a record's data whatever they are, and a 4 MiB body is
+  // not walked to its end.
   const maxValues = LIMITS.dataBytes / 2 + 1;
   let values = 1;
   while (stack.length > 0) {
@@ -74,7 +81,12 @@ function notJson(value: unknown): { path: Array<string | number>; message: strin
     }
     const node = top;
     const v = node.value;
-    if (v === null || typeof v === 'boolean' || typeof v === 'string') continue;
+    if (v === null || typeof v === 'boolean') continue;
+    if (typeof v === 'string') {
+      const problem = textProblem(label, v);
+      if (problem) return { path: pathOf(node), message: problem };
+      continue;
+    }
     if (typeof v === 'number') {
       if (!Number.isFinite(v)) return { path: pathOf(node), message: 'expected a finite number' };
       continue;
@@ -94,6 +106,8 @@ function notJson(value: unknown): { path: Array<string | number>; message: strin
     }
     const object = v as object;
     if (onPath.has(object)) return { path: pathOf(node), message: 'expected a JSON value, got a cycle' };
+    if (node.depth >= LIMITS.inputDepth)
+      return { path: [], message: `${label} is nested deeper than ${LIMITS.inputDepth} levels` };
     onPath.add(object);
     stack.push({ exit: object });
     const count = Array.isArray(object) ? object.length : Object.keys(object).length;
@@ -101,7 +115,7 @@ function notJson(value: unknown): { path: Array<string | number>; message: strin
     if (values > maxValues) {
       return {
         path: [],
-        message: `data holds more than ${maxValues.toLocaleString('en-US')} values; its canonical JSON would be over the 16 KiB limit`,
+        message: `${label} holds more than ${maxValues.toLocaleString('en-US')} values; its canonical JSON would be over the 16 KiB limit`,
       };
     }
     const keys: Array<string | number> = Array.isArray(object)
@@ -109,7 +123,16 @@ function notJson(value: unknown): { path: Array<string | number>; message: strin
       : Object.keys(object);
     for (let i = keys.length - 1; i >= 0; i--) {
       const key = keys[i]!;
-      stack.push({ value: (object as Record<string | number, unknown>)[key], parent: node, key });
+      if (typeof key === 'string') {
+        const problem = textProblem(`a field name in ${label}`, key);
+        if (problem) return { path: [...pathOf(node), key], message: problem };
+      }
+      stack.push({
+        value: (object as Record<string | number, unknown>)[key],
+        parent: node,
+        key,
+        depth: node.depth + 1,
+      });
     }
   }
   return null;
@@ -122,13 +145,13 @@ function notJson(value: unknown): { path: Array<string | number>; message: strin
  * stored data and its digest would silently differ from what the caller sent.
  */
 export const dataSchema = z.unknown().superRefine((value, ctx) => {
-  const problem = notJson(value);
+  const problem = jsonProblem(value, 'data');
   if (problem) ctx.addIssue({ code: 'custom', message: problem.message, path: problem.path });
 }) as unknown as z.ZodType<JsonValue, JsonValue>;
 
 const contentFields = {
   name: nameSchema,
-  text: z.string().max(LIMITS.textChars, `text is at most ${LIMITS.textChars} characters`),
+  text: textSchema('text').max(LIMITS.textChars, `text is at most ${LIMITS.textChars} characters`),
   data: dataSchema.optional(),
   links: z.array(linkSchema).max(LIMITS.linksPerRecord, `at most ${LIMITS.linksPerRecord} links`).optional(),
 };
@@ -142,7 +165,10 @@ export const changeSchema = z.discriminatedUnion('op', [
 export const rememberInputSchema = z
   .strictObject({
     basedOn: z.number().int().min(0),
-    requestId: z.string().regex(REQUEST_ID_RE, 'requestId is 1..128 characters of A-Z a-z 0-9 . _ : -'),
+    requestId: textSchema('requestId').regex(
+      REQUEST_ID_RE,
+      'requestId is 1..128 characters of A-Z a-z 0-9 . _ : -',
+    ),
     changes: z
       .array(changeSchema)
       .min(1, 'changes needs at least 1 change')
@@ -168,7 +194,7 @@ export const queryInputSchema = z
     name: nameSchema.optional(),
     sinceVersion: z.number().int().min(0).optional(),
     limit: z.number().int().min(1).max(LIMITS.queryLimitMax).optional(),
-    cursor: z.string().max(2_000).optional(),
+    cursor: textSchema('cursor').max(2_000).optional(),
   })
   .superRefine((input, ctx) => {
     if ((input.question === 'related_to' || input.question === 'supports') && input.name === undefined) {
@@ -182,18 +208,17 @@ export const queryInputSchema = z
 export const readInputSchema = z.strictObject({
   name: nameSchema,
   source: z.enum(['note', 'reviewed']).optional(),
-  digest: z
-    .string()
+  digest: textSchema('digest')
     .regex(/^[0-9a-f]{64}$/, 'digest is 64 lowercase hex digits')
     .optional(),
 });
 
 export const explainInputSchema = z.strictObject({
-  token: z.string().min(1).max(4_000),
+  token: textSchema('token').min(1).max(4_000),
   row: z.number().int().min(0).max(10_000),
 });
 
 export const recallInputSchema = z.strictObject({
-  text: z.string().min(1).max(LIMITS.recallTextChars),
+  text: textSchema('text').min(1).max(LIMITS.recallTextChars),
   limit: z.number().int().min(1).max(LIMITS.recallLimitMax).optional(),
 });

@@ -19,6 +19,7 @@ import {
   recallInputSchema,
   rememberInputSchema,
 } from './records.ts';
+import { textSchema } from './text.ts';
 
 export const TOOL_NAMES = ['remember', 'query', 'read', 'explain', 'recall'] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
@@ -62,8 +63,8 @@ export const toolArgsSchemas = {
   read: readInputSchema,
   explain: z.strictObject({
     row: z.number().int().min(0).max(10_000),
-    answerId: z.string().min(1).max(200).optional(),
-    token: z.string().min(1).max(4_000).optional(),
+    answerId: textSchema('answerId').min(1).max(200).optional(),
+    token: textSchema('token').min(1).max(4_000).optional(),
   }),
   recall: recallInputSchema,
 } as const;

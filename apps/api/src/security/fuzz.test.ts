@@ -25,6 +25,7 @@ import {
   tempDataDir,
 } from './harness.ts';
 import type { ApiProcess, Owner, RawResponse, RunHandle } from './harness.ts';
+import { REEF_DOCUMENT_ID } from '../demo/library.ts';
 
 interface ProcedureInfo {
   path: string;
@@ -365,6 +366,72 @@ async function atTheDoor(p: Promise<RawResponse>, status: number): Promise<RawRe
     return await p;
   } catch (err) {
     if (/ECONNRESET|EPIPE/.test(String(err))) return { status, text: '', json: undefined };
+    throw err;
+  }
+}
+
+/**
+ * A valid review.decide of the research profile on the demo owner's reef document: its
+ * `fields.effectMeasure` is an enum whose codec once rendered a deep value with a recursive
+ * JSON.stringify (a RangeError, answered 500).
+ */
+const reviewDecide = {
+  documentId: REEF_DOCUMENT_ID,
+  profile: 'research',
+  kind: 'finding',
+  name: 'finding:deep',
+  text: 'A finding.',
+  fields: { statement: 'A statement.', study: 'study:reef-resurvey-2016', effectMeasure: 'percent-change' },
+  sourceDocumentId: REEF_DOCUMENT_ID,
+  passage: 'We resurveyed 112 sites',
+  decision: 'reject',
+  comment: 'deep',
+};
+
+/**
+ * JSON text of an array or object nested `depth` levels deep. Written as text: JSON.stringify
+ * of such a value throws a RangeError in the test itself.
+ */
+function deepJson(depth: number, shape: 'array' | 'object'): string {
+  return shape === 'array'
+    ? '['.repeat(depth) + ']'.repeat(depth)
+    : '{"a":'.repeat(depth) + '0' + '}'.repeat(depth);
+}
+
+/** Where a deep value goes: the whole input ([]), each field, and each field of an object field. */
+function deepTargets(template: Record<string, unknown>): string[][] {
+  const targets: string[][] = [[]];
+  for (const [key, value] of Object.entries(template)) {
+    targets.push([key]);
+    if (value !== null && typeof value === 'object' && !Array.isArray(value))
+      for (const inner of Object.keys(value)) targets.push([key, inner]);
+  }
+  return targets;
+}
+
+/** The template's JSON text with the value at `target` replaced by `deep` (JSON text). */
+function placeDeep(template: Record<string, unknown>, target: string[], deep: string): string {
+  if (target.length === 0) return deep;
+  const marker = '\u0001deep\u0001';
+  const copy = structuredClone(template);
+  let at: Record<string, unknown> = copy;
+  for (const key of target.slice(0, -1)) at = at[key] as Record<string, unknown>;
+  at[target.at(-1)!] = marker;
+  return JSON.stringify(copy).replace(JSON.stringify(marker), deep);
+}
+
+/** Sends JSON text as it is: a query as GET ?input=, a mutation as a POST body. */
+async function sendRaw(port: number, p: ProcedureInfo, json: string, auth: string): Promise<RawResponse> {
+  const headers = { 'content-type': 'application/json', authorization: auth };
+  const path = p.type === 'query' ? `/trpc/${p.path}?input=${encodeURIComponent(json)}` : `/trpc/${p.path}`;
+  try {
+    return p.type === 'query'
+      ? await request(port, { method: 'GET', path, headers })
+      : await request(port, { method: 'POST', path, headers, body: json });
+  } catch (err) {
+    // As in send(): a request line over Node's limit is answered 431 and the socket closed.
+    if (path.length > HEADER_LIMIT && /ECONNRESET|EPIPE/.test(String(err)))
+      return { status: 431, text: '', json: undefined };
     throw err;
   }
 }
@@ -858,6 +925,47 @@ describe('fuzzing every procedure over HTTP', () => {
     judge(textPlain, 'text/plain body', true, bad);
     expect(bad).toEqual([]);
   }, 120_000);
+
+  it('answers 10^4- and 10^5-deep arrays and objects, in every field of every procedure, with a 4xx and never a 500', async () => {
+    const tpl: Record<string, Record<string, unknown>> = { ...templates(ctx), 'review.decide': reviewDecide };
+    // The credential each procedure works with, so the deep input gets past the credential check.
+    const auth = (path: string) =>
+      `Bearer ${path.startsWith('agent.') ? ctx.run.runToken : path.startsWith('runtime.') ? SECURITY_RUNTIME_KEY : ctx.owner.token}`;
+    // auth.logout ignores input: were the deep input let through, it would sign the owner out
+    // for the calls after it. Last, so a failure here is reported for every other procedure.
+    const ordered = [
+      ...procedures.filter((p) => p.path !== 'auth.logout'),
+      ...procedures.filter((p) => p.path === 'auth.logout'),
+    ];
+    const deepBad: Bad[] = [];
+    let deepSent = 0;
+    const serverErrors: string[] = [];
+    for (const p of ordered) {
+      const template = tpl[p.path] ?? {};
+      for (const target of deepTargets(template)) {
+        // A query's input rides in the URL, whose request line Node caps at 16 KiB: the deepest
+        // inputs are refused at the door (431), and a depth that fits still reaches the server.
+        const depths = p.type === 'query' ? [10_000, 100_000, 'fits' as const] : [10_000, 100_000];
+        for (const depth of depths) {
+          for (const shape of ['array', 'object'] as const) {
+            const n = depth === 'fits' ? (shape === 'array' ? 2_000 : 800) : depth;
+            const body = placeDeep(template, target, deepJson(n, shape));
+            const res = await sendRaw(ctx.api.port, p, body, auth(p.path));
+            deepSent++;
+            const what = `${p.path} with a ${n}-deep ${shape} ${target.length ? `in ${target.join('.')}` : 'as the input'}`;
+            if (res.status >= 500 || res.status === 0) serverErrors.push(`${what}: ${res.status}`);
+            const refused = res.status >= 400 && res.status < 500;
+            if (!refused || leaksInternals(res.text) || (res.json !== undefined && !hasReason(res.json)))
+              deepBad.push({ what, status: res.status, text: res.text.slice(0, 300) });
+          }
+        }
+      }
+    }
+    console.log(`deep inputs: ${deepSent} calls, ${serverErrors.length} answered 5xx`);
+    expect(serverErrors).toEqual([]);
+    expect(deepBad).toEqual([]);
+    expect((await query(ctx.api.port, 'health')).ok).toBe(true);
+  }, 300_000);
 
   it('left both databases exactly as they were (digests, versions, states, every table)', async () => {
     const after = await snapshot(ctx);

@@ -17,12 +17,28 @@ export const fail = (message: string, path: PathSegment[] = []): Checked<never> 
   issues: [{ path, message }],
 });
 
-/** A compact rendering of a bad input for messages. */
+/** Arrays and objects nested deeper than this are shown as "...": only 60 characters are kept. */
+const SHOWN_DEPTH = 8;
+
+/**
+ * A compact rendering of a bad input for messages. Never deeper than {@link SHOWN_DEPTH}: a plain
+ * JSON.stringify of a 10,000-deep value runs out of stack (a RangeError, once answered 500).
+ */
 export function show(input: unknown): string {
   if (typeof input === 'bigint') return `${input}n`;
   if (input === undefined) return 'nothing';
-  // JSON.stringify gives undefined only for a function or a symbol, whose String() is readable.
-  const text = JSON.stringify(input) ?? typeof input;
+  // The depth of each array and object as JSON.stringify meets it, by its holder's depth.
+  const depths = new WeakMap<object, number>();
+  const text =
+    JSON.stringify(input, function (this: unknown, _key: string, value: unknown) {
+      if (typeof value !== 'object' || value === null) return value;
+      const depth = (typeof this === 'object' && this !== null ? (depths.get(this) ?? 0) : 0) + 1;
+      if (depth > SHOWN_DEPTH) return '...';
+      depths.set(value, depth);
+      return value;
+    }) ??
+    // JSON.stringify gives undefined only for a function or a symbol, whose String() is readable.
+    typeof input;
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
