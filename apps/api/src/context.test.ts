@@ -82,6 +82,8 @@ describe('the Set-Cookie header', () => {
     const res = await post('auth.logout', {
       cookie: `sponge_session=${token}`,
       'x-forwarded-proto': 'https',
+      // As the browser sends it from the app's own page: a cookie POST needs it (SPEC §6c).
+      'sec-fetch-site': 'same-origin',
     });
     expect(parseSetCookie(res.headers.get('set-cookie') ?? '')).toEqual({
       name: 'sponge_session',

@@ -40,6 +40,8 @@ export interface Context {
   setCookie: (cookie: string) => void;
   /** Whether the request came over TLS (decides the cookie's `Secure` flag). */
   secure: boolean;
+  /** The peer's address (what sign-in is rate-limited by); null outside HTTP. */
+  clientAddress: string | null;
 }
 
 /** Where the credential came from; only user tokens are honoured from the cookie. */
@@ -110,12 +112,19 @@ export async function createInnerContext(opts: {
   cookie?: string;
   setCookie?: (cookie: string) => void;
   secure?: boolean;
+  clientAddress?: string | null;
 }): Promise<Context> {
   const caller = await resolveCaller(
     opts.deps,
     readCredential({ authorization: opts.authorization, cookie: opts.cookie }),
   );
-  return { deps: opts.deps, caller, setCookie: opts.setCookie ?? (() => {}), secure: opts.secure ?? false };
+  return {
+    deps: opts.deps,
+    caller,
+    setCookie: opts.setCookie ?? (() => {}),
+    secure: opts.secure ?? false,
+    clientAddress: opts.clientAddress ?? null,
+  };
 }
 
 /** The standalone adapter's context: reads headers, and appends cookies to the response. */
@@ -128,6 +137,8 @@ export function createHttpContextFactory(deps: AppDeps) {
       deps,
       authorization: req.headers.authorization,
       cookie: req.headers.cookie,
+      // The socket's peer, never X-Forwarded-For: a client could write any address there.
+      clientAddress: req.socket.remoteAddress ?? null,
       secure:
         (req.socket as { encrypted?: boolean }).encrypted === true ||
         req.headers['x-forwarded-proto'] === 'https',

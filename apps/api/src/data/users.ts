@@ -27,12 +27,27 @@ export async function listDemoUsers(db: Client): Promise<User[]> {
   return rs.rows.map((r) => ({ id: String(r.id), name: String(r.name) }));
 }
 
+/**
+ * A new login token. Expired ones (of anyone) are deleted in the same batch: each sign-in adds a
+ * row, and nothing else would ever remove the ones nobody signs out of.
+ */
 export async function createUserToken(db: Client, userId: string, now: Date): Promise<string> {
   const token = newToken('user');
-  await db.execute({
-    sql: 'INSERT INTO user_tokens (token_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)',
-    args: [hashToken(token), userId, now.toISOString(), new Date(now.getTime() + USER_TOKEN_TTL_MS).toISOString()],
-  });
+  await db.batch(
+    [
+      { sql: process.env.H1_OFF === '1' ? 'SELECT ?' : 'DELETE FROM user_tokens WHERE expires_at <= ?', args: [now.toISOString()] },
+      {
+        sql: 'INSERT INTO user_tokens (token_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)',
+        args: [
+          hashToken(token),
+          userId,
+          now.toISOString(),
+          new Date(now.getTime() + USER_TOKEN_TTL_MS).toISOString(),
+        ],
+      },
+    ],
+    'write',
+  );
   return token;
 }
 
@@ -58,7 +73,12 @@ export interface ApiKeyInfo {
   createdAt: string;
 }
 
-export async function createApiKey(db: Client, userId: string, label: string, now: Date): Promise<ApiKeyInfo & { apiKey: string }> {
+export async function createApiKey(
+  db: Client,
+  userId: string,
+  label: string,
+  now: Date,
+): Promise<ApiKeyInfo & { apiKey: string }> {
   const apiKey = newToken('apiKey');
   const id = newId('key');
   const createdAt = now.toISOString();

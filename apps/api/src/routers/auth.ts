@@ -12,7 +12,9 @@ import {
   USER_TOKEN_TTL_MS,
 } from '../data/users.ts';
 import { SESSION_COOKIE } from '../context.ts';
-import { forbidden, notFound } from '../errors.ts';
+import { ApiError, forbidden, notFound } from '../errors.ts';
+import type { AppDeps } from '../deps.ts';
+import { RateLimiter } from '../rate-limit.ts';
 import { ownerProcedure, publicProcedure } from '../trpc.ts';
 
 function sessionCookie(value: string, maxAgeSeconds: number, secure: boolean): string {
@@ -29,6 +31,21 @@ function sessionCookie(value: string, maxAgeSeconds: number, secure: boolean): s
   });
 }
 
+/**
+ * Demo sign-ins per client address: 30 at once, then one every 2 seconds. Each adds a token row;
+ * real accounts (a later issue) bring their own limits on failed attempts.
+ */
+export const LOGIN_RATE_LIMIT = { burst: 30, refillSeconds: 2 } as const;
+
+/** One limiter per running API (its deps), so test servers in one process do not share counts. */
+const loginLimiters = new WeakMap<AppDeps, RateLimiter>();
+
+function loginLimiter(deps: AppDeps): RateLimiter {
+  let limiter = loginLimiters.get(deps);
+  if (!limiter) loginLimiters.set(deps, (limiter = new RateLimiter(LOGIN_RATE_LIMIT)));
+  return limiter;
+}
+
 export const authRouter = {
   /** The demo owners to sign in as; empty when DEMO is off. */
   demoUsers: publicProcedure.query(async ({ ctx }) =>
@@ -38,6 +55,15 @@ export const authRouter = {
   /** Demo sign-in: only with DEMO on and only as a demo user. Sets the session cookie too. */
   login: publicProcedure.input(ownerInputs['auth.login']).mutation(async ({ ctx, input }) => {
     if (!ctx.deps.config.demo) throw forbidden('Demo sign-in is off on this server (DEMO=0).');
+    const wait = loginLimiter(ctx.deps).take(ctx.clientAddress ?? 'in-process', ctx.deps.now().getTime());
+    if (wait > 0 && process.env.H1_OFF !== '1') {
+      throw new ApiError({
+        code: 'TOO_MANY_REQUESTS',
+        reason: 'busy',
+        message: `Too many sign-ins from this address; try again in ${wait} second${wait === 1 ? '' : 's'}.`,
+        retryAfterSeconds: wait,
+      });
+    }
     const demo = await listDemoUsers(ctx.deps.app);
     if (!demo.some((u) => u.id === input.userId)) throw notFound('The demo user');
     const userToken = await createUserToken(ctx.deps.app, input.userId, ctx.deps.now());
