@@ -16,6 +16,8 @@ export const FIGURES = {
     '50 agents: the defaults (recall in shadow) against recall off, in alternating windows (target ≥ 0.9×)',
   server: '50 agents through 1 and through 2 API processes on one libSQL server (sqld) vs raw commits on it',
   purge: "the purge worker on 10,000 expired sessions, and a writer's worst latency meanwhile",
+  steps: "the vector index's background build of 20k vectors: each event-loop turn vs one unbatched step",
+  pacing: "recall's background pause after a busy and after an idle pause, as a multiple of the batch",
   verify: 'verify (replay) of a 100,000-entry log vs a raw paged read',
   memory: 'API resident memory with 10,000 open sessions (the defaults) vs bare node + @libsql/client',
 } as const;

@@ -1,8 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { apiStartFlags } from './http.ts';
+import { apiStartFlags, nodeFlagsOf } from './http.ts';
 
-describe('startApi', () => {
-  it("starts the API with the flags of its own start script (the young generation's bound)", () => {
-    expect(apiStartFlags()).toEqual(['--max-semi-space-size=16']);
+describe('the flags the bench starts the API with', () => {
+  it('are the Node flags of a `node [flags] dist/main.js` script, in order', () => {
+    expect(nodeFlagsOf('node dist/main.js')).toEqual([]);
+    expect(nodeFlagsOf('node --max-semi-space-size=16 dist/main.js')).toEqual(['--max-semi-space-size=16']);
+    expect(nodeFlagsOf(' node  --a --b=2   dist/main.js ')).toEqual(['--a', '--b=2']);
+  });
+
+  it('refuse a start script of another shape rather than measure another process', () => {
+    expect(() => nodeFlagsOf('tsx src/main.ts')).toThrow(/not `node \[flags\] dist\/main.js`/);
+    expect(() => nodeFlagsOf('node --a dist/other.js')).toThrow(/dist\/other.js/);
+    expect(() => nodeFlagsOf('bash scripts/start.sh')).toThrow();
+  });
+
+  it("are read from apps/api's own start script", () => {
+    // Whatever that script says today: this checks the reading, not the script's contents.
+    expect(() => apiStartFlags()).not.toThrow();
+    expect(apiStartFlags().every((flag) => flag.startsWith('--'))).toBe(true);
   });
 });

@@ -23,11 +23,14 @@ export function apiStartFlags(): string[] {
   const manifest = JSON.parse(readFileSync(join(apiDir, 'package.json'), 'utf8')) as {
     scripts: { start: string };
   };
-  const [command, ...words] = manifest.scripts.start.split(/\s+/);
+  return nodeFlagsOf(manifest.scripts.start);
+}
+
+/** The flags of a `node [flags] dist/main.js` script; any other shape of script throws. */
+export function nodeFlagsOf(script: string): string[] {
+  const [command, ...words] = script.trim().split(/\s+/);
   if (command !== 'node' || words.at(-1) !== 'dist/main.js')
-    throw new Error(
-      `apps/api's start script is not \`node [flags] dist/main.js\`: ${manifest.scripts.start}`,
-    );
+    throw new Error(`apps/api's start script is not \`node [flags] dist/main.js\`: ${script}`);
   return words.slice(0, -1);
 }
 

@@ -26,6 +26,7 @@ import { recallSearch } from './figures/recall.ts';
 import { rememberOverHttp } from './figures/remember-http.ts';
 import { rememberInProcess } from './figures/remember-in-process.ts';
 import { memoryWithOpenSessions } from './figures/rss.ts';
+import { backgroundSteps, recallPacing } from './figures/pacing.ts';
 import { verifyLongLog } from './figures/verify.ts';
 import { summary, writeResults } from './report.ts';
 
@@ -55,6 +56,9 @@ const steps: Record<FigureName, Figure[]> = {
   // The same 50 agents past one machine: the databases on libSQL servers, 1 then 2 API processes.
   server: [(ctx) => agentsOnServer(ctx, 1), (ctx) => agentsOnServer(ctx, 2)],
   purge: [purgeWhileWriting],
+  // What the unit tests check on counts and a fake clock, on the wall clock (issue 24, point 18).
+  steps: [backgroundSteps],
+  pacing: [recallPacing],
   verify: [verifyLongLog],
   memory: [memoryWithOpenSessions],
 };

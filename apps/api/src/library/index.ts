@@ -12,6 +12,7 @@ export { createLibrary } from './library.ts';
 export type { AddedDocument, Library, NewLibraryDocument } from './library.ts';
 export type { DocumentHit } from './search.ts';
 export { EMBED_BATCH } from './indexer.ts';
+export { OwnerVectorIndex } from './vector-index.ts';
 
 /** The application database with its migrations and a chunk table sized for `adapter`. */
 export async function openLibraryDatabase(url: string, adapter: EmbeddingAdapter): Promise<Client> {
