@@ -62,6 +62,35 @@ describe('readUploadAnswer', () => {
       message: 'A file is at most 20 MiB.',
     });
   });
+  it('says a busy server in words, with when to try again', () => {
+    const busy = JSON.stringify({
+      error: {
+        message: 'The queue of files waiting to be read is full. The server is busy; try again in 17 s.',
+        code: -32029,
+        data: { code: 'TOO_MANY_REQUESTS', httpStatus: 429, reason: 'busy', retryAfterSeconds: 17 },
+      },
+    });
+    expect(readUploadAnswer(429, busy)).toEqual({
+      ok: false,
+      reason: 'busy',
+      message: 'The server is busy; try again in 17 s.',
+    });
+    // A 429 from a proxy, without tRPC's answer.
+    expect(readUploadAnswer(429, 'Too Many Requests')).toEqual({
+      ok: false,
+      reason: 'busy',
+      message: 'The server is busy; try again in a moment.',
+    });
+  });
+  it("shows the API's words for a full library, which name the limit", () => {
+    const words =
+      'Your library holds 1,000 documents; the limit is 1,000 documents. Remove one to add another.';
+    expect(readUploadAnswer(429, errorBody('quota', words, 429))).toEqual({
+      ok: false,
+      reason: 'quota',
+      message: words,
+    });
+  });
   it('says a signed-out upload in plain words', () => {
     expect(readUploadAnswer(401, errorBody('unauthenticated', 'No credential.', 401))).toMatchObject({
       reason: 'unauthenticated',

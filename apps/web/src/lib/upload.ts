@@ -25,6 +25,8 @@ export type UploadFailure =
   | 'too_large'
   | 'invalid_input'
   | 'unauthenticated'
+  | 'busy'
+  | 'quota'
   | 'network'
   | 'aborted'
   | 'server';
@@ -74,12 +76,14 @@ export function readUploadAnswer(status: number, body: string): UploadOutcome {
   }
   const answer = (json && typeof json === 'object' ? json : {}) as {
     result?: { data?: unknown };
-    error?: { message?: unknown; data?: { reason?: unknown } };
+    error?: { message?: unknown; data?: { reason?: unknown; retryAfterSeconds?: unknown } };
   };
   const data = answer.result?.data;
   if (status >= 200 && status < 300 && isUploaded(data)) return { ok: true, document: data };
 
   const reason = readReason(answer.error?.data?.reason, status);
+  if (reason === 'busy')
+    return { ok: false, reason, message: busyWords(answer.error?.data?.retryAfterSeconds) };
   const apiMessage = typeof answer.error?.message === 'string' ? answer.error.message.trim() : '';
   const message =
     WORDS[reason] ??
@@ -97,12 +101,29 @@ function readReason(reason: unknown, status: number): UploadFailure {
     case 'too_large':
     case 'invalid_input':
     case 'unauthenticated':
+    case 'busy':
+    case 'quota':
       return reason;
   }
   if (status === 413) return 'too_large';
+  if (status === 429) return 'busy';
   if (status === 401) return 'unauthenticated';
   if (status === 400) return 'invalid_input';
   return 'server';
+}
+
+/**
+ * A full upload queue (SPEC §6b): the file was not kept, and the answer says when to send it
+ * again (`retryAfterSeconds`).
+ */
+function busyWords(retryAfterSeconds: unknown): string {
+  const seconds =
+    typeof retryAfterSeconds === 'number' && Number.isFinite(retryAfterSeconds) && retryAfterSeconds > 0
+      ? Math.ceil(retryAfterSeconds)
+      : null;
+  return seconds === null
+    ? 'The server is busy; try again in a moment.'
+    : `The server is busy; try again in ${seconds} s.`;
 }
 
 function isUploaded(data: unknown): data is UploadedDocument {
