@@ -187,6 +187,8 @@ describe('text inputs of the contract', () => {
 
   it('makes titles, authors, labels and file names one line without bidi controls', () => {
     expect(cleanLine('invoice\u202Efdp.exe')).toBe('invoicefdp.exe');
+    // A title nobody typed (a PDF's metadata, a file name) is cleaned, never refused.
+    expect(cleanLine('a\u0000b\uD800c\u{1F41F}')).toBe('ab\uFFFDc\u{1F41F}');
     expect(cleanLine('a\u2066b\u2069c\u200Ed\u200Fe\u061Cf\u202Ag\u202Bh\u202Ci\u202Dj')).toBe('abcdefghij');
     expect(cleanLine('one\ntwo\r\nthree\tfour\u2028five\u0085six\u0007')).toBe('one two three four five six');
     expect(documentTitleSchema.parse('  Report\u202E\n2019\u0007  ')).toBe('Report 2019');

@@ -14,6 +14,7 @@
 import { z } from 'zod';
 
 const LONE_SURROGATE = /\p{Cs}/u;
+const LONE_SURROGATES = /\p{Cs}/gu;
 
 /**
  * Why `text` cannot be stored as it is, naming `field`, or null.
@@ -41,7 +42,7 @@ const LINE_BREAKS = /[\t\n\r\u000B\u000C\u0085\u2028\u2029]+/g;
  * isolates (U+2066–U+2069).
  */
 // eslint-disable-next-line no-control-regex
-const LINE_INVISIBLES = /[\u0001-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
+const LINE_INVISIBLES = /[\u0000-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
 
 /**
  * Body text without control characters other than tab, line feed and carriage return.
@@ -55,13 +56,15 @@ export function cleanBody(text: string): string {
 
 /**
  * One-line text: line breaks and tabs become a space, other controls and bidi controls go.
- * Not trimmed (the schemas trim after it).
+ * Not trimmed (the schemas trim after it). A schema refuses U+0000 and lone surrogates before
+ * this runs; a title nobody typed (a PDF's metadata, a file name) loses its NULs here too, and a
+ * lone surrogate becomes U+FFFD.
  *
  * @example
  * cleanLine('Report\n2019\u202E.pdf'); // 'Report 2019.pdf'
  */
 export function cleanLine(text: string): string {
-  return text.replace(LINE_BREAKS, ' ').replace(LINE_INVISIBLES, '');
+  return text.replace(LINE_BREAKS, ' ').replace(LINE_INVISIBLES, '').replace(LONE_SURROGATES, '\uFFFD');
 }
 
 /**

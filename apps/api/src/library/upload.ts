@@ -4,7 +4,7 @@
  * queue gives the owner a turn; its refusals become the contract's errors (`invalid_document`,
  * `no_text`, `too_large`; `busy` from the queue).
  */
-import { DOCUMENT_REASON_TO_CODE, LIMITS, uploadFieldsSchema } from '@sponge/contract';
+import { DOCUMENT_REASON_TO_CODE, LIMITS, cleanLine, uploadFieldsSchema } from '@sponge/contract';
 import { ApiError, invalidInput } from '../errors.ts';
 import { DocumentRejected, extractDocument } from './extract/index.ts';
 import type { ExtractOptions } from './extract/index.ts';
@@ -54,16 +54,16 @@ export async function readUpload(
       });
     throw err;
   }
-  const title = (parsed.data.title ?? extracted.title ?? titleFromFilename(file.name)).slice(
-    0,
-    LIMITS.titleChars,
-  );
+  // A PDF's own title and a file name lose control and bidi characters as a typed title does
+  // (SPEC §6c); the title field was cleaned by its schema.
+  const pdfTitle = extracted.title === null ? '' : cleanLine(extracted.title).trim();
+  const title = (parsed.data.title ?? (pdfTitle || titleFromFilename(file.name))).slice(0, LIMITS.titleChars);
   return { title, authors: [], source: extracted.source, pages: extracted.pages };
 }
 
 /** `kelp-canopy_2019.pdf` → `kelp-canopy 2019`; never empty, within the title limit. */
 function titleFromFilename(name: string): string {
-  const base = name
+  const base = cleanLine(name)
     .replace(/\.[A-Za-z0-9]{1,8}$/, '')
     .replace(/[_]+/g, ' ')
     .trim();
