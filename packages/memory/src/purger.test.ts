@@ -3,6 +3,7 @@ import type { Client, InStatement } from '@libsql/client';
 import { describe, expect, it, vi } from 'vitest';
 import { openDatabase } from './db/index.ts';
 import { busyRetryGapMs } from './purge-pacing.ts';
+import type * as PurgePacing from './purge-pacing.ts';
 import { purgePass } from './purger.ts';
 import { TEST_PURGE_KEY, adds, failure, reasonOf, withHarness } from './test-support.ts';
 
@@ -17,7 +18,7 @@ const paced = vi.hoisted(() => ({
   pauses: [] as Array<{ heldMs: number; afterServed: boolean; pauseMs: number }>,
 }));
 vi.mock('./purge-pacing.ts', async (importOriginal) => {
-  const real = await importOriginal<typeof import('./purge-pacing.ts')>();
+  const real = await importOriginal<typeof PurgePacing>();
   return {
     ...real,
     lockPacer(slackMs: number) {
