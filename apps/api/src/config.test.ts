@@ -125,14 +125,16 @@ describe('loadConfig', () => {
     for (const host of ['0.0.0.0', '::', '192.168.1.20', 'sponge.example'])
       expect(loadConfig({ HOST: host }).demo, host).toBe(false);
     expect(loadConfig({ HOST: '0.0.0.0', DEMO: '1' }).demo).toBe(true);
-    expect(problems({ HOST: "not a host!" })).toEqual([
+    expect(problems({ HOST: 'not a host!' })).toEqual([
       'HOST: expected an IP address or a host name to listen on',
     ]);
   });
 
   it('PUBLIC_URL is kept as its origin', () => {
-    expect(loadConfig({ PUBLIC_URL: 'https://Sponge.example/app/' }).publicUrl).toBe('https://sponge.example');
-    expect(problems({ PUBLIC_URL: "ftp://sponge.example" })).toEqual([
+    expect(loadConfig({ PUBLIC_URL: 'https://Sponge.example/app/' }).publicUrl).toBe(
+      'https://sponge.example',
+    );
+    expect(problems({ PUBLIC_URL: 'ftp://sponge.example' })).toEqual([
       'PUBLIC_URL: expected the http(s) origin browsers use, got "ftp://sponge.example"',
     ]);
   });

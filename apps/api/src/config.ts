@@ -72,7 +72,10 @@ const envSchema = z.object({
     if (v === undefined) return null;
     const url = URL.canParse(v) ? new URL(v) : null;
     if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin === 'null') {
-      ctx.addIssue({ code: 'custom', message: `expected the http(s) origin browsers use, got ${JSON.stringify(v)}` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `expected the http(s) origin browsers use, got ${JSON.stringify(v)}`,
+      });
       return z.NEVER;
     }
     return url.origin;

@@ -48,7 +48,7 @@ describe('security headers', () => {
   });
 
   it('on every kind of answer', async () => {
-    const post = (path: string, body: BodyInit, headers: Record<string, string>) =>
+    const post = (path: string, body: string | Uint8Array, headers: Record<string, string>) =>
       fetch(`${s.url}${path}`, { method: 'POST', headers, body });
     const answers: Array<[string, Promise<Response>, number]> = [
       ['the app shell', fetch(`${s.url}/`), 200],
