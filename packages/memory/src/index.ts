@@ -132,11 +132,13 @@ export {
   createLocalEmbeddingAdapter,
   createRecallIndex,
   deleteRecallSessionData,
+  parseRetryAfter,
   recallDeleteStatements,
   renderNote,
 } from './recall/index.ts';
 export type {
   CatchUpSource,
+  HeaderSource,
   CloudEmbeddingOptions,
   EmbeddingAdapter,
   EmbeddingErrorCode,

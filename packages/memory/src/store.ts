@@ -17,6 +17,8 @@ import { NOTE_VECTORS_TABLE, createRecallIndex } from './recall/recall-index.ts'
 import type { RecallIndex } from './recall/recall-index.ts';
 import type { RecallNote } from './recall/render.ts';
 import { EmbeddingError } from './recall/adapter.ts';
+import { warnWhenGivenUp } from './recall/queue.ts';
+import { isLockError } from './db/index.ts';
 import { kindOf, parseStoredData, parseStoredLinks } from './records.ts';
 import { recallInputSchema } from '@sponge/contract';
 import { requireOpenSession, requireSession } from './sessions.ts';
@@ -105,10 +107,20 @@ export async function createMemoryStore(options: MemoryStoreOptions): Promise<Me
       }
     };
 
+  const onRecallError = options.recall?.onBackgroundError ?? warnWhenGivenUp;
+  /** A failure of background recall work after a remember: reported, never thrown at the agent. */
+  const reportRecall = (error: unknown, sessionId: string) => {
+    try {
+      onRecallError(error, { sessionId, attempt: 1, gaveUp: true });
+    } catch {
+      // a throwing listener must not fail a remember that is already committed
+    }
+  };
   const recallIndex: RecallIndex | undefined = options.recall
     ? createRecallIndex({
         client: ctx.client,
         adapter: options.recall.adapter,
+        onBackgroundError: onRecallError,
         now,
         onlyLiveNotes: true,
         // Background vectors join the notes' group commit (issue 19: shadow indexing under load).
@@ -127,7 +139,10 @@ export async function createMemoryStore(options: MemoryStoreOptions): Promise<Me
     }
   }
 
-  /** After a successful, non-replayed remember: queue added/replaced notes, drop removed ones. Never throws. */
+  /**
+   * After a successful, non-replayed remember: queue added/replaced notes, drop removed ones.
+   * Never throws (the remember is committed): a failure is reported instead.
+   */
   function afterRemember(agent: AgentContext, input: unknown, result: RememberResult): void {
     if (!recallIndex || result.replayed) return;
     try {
@@ -152,11 +167,15 @@ export async function createMemoryStore(options: MemoryStoreOptions): Promise<Me
       }
       if (toIndex.length > 0) recallIndex.indexLater(agent.sessionId, toIndex);
       if (removed.length > 0) {
-        // A vector left behind is only stale (search drops names without a current digest).
-        recallIndex.remove(agent.sessionId, removed).catch(() => {});
+        // A vector left behind is only stale (search drops names without a current digest), so
+        // another process's lock is no reason to say anything; any other failure is.
+        recallIndex.remove(agent.sessionId, removed).catch((error: unknown) => {
+          if (!isLockError(error)) reportRecall(error, agent.sessionId);
+        });
       }
-    } catch {
-      // recall is derived data: the next recall call catches up
+    } catch (error) {
+      // Recall is derived data (the next recall catches up), but a failure here is a bug to see.
+      reportRecall(error, agent.sessionId);
     }
   }
 

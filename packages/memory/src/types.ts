@@ -7,6 +7,7 @@
 
 import type { Change, JsonValue, Link, QueryRow, Question } from '@sponge/contract';
 import type { EmbeddingAdapter } from './recall/adapter.ts';
+import type { BackgroundErrorListener } from './recall/queue.ts';
 
 // The record vocabulary, question menu and error reasons are the shared contract's; the store
 // implements them.
@@ -274,7 +275,14 @@ export interface MemoryStoreOptions extends StoreOptions {
    * Fuzzy recall (SPEC §5). When given, notes are embedded in the background after each remember
    * (never making it fail or wait) and `recall` searches them; without it `recall` answers no rows.
    */
-  recall?: { adapter: EmbeddingAdapter };
+  recall?: {
+    adapter: EmbeddingAdapter;
+    /**
+     * Where background recall work reports its failures (never with note text): a batch given up,
+     * a stale vector that could not be deleted. A process warning by default.
+     */
+    onBackgroundError?: BackgroundErrorListener;
+  };
 }
 
 export type RecallToolMode = 'shadow' | 'live' | 'off';

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EmbeddingError } from './adapter.ts';
-import { createCloudEmbeddingAdapter, parseRetryAfter, resolveEndpoint } from './cloud-adapter.ts';
+import { createCloudEmbeddingAdapter, resolveEndpoint } from './cloud-adapter.ts';
 import type { CloudEmbeddingOptions } from './cloud-adapter.ts';
 
 const API_KEY = 'sk-test-7f3a9c1e5b2d4a6890abcdef';
@@ -395,18 +395,12 @@ describe('cloud embedding adapter (OpenAI-compatible)', () => {
     }
   });
 
-  it('resolves endpoint URLs and parses Retry-After', () => {
+  it('resolves endpoint URLs', () => {
     expect(resolveEndpoint('https://api.openai.com').href).toBe('https://api.openai.com/v1/embeddings');
     expect(resolveEndpoint('https://api.openai.com/').href).toBe('https://api.openai.com/v1/embeddings');
     expect(resolveEndpoint('http://localhost:11434/v1/').href).toBe('http://localhost:11434/v1/embeddings');
     expect(resolveEndpoint('https://x.example/openai/deployments/e/embeddings?api-version=1').href).toBe(
       'https://x.example/openai/deployments/e/embeddings?api-version=1',
     );
-    const h = (o: Record<string, string>) => new Headers(o);
-    expect(parseRetryAfter(h({ 'retry-after': '2' }))).toBe(2000);
-    expect(parseRetryAfter(h({ 'retry-after-ms': '150', 'retry-after': '2' }))).toBe(150);
-    expect(parseRetryAfter(h({ 'retry-after': new Date(10_000).toUTCString() }), 4_000)).toBe(6_000);
-    expect(parseRetryAfter(h({ 'retry-after': 'soon' }))).toBeUndefined();
-    expect(parseRetryAfter(h({}))).toBeUndefined();
   });
 });

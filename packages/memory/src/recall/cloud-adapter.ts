@@ -13,6 +13,7 @@
 import pRetry, { AbortError } from 'p-retry';
 import { EmbeddingError, checkDimensions } from './adapter.ts';
 import type { EmbeddingAdapter } from './adapter.ts';
+import { parseRetryAfter } from './retry-after.ts';
 
 export interface CloudEmbeddingOptions {
   /** Base URL (`https://api.openai.com`), or the `/v1` or full `/v1/embeddings` URL. */
@@ -270,17 +271,6 @@ export function resolveEndpoint(url: string): URL {
   parsed.pathname = path;
   parsed.hash = '';
   return parsed;
-}
-
-/** `Retry-After: <seconds>` or `<HTTP date>`, or OpenAI's `retry-after-ms`, in milliseconds. */
-export function parseRetryAfter(headers: Headers, now: number = Date.now()): number | undefined {
-  const ms = headers.get('retry-after-ms');
-  if (ms !== null && /^\s*\d+(\.\d+)?\s*$/.test(ms)) return Math.max(0, Math.round(Number(ms)));
-  const value = headers.get('retry-after');
-  if (value === null) return undefined;
-  if (/^\s*\d+(\.\d+)?\s*$/.test(value)) return Math.max(0, Math.round(Number(value) * 1000));
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 function errorDetail(body: string): string {

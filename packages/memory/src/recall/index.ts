@@ -4,6 +4,8 @@ export type { EmbeddingAdapter, EmbeddingErrorCode } from './adapter.ts';
 export { createLocalEmbeddingAdapter, LOCAL_EMBEDDING_VERSION } from './local-adapter.ts';
 export type { LocalEmbeddingOptions } from './local-adapter.ts';
 export { createCloudEmbeddingAdapter } from './cloud-adapter.ts';
+export { parseRetryAfter } from './retry-after.ts';
+export type { HeaderSource } from './retry-after.ts';
 export type { CloudEmbeddingOptions } from './cloud-adapter.ts';
 export { renderNote, RENDER_MAX_CHARS } from './render.ts';
 export type { RecallNote } from './render.ts';

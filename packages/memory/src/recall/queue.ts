@@ -5,6 +5,13 @@
  * batch is given up and its sessions marked for catch-up, as they are when the queue is full or
  * closed.
  *
+ * Retries happen at one layer. An adapter that retries its own requests (the cloud adapter: its
+ * EmbeddingError says how many `attempts` it made) has already run its policy when its error
+ * arrives here, and an error that is not `retryable` would only be repeated: either gives the batch
+ * up at once, and background catch-up waits `maxDelayMs` (or the server's Retry-After, if longer).
+ * Retrying here as well made each of the queue's attempts several requests (issue 24: 3 retries
+ * inside 6 attempts, ~24 requests per batch).
+ *
  * One batch serves every session that has notes due (issue 19): notes gather for `flushDelayMs`,
  * then one embedding call and one write take them all. Fifty agents writing one note each cost one
  * background write, not fifty, so shadow indexing stays cheap under load.
@@ -16,7 +23,10 @@ import { checkSession } from './validate.ts';
 export interface RecallQueueOptions {
   /** Notes queued across all sessions before new ones are refused (and the session marked for catch-up). 5,000 by default. */
   maxPending?: number;
-  /** Attempts per batch before giving up (its sessions are then marked for catch-up). 6 by default. */
+  /**
+   * Attempts per batch before giving up (its sessions are then marked for catch-up). 6 by default.
+   * Only for failures no one retried yet: an adapter's own retries are not repeated here.
+   */
   maxAttempts?: number;
   /** First retry delay; 1 s by default, doubling with full jitter. */
   baseDelayMs?: number;
@@ -89,7 +99,7 @@ interface SessionQueue {
 /** The share of the time batches may take while the process is otherwise idle. */
 const IDLE_SHARE = 0.5;
 
-const warnWhenGivenUp: BackgroundErrorListener = (error, info) => {
+export const warnWhenGivenUp: BackgroundErrorListener = (error, info) => {
   if (!info.gaveUp) return;
   const message = error instanceof Error ? error.message : String(error);
   // A library warning, not console output: the host decides where process warnings go.
@@ -299,10 +309,15 @@ export function createIndexQueue(options: IndexQueueOptions): IndexQueue {
       }
       return true;
     } catch (err) {
+      const final = err instanceof EmbeddingError && (err.attempts > 0 || !err.retryable);
+      if (final) {
+        const hinted = (err as EmbeddingError).retryAfterMs ?? 0;
+        refillAfter = performance.now() + Math.max(maxDelayMs, hinted);
+      }
       for (const [sessionId, q] of taken) {
         if (!sameQueue(sessionId, q)) continue;
         q.attempts++;
-        const gaveUp = q.attempts >= maxAttempts;
+        const gaveUp = final || q.attempts >= maxAttempts;
         report(err, { sessionId, attempt: q.attempts, gaveUp });
         if (gaveUp) {
           settle(sessionId, q);

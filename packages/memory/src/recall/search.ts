@@ -3,6 +3,7 @@
  * `vector_distance_cos`), or the optional DiskANN index first. Only rows whose digest is the
  * caller's current digest for that name are ever returned, so a stale vector is never a hit.
  */
+import { LibsqlError } from '@libsql/client';
 import type { Client, ResultSet } from '@libsql/client';
 import { NOTE_VECTORS_TABLE, RECALL_VECTOR_INDEX } from './schema.ts';
 
@@ -77,8 +78,10 @@ export async function nearestNotes(client: Client, q: NearestQuery): Promise<Rec
       });
       const hits = keep(rs.rows);
       if (hits.length === limit) return hits;
-    } catch {
-      // The index is missing or unusable: the exact scan below is always correct.
+    } catch (error) {
+      // The index is missing or unusable: the exact scan below is always correct. Anything else
+      // (the database failing, a lock) would fail the scan too, and is the caller's to see.
+      if (!isUnusableIndex(error)) throw error;
     }
   }
 
@@ -95,6 +98,18 @@ export async function nearestNotes(client: Client, q: NearestQuery): Promise<Rec
     const hits = keep(rs.rows);
     if (hits.length === limit || rs.rows.length < page) return hits;
   }
+}
+
+/**
+ * What libSQL says when the DiskANN index cannot answer: it is missing (never built, dropped) or
+ * its settings cannot be read ("vector index(search): failed to parse vector index parameters").
+ */
+export function isUnusableIndex(error: unknown): boolean {
+  return (
+    error instanceof LibsqlError &&
+    error.code === 'SQLITE_ERROR' &&
+    /vector index|vector_top_k|no such (table|index)/i.test(error.message)
+  );
 }
 
 /** libSQL reads F32 blobs little-endian, as Float32Array is on every platform Node runs on. */
