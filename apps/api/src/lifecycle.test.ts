@@ -10,15 +10,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@libsql/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorOf, sleep, startTestServer } from './testing/harness.ts';
+import { errorOf, startTestServer } from './testing/harness.ts';
 import type { Json, TestServer } from './testing/harness.ts';
 import { REEF_DOCUMENT_ID } from './demo/library.ts';
 import { openPurgeWorker } from './stores.ts';
 
 const PURGE_KEY = 'lifecycle-purge-key-0123456789abcdef';
 
-async function purgeOnce(memoryUrl: string) {
-  const purger = await openPurgeWorker({ url: memoryUrl, purgeKey: PURGE_KEY });
+async function purgeOnce(memoryUrl: string, now?: () => Date) {
+  const purger = await openPurgeWorker({ url: memoryUrl, purgeKey: PURGE_KEY, ...(now ? { now } : {}) });
   try {
     return await purger.purgeOnce();
   } finally {
@@ -390,10 +390,13 @@ describe('the note quota', () => {
   }, 180_000);
 });
 
-describe('with a 1-second TTL', () => {
+describe('with a 1-second TTL, on an injected clock', () => {
   let s: TestServer;
+  // The API's and the purge's clock: the second passes when the test moves it, not on the wall.
+  let t = Date.now();
+  const now = () => new Date(t);
   beforeAll(async () => {
-    s = await startTestServer({ SESSION_TTL_SECONDS: '1' });
+    s = await startTestServer({ SESSION_TTL_SECONDS: '1' }, { now });
   });
   afterAll(async () => {
     await s?.close();
@@ -408,7 +411,10 @@ describe('with a 1-second TTL', () => {
       requestId: 'a',
       changes: [{ op: 'add', name: 'lead:quick', text: 'q' }],
     });
-    await sleep(1_300);
+    // Still open a moment before its second is up.
+    t += 999;
+    await expect(agent.agent.load.query()).resolves.toMatchObject({ session: { id: run.sessionId } });
+    t += 301;
     for (const call of [
       () => agent.agent.load.query(),
       () =>
@@ -429,7 +435,7 @@ describe('with a 1-second TTL', () => {
     expect(panel.session?.state).toBe('expired');
     // Expired but not yet purged: the owner still sees what will be deleted.
     expect(panel.workingNotes.map((n) => n.name)).toEqual(['lead:quick']);
-    await purgeOnce(s.memoryUrl);
+    await purgeOnce(s.memoryUrl, now);
     const after = await s
       .client(ada)
       .memory.panel.query({ documentId: REEF_DOCUMENT_ID, sessionId: run.sessionId! });
