@@ -58,6 +58,8 @@ interface Req {
   body?: string;
   token?: () => string;
   contentType?: string | null;
+  /** The status both routes must answer, where the test says. */
+  status?: number;
 }
 
 async function send(s: TestServer, r: Req) {
@@ -233,6 +235,31 @@ const REQUESTS: Req[] = [
     token: () => user,
   },
   { what: 'logout without credential', method: 'POST', path: 'auth.logout', input: null },
+  // Refused on the parsed JSON before any schema (SPEC §6c), on both routes alike.
+  {
+    what: 'remember, changes a 10^5-deep array',
+    status: 400,
+    method: 'POST',
+    path: 'agent.remember',
+    body: `{"basedOn":1,"requestId":"deep","changes":${'['.repeat(100_000)}${']'.repeat(100_000)}}`,
+    token: () => runToken,
+  },
+  {
+    what: 'agent.load, a 1,000-deep object as its input',
+    status: 400,
+    method: 'GET',
+    path: 'agent.load',
+    rawQuery: `?input=${encodeURIComponent('{"a":'.repeat(1_000) + '0' + '}'.repeat(1_000))}`,
+    token: () => runToken,
+  },
+  {
+    what: 'remember, a NUL in a note',
+    status: 400,
+    method: 'POST',
+    path: 'agent.remember',
+    input: { basedOn: 1, requestId: 'nul', changes: [{ op: 'add', name: 'lead:n', text: 'a\u0000b' }] },
+    token: () => runToken,
+  },
 ];
 
 describe('direct route', () => {
@@ -248,6 +275,10 @@ describe('direct route', () => {
       const viaAdapter = await send(adapter, r);
       const viaDirect = await send(direct, r);
       expect(viaDirect, r.what).toEqual(viaAdapter);
+      if (r.status !== undefined) {
+        expect(viaDirect.status, r.what).toBe(r.status);
+        expect(viaDirect.body, r.what).toContain('"reason":"invalid_input"');
+      }
     }
   });
 

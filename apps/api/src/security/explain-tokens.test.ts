@@ -205,7 +205,9 @@ describe('explain tokens over HTTP', () => {
       const fine =
         !r.ok &&
         r.status === 400 &&
-        (r.reason === 'explain_token_invalid' || (r.reason === 'invalid_input' && t.length > 4_000));
+        (r.reason === 'explain_token_invalid' ||
+          // Over the token's length limit, or a NUL, which no text input may hold (SPEC §6c).
+          (r.reason === 'invalid_input' && (t.length > 4_000 || t.includes('\u0000'))));
       if (!fine) wrong.push(`${what}: ${r.status} ${r.reason ?? 'accepted'}`);
     }
     expect(wrong).toEqual([]);
