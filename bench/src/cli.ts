@@ -20,6 +20,8 @@ export const FIGURES = {
   pacing: "recall's background pause after a busy and after an idle pause, as a multiple of the batch",
   verify: 'verify (replay) of a 100,000-entry log vs a raw paged read',
   memory: 'API resident memory with 10,000 open sessions (the defaults) vs bare node + @libsql/client',
+  uploads:
+    "a tiny PDF's upload while another owner's four slow PDFs are queued vs the same on the idle server",
 } as const;
 
 export type FigureName = keyof typeof FIGURES;

@@ -26,6 +26,7 @@ import { recallSearch } from './figures/recall.ts';
 import { rememberOverHttp } from './figures/remember-http.ts';
 import { rememberInProcess } from './figures/remember-in-process.ts';
 import { memoryWithOpenSessions } from './figures/rss.ts';
+import { fairUploads } from './figures/fair-uploads.ts';
 import { backgroundSteps, recallPacing } from './figures/pacing.ts';
 import { verifyLongLog } from './figures/verify.ts';
 import { summary, writeResults } from './report.ts';
@@ -61,6 +62,8 @@ const steps: Record<FigureName, Figure[]> = {
   pacing: [recallPacing],
   verify: [verifyLongLog],
   memory: [memoryWithOpenSessions],
+  // One owner's slow PDFs against another owner's upload (issue 24, point 8).
+  uploads: [fairUploads],
 };
 
 let command;
