@@ -54,7 +54,7 @@ export type { PurgerOptions } from './purger.ts';
 export type { ReviewedKnowledgeOptions } from './reviewed.ts';
 
 export { MemoryError, isMemoryError, isUnavailable } from './errors.ts';
-export { applyMigrations, checkpointWal, openDatabase } from './db/index.ts';
+export { applyMigrations, checkpointWal, isLockError, openDatabase } from './db/index.ts';
 export { canonicalJson, kindOf, recordDigest, shortDigest } from './records.ts';
 export { createMemoryStore } from './store.ts';
 export { createReviewedKnowledge, reviewDecisionInputSchema } from './reviewed.ts';

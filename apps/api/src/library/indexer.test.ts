@@ -3,9 +3,12 @@
  * without embedding stored chunks again, failures are recorded in plain words, and two search
  * indexes on one database (two API processes) both follow adds and removals.
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import type { Client } from '@libsql/client';
 import { EmbeddingError, createLocalEmbeddingAdapter } from '@oh/memory';
 import type { EmbeddingAdapter } from '@oh/memory';
@@ -20,6 +23,23 @@ import { prepareDocumentIndex } from './index-store.ts';
 import { createLibrarySearch } from './search.ts';
 
 const log = pino({ level: 'silent' });
+
+/** Another process holding the database's write lock until told to let go (@oh/memory's testing helper). */
+async function holdLock(path: string) {
+  const script = createRequire(import.meta.url).resolve('@oh/memory/testing/lock-holder');
+  const child = spawn(process.execPath, [script, path], { stdio: ['pipe', 'pipe', 'inherit'] });
+  cleanups.push(() => child.kill());
+  const lines = createInterface({ input: child.stdout });
+  const next = () => new Promise<string>((resolve) => lines.once('line', resolve));
+  expect(await next()).toBe('locked');
+  return {
+    async release() {
+      const released = next();
+      child.stdin.write('release\n');
+      expect(await released).toBe('released');
+    },
+  };
+}
 const cleanups: Array<() => void> = [];
 afterEach(() => {
   for (const c of cleanups.splice(0).reverse()) c();
@@ -147,6 +167,63 @@ describe('the indexer', () => {
     expect(bad.index_state).toBe('failed');
     expect(String(bad.index_error)).toMatch(/^The embedding service failed \(.*503.*\)\. Try again later\.$/);
     expect((await state(db, 'ok')).index_state).toBe('ready');
+  });
+
+  it('takes only a real EmbeddingError for the embedding service, and logs anything else as an error', async () => {
+    const good = createLocalEmbeddingAdapter();
+    // A bug that merely carries the name: the old check (err.name === 'EmbeddingError') took it
+    // for the embedding service and logged it as a warning.
+    const buggy: EmbeddingAdapter = {
+      id: good.id,
+      dimensions: good.dimensions,
+      embed: () =>
+        Promise.reject(Object.assign(new TypeError('vectors is not iterable'), { name: 'EmbeddingError' })),
+    };
+    const db = await openDb(buggy);
+    await insertDocument(
+      db,
+      { id: 'doc', ownerId: 'u1', title: 'Kelp', authors: [], abstract: '', pages: ['x'] },
+      new Date(1),
+    );
+    const logged: Array<[string, string]> = [];
+    const recording = {
+      warn: (_: object, message: string) => logged.push(['warn', message]),
+      error: (_: object, message: string) => logged.push(['error', message]),
+    };
+    const indexer = createIndexer({ db, adapter: buggy, log: recording });
+    indexer.kick();
+    await indexer.idle();
+    const doc = await state(db, 'doc');
+    expect(doc.index_state).toBe('failed');
+    expect(String(doc.index_error)).toMatch(/^Indexing failed unexpectedly/);
+    expect(logged).toEqual([['error', 'indexing a document failed unexpectedly']]);
+  });
+
+  it("does not fail a document on another process's lock: it is indexed once the lock is gone", async () => {
+    const { adapter } = countingAdapter();
+    const db = await openDb(adapter);
+    // The API's app database waits up to 10 s for a lock; the test does not.
+    await db.execute('PRAGMA busy_timeout = 0');
+    await insertDocument(
+      db,
+      { id: 'doc', ownerId: 'u1', title: 'Kelp', authors: [], abstract: '', pages: ['kelp and otters'] },
+      new Date(1),
+    );
+    const path = (await db.execute('PRAGMA database_list')).rows[0]!.file as string;
+    const holder = await holdLock(path);
+    const logged: string[] = [];
+    const indexer = createIndexer({
+      db,
+      adapter,
+      log: { warn: (_, m) => logged.push(m), error: (_, m) => logged.push(m) },
+    });
+    cleanups.push(() => void indexer.stop());
+    indexer.kick();
+    await indexer.idle();
+    expect(logged).toEqual(['indexing a document waits for a database lock']);
+    expect((await state(db, 'doc')).index_state).not.toBe('failed');
+    await holder.release();
+    await expect.poll(async () => (await state(db, 'doc')).index_state, { timeout: 10_000 }).toBe('ready');
   });
 
   it('writes nothing for a document removed while it was being indexed', async () => {

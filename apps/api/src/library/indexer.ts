@@ -6,6 +6,7 @@
  * process sharing the database may pick the same document up: every write is idempotent.
  */
 import type { Client } from '@libsql/client';
+import { EmbeddingError, isLockError } from '@oh/memory';
 import type { EmbeddingAdapter } from '@oh/memory';
 import { chunkDocument, contentDigest, embeddingText } from './chunks.ts';
 import { markFailed, markReady, nextDocumentToIndex, storedChunks, writeChunks } from './index-store.ts';
@@ -19,6 +20,9 @@ export interface IndexerLog {
 
 /** Chunks per embedding request and per write: small enough that progress moves visibly. */
 export const EMBED_BATCH = 64;
+
+/** After another process's lock stopped a document, the next pass starts this much later. */
+export const LOCKED_RETRY_MS = 1_000;
 
 export interface Indexer {
   /** Starts a pass if none is running (after an add, a reindex, or at start). */
@@ -40,6 +44,17 @@ export function createIndexer(options: {
   let running: Promise<void> | null = null;
   let again = false;
   let stopped = false;
+  let retryTimer: ReturnType<typeof setTimeout> | undefined;
+
+  /** A lock is no failure of the document: it stays queued, and a later pass takes it again. */
+  function retryLater(): void {
+    if (stopped || retryTimer) return;
+    retryTimer = setTimeout(() => {
+      retryTimer = undefined;
+      kick();
+    }, LOCKED_RETRY_MS);
+    retryTimer.unref();
+  }
 
   async function pass(): Promise<void> {
     // A document that failed in this pass is not retried in it (it waits for documents.reindex).
@@ -53,9 +68,16 @@ export function createIndexer(options: {
         if (done) options.onReady?.(doc.ownerId);
       } catch (err) {
         failedNow.add(doc.id);
-        const reason = failureReason(err);
-        log.warn({ err, documentId: doc.id }, 'indexing a document failed');
-        await markFailed(db, doc.id, reason).catch((e: unknown) =>
+        if (isLockError(err)) {
+          log.warn({ err, documentId: doc.id }, 'indexing a document waits for a database lock');
+          retryLater();
+          continue;
+        }
+        // The embedding service failing is expected now and then; anything else is a bug to see.
+        if (err instanceof EmbeddingError)
+          log.warn({ err, documentId: doc.id }, 'indexing a document failed');
+        else log.error({ err, documentId: doc.id }, 'indexing a document failed unexpectedly');
+        await markFailed(db, doc.id, failureReason(err)).catch((e: unknown) =>
           log.error({ err: e }, 'recording an indexing failure failed'),
         );
       }
@@ -107,17 +129,20 @@ export function createIndexer(options: {
     return running;
   }
 
+  function kick(): void {
+    if (stopped) return;
+    if (running) again = true;
+    else void loop();
+  }
+
   return {
-    kick() {
-      if (stopped) return;
-      if (running) again = true;
-      else void loop();
-    },
+    kick,
     async idle() {
       while (running) await running;
     },
     async stop() {
       stopped = true;
+      clearTimeout(retryTimer);
       await running;
     },
   };
@@ -125,7 +150,6 @@ export function createIndexer(options: {
 
 /** What the library shows for a failure: plain words, no stack, no secrets. */
 function failureReason(err: unknown): string {
-  if (err instanceof Error && err.name === 'EmbeddingError')
-    return `The embedding service failed (${err.message}). Try again later.`;
+  if (err instanceof EmbeddingError) return `The embedding service failed (${err.message}). Try again later.`;
   return 'Indexing failed unexpectedly; the server log has the details. Try again.';
 }
