@@ -22,6 +22,7 @@ export const FIGURES = {
   memory: 'API resident memory with 10,000 open sessions (the defaults) vs bare node + @libsql/client',
   uploads:
     "a tiny PDF's upload while another owner's four slow PDFs are queued vs the same on the idle server",
+  lock: 'health p99 while another process holds the memory write lock 3 s vs with no lock holder',
 } as const;
 
 export type FigureName = keyof typeof FIGURES;

@@ -29,6 +29,7 @@ import { memoryWithOpenSessions } from './figures/rss.ts';
 import { fairUploads } from './figures/fair-uploads.ts';
 import { backgroundSteps, recallPacing } from './figures/pacing.ts';
 import { verifyLongLog } from './figures/verify.ts';
+import { healthWhileLocked } from './figures/lock-wait.ts';
 import { summary, writeResults } from './report.ts';
 
 /** Every figure's parts, run in the order of FIGURES; the headline setting first. */
@@ -64,6 +65,8 @@ const steps: Record<FigureName, Figure[]> = {
   memory: [memoryWithOpenSessions],
   // One owner's slow PDFs against another owner's upload (issue 24, point 8).
   uploads: [fairUploads],
+  // Another process's lock on the memory database against the API's event loop (issue 24, point 11).
+  lock: [healthWhileLocked],
 };
 
 let command;
