@@ -264,13 +264,13 @@ describe('the hosted runtime against the real API', () => {
 });
 
 describe('two runtimes, leases and a pool, with a model behind the fake LLM server', () => {
-  // A lease of 2 s, renewed every 667 ms: the 10 s turn below outlives five leases, so only the
+  // A lease of 5 s, renewed every 1.7 s: the 10 s turn below outlives two leases, so only the
   // renewals keep the other runtime from taking it back.
   let leased: RealApi;
   let llm: FakeLlm;
   beforeAll(async () => {
     [leased, llm] = await Promise.all([
-      startRealApi({ RUNTIME_KEY, RUNTIME_LEASE_SECONDS: '2' }),
+      startRealApi({ RUNTIME_KEY, RUNTIME_LEASE_SECONDS: '5' }),
       startFakeLlm(),
     ]);
   });
@@ -326,23 +326,30 @@ describe('two runtimes, leases and a pool, with a model behind the fake LLM serv
     expect(outcomes.filter(([, o]) => o === 'superseded' || o === 'failed')).toEqual([]);
   });
 
-  it('one runtime: a slow turn does not hold the pool, another run’s question is answered meanwhile', async () => {
+  it('one runtime: a turn that does not end holds one place of the pool, another run’s question is answered meanwhile', async () => {
     const owned = (await leased.owner.documents.list.query()).filter((d) => d.access === 'owner');
     const [slowDoc, fastDoc] = owned;
     llm.reset();
-    llm.script({ ...textReply('slow again'), delayMs: 6_000 }, textReply('fast again'));
+    // The slow model answers only when the test says so: no clock decides this test.
+    let answerSlow!: () => void;
+    const gate = new Promise<void>((resolve) => (answerSlow = resolve));
+    llm.script({ ...textReply('slow again'), gate }, textReply('fast again'));
     const rt = modelRuntime([]);
     const slow = await leased.owner.chat.ask.mutate({ documentId: slowDoc!.id, text: 'slow, alone' });
     try {
       rt.start();
       await expect.poll(() => llm.requests.length).toBe(1);
       const fast = await leased.owner.chat.ask.mutate({ documentId: fastDoc!.id, text: 'fast, alone' });
-      await expect.poll(() => replies(fast.runId), { timeout: 3_000, interval: 100 }).toEqual(['fast again']);
-      expect(await replies(slow.runId)).toEqual([]);
       await expect
-        .poll(() => replies(slow.runId), { timeout: 10_000, interval: 200 })
+        .poll(() => replies(fast.runId), { timeout: 20_000, interval: 100 })
+        .toEqual(['fast again']);
+      expect(await replies(slow.runId)).toEqual([]);
+      answerSlow();
+      await expect
+        .poll(() => replies(slow.runId), { timeout: 20_000, interval: 100 })
         .toEqual(['slow again']);
     } finally {
+      answerSlow();
       await rt.stop();
     }
   });

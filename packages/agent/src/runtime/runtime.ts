@@ -263,7 +263,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         // two of which still fall inside the lease.
       }
     };
-    const renewing = setInterval(() => void renew(), 3_600_000);
+    const renewing = setInterval(() => void renew(), (claimed.leaseSeconds * 1000) / 3);
     // Let go when done, unless the run was finished or is another runtime's now.
     let release = true;
     try {
@@ -386,7 +386,6 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       if (inFlight.size >= concurrency) return;
       if (!deferral(next.runId, next.mode)) void launch(next.runId, next.mode);
     }
-    await Promise.all(inFlight.values());
   }
 
   async function poll(): Promise<void> {

@@ -35,6 +35,8 @@ export interface FakeReply {
   body: unknown;
   /** Wait this long before answering (a slow model); skipped when the client has gone. */
   delayMs?: number;
+  /** Answer only once this settles (a model as slow as the test says); skipped when the client has gone. */
+  gate?: Promise<unknown>;
 }
 
 export interface FakeLlm {
@@ -124,6 +126,12 @@ export async function startFakeLlm(): Promise<FakeLlm> {
       }
       const reply =
         queue.shift() ?? errorReply(500, `the test scripted no reply for request ${requests.length}`);
+      if (reply.gate) {
+        void reply.gate.then(() => {
+          if (!res.destroyed) send(res, reply);
+        });
+        return;
+      }
       if (!reply.delayMs) {
         send(res, reply);
         return;
