@@ -311,7 +311,7 @@ export function createIndexQueue(options: IndexQueueOptions): IndexQueue {
     } catch (err) {
       const final = err instanceof EmbeddingError && (err.attempts > 0 || !err.retryable);
       if (final) {
-        const hinted = (err as EmbeddingError).retryAfterMs ?? 0;
+        const hinted = err.retryAfterMs ?? 0;
         refillAfter = performance.now() + Math.max(maxDelayMs, hinted);
       }
       for (const [sessionId, q] of taken) {
