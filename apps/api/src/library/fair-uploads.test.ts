@@ -231,7 +231,10 @@ describe('per-owner library quotas', () => {
   const add = (text: string, title = 'Note') =>
     s.call('mutation', 'documents.add', { title, text }, rosalind);
 
-  async function expectQuota(r: { status: number; error?: { message: string; data: { reason?: string } } }, limit: RegExp) {
+  async function expectQuota(
+    r: { status: number; error?: { message: string; data: { reason?: string } } },
+    limit: RegExp,
+  ) {
     expect([r.status, r.error?.data.reason]).toEqual([429, 'quota']);
     expect(r.error!.message).toMatch(limit);
   }

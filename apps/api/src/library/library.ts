@@ -26,7 +26,6 @@ import type { UploadsInFlight } from './uploads-in-flight.ts';
 
 export type { LibraryQuotas };
 
-
 export interface AddedDocument {
   id: string;
   title: string;
@@ -100,7 +99,11 @@ export function createLibrary(options: {
     async checkRoom(ownerId) {
       // Nothing added can fit once a quota is reached; the add itself checks the exact sums.
       const usage = await libraryUsage(options.db, ownerId);
-      if (usage.documents >= quotas.documents || usage.characters >= quotas.characters || usage.chunks >= quotas.chunks)
+      if (
+        usage.documents >= quotas.documents ||
+        usage.characters >= quotas.characters ||
+        usage.chunks >= quotas.chunks
+      )
         throw quotaError(quotas, usage, { characters: 1, chunks: 1 });
     },
     async close() {

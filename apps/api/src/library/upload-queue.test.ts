@@ -63,7 +63,13 @@ const busyWith = (seconds: number, message: RegExp) =>
 describe('the extraction queue', () => {
   it("runs another owner's job before an owner's second one: nobody waits behind more than one job of another", async () => {
     const clock = manualClock();
-    const q = createExtractionQueue({ slots: 1, maxWaiting: 8, maxWaitMs: 60_000, jobTimeoutMs: 30_000, timers: clock });
+    const q = createExtractionQueue({
+      slots: 1,
+      maxWaiting: 8,
+      maxWaitMs: 60_000,
+      jobTimeoutMs: 30_000,
+      timers: clock,
+    });
     const j = jobs();
     const a1 = q.run('a', j.job('a1'));
     const a2 = q.run('a', j.job('a2'));
@@ -82,7 +88,13 @@ describe('the extraction queue', () => {
 
   it('an owner with a job waiting queues ahead of an owner who arrives later', async () => {
     const clock = manualClock();
-    const q = createExtractionQueue({ slots: 1, maxWaiting: 8, maxWaitMs: 60_000, jobTimeoutMs: 30_000, timers: clock });
+    const q = createExtractionQueue({
+      slots: 1,
+      maxWaiting: 8,
+      maxWaitMs: 60_000,
+      jobTimeoutMs: 30_000,
+      timers: clock,
+    });
     const j = jobs();
     void q.run('a', j.job('a1'));
     void q.run('a', j.job('a2'));
@@ -95,7 +107,13 @@ describe('the extraction queue', () => {
   });
 
   it('runs one job per owner at a time, even with slots free', async () => {
-    const q = createExtractionQueue({ slots: 2, maxWaiting: 8, maxWaitMs: 60_000, jobTimeoutMs: 30_000, timers: manualClock() });
+    const q = createExtractionQueue({
+      slots: 2,
+      maxWaiting: 8,
+      maxWaitMs: 60_000,
+      jobTimeoutMs: 30_000,
+      timers: manualClock(),
+    });
     const j = jobs();
     void q.run('a', j.job('a1'));
     void q.run('a', j.job('a2'));
@@ -108,7 +126,13 @@ describe('the extraction queue', () => {
 
   it("refuses an owner's third job at once, with the time until their running job's limit", async () => {
     const clock = manualClock();
-    const q = createExtractionQueue({ slots: 2, maxWaiting: 8, maxWaitMs: 60_000, jobTimeoutMs: 30_000, timers: clock });
+    const q = createExtractionQueue({
+      slots: 2,
+      maxWaiting: 8,
+      maxWaitMs: 60_000,
+      jobTimeoutMs: 30_000,
+      timers: clock,
+    });
     const j = jobs();
     void q.run('a', j.job('a1'));
     clock.advance(12_500);
@@ -119,7 +143,13 @@ describe('the extraction queue', () => {
 
   it('refuses a job when the queue is full', async () => {
     const clock = manualClock();
-    const q = createExtractionQueue({ slots: 1, maxWaiting: 2, maxWaitMs: 60_000, jobTimeoutMs: 30_000, timers: clock });
+    const q = createExtractionQueue({
+      slots: 1,
+      maxWaiting: 2,
+      maxWaitMs: 60_000,
+      jobTimeoutMs: 30_000,
+      timers: clock,
+    });
     const j = jobs();
     void q.run('a', j.job('a1'));
     void q.run('b', j.job('b1'));
@@ -131,7 +161,13 @@ describe('the extraction queue', () => {
 
   it('refuses a job that waited past the deadline; it never runs', async () => {
     const clock = manualClock();
-    const q = createExtractionQueue({ slots: 1, maxWaiting: 8, maxWaitMs: 5_000, jobTimeoutMs: 30_000, timers: clock });
+    const q = createExtractionQueue({
+      slots: 1,
+      maxWaiting: 8,
+      maxWaitMs: 5_000,
+      jobTimeoutMs: 30_000,
+      timers: clock,
+    });
     const j = jobs();
     void q.run('a', j.job('a1'));
     const b1 = q.run('b', j.job('b1'));
@@ -145,7 +181,13 @@ describe('the extraction queue', () => {
   });
 
   it('on close, refuses the waiting jobs, aborts the running ones and waits for them to end', async () => {
-    const q = createExtractionQueue({ slots: 1, maxWaiting: 8, maxWaitMs: 60_000, jobTimeoutMs: 30_000, timers: manualClock() });
+    const q = createExtractionQueue({
+      slots: 1,
+      maxWaiting: 8,
+      maxWaitMs: 60_000,
+      jobTimeoutMs: 30_000,
+      timers: manualClock(),
+    });
     const j = jobs();
     const a1 = q.run('a', j.job('a1'));
     const b1 = q.run('b', j.job('b1'));

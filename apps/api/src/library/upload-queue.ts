@@ -117,11 +117,13 @@ export function createExtractionQueue(options: ExtractionQueueOptions): Extracti
       for (const w of waiting) if (w.ownerId === ownerId) w.runnableAt = order++;
       dispatch();
     };
+    // The job starts now (the tests and the scheduling order rely on it); one that throws before
+    // returning its promise is settled like one that rejects.
     let result: Promise<T>;
     try {
       result = job(abort.signal);
     } catch (err) {
-      result = Promise.reject(err as Error);
+      result = Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
     const settled = result.finally(release);
     const entry: Running = {
@@ -150,9 +152,11 @@ export function createExtractionQueue(options: ExtractionQueueOptions): Extracti
           runnableAt: runs ? null : order++,
           timer: timers.setTimeout(() => {
             waiting.splice(waiting.indexOf(entry), 1);
-            entry.refuse(busy(`The file waited more than ${options.maxWaitMs / 1000} s to be read.`, ownerId));
+            entry.refuse(
+              busy(`The file waited more than ${options.maxWaitMs / 1000} s to be read.`, ownerId),
+            );
           }, options.maxWaitMs),
-          start: () => execute(ownerId, job).then(resolve, reject),
+          start: () => void execute(ownerId, job).then(resolve, reject),
           refuse: reject,
         };
         waiting.push(entry);
