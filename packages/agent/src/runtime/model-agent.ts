@@ -10,6 +10,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { parseRetryAfter } from '@oh/memory/retry-after';
 import {
   APICallError,
   InvalidToolInputError,
@@ -98,18 +99,6 @@ function messagesFor(input: TurnInput): ModelMessage[] {
   ];
 }
 
-/** `Retry-After` (seconds or an HTTP date) or OpenAI's `retry-after-ms`, in ms; undefined when absent or unreadable. */
-function retryAfterMs(get: (name: string) => string | null | undefined): number | undefined {
-  const ms = Number.parseFloat(get('retry-after-ms') ?? '');
-  if (Number.isFinite(ms) && ms >= 0) return ms;
-  const value = get('retry-after');
-  if (!value) return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
-}
-
 /**
  * A fetch that waits out one short 429 and sends the same request again. Done here rather than
  * with the SDK's `maxRetries`, which retries every 5xx too and retries a long Retry-After after
@@ -119,7 +108,7 @@ function rateLimitAware(fetchFn: typeof globalThis.fetch, deadline: number): typ
   return async (input, init) => {
     const response = await fetchFn(input, init);
     if (response.status !== 429) return response;
-    const wait = retryAfterMs((name) => response.headers.get(name));
+    const wait = parseRetryAfter(response.headers);
     if (wait === undefined || wait > MAX_RETRY_AFTER_MS || Date.now() + wait >= deadline) return response;
     await response.body?.cancel();
     await sleep(wait, undefined, init?.signal ? { signal: init.signal } : {});
@@ -196,7 +185,7 @@ function failureReply(error: unknown): { text: string; failure: TurnFailure } {
       if (failure.kind === 'auth')
         return `The model endpoint refused the API key (HTTP ${status}). Check AGENT_LLM_API_KEY; no answer was produced.`;
       if (status === 429) {
-        const wait = retryAfterMs((name) => api.responseHeaders?.[name]);
+        const wait = parseRetryAfter({ get: (name) => api.responseHeaders?.[name] });
         return (
           'The model endpoint is rate limiting requests (HTTP 429)' +
           (wait !== undefined && wait > 0
