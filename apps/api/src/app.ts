@@ -73,7 +73,17 @@ export async function openApp(
       now,
       // RECALL_MODE=off does nothing at all: no note is embedded or indexed (issue 6). The
       // adapter still serves documents.search, which is the owner's own library search.
-      ...(config.recallMode === 'off' ? {} : { recall: { adapter: embeddings } }),
+      // Background failures go to the API's log (a batch given up at warn, each failed attempt
+      // at debug), never with note text, instead of a process warning nobody collects.
+      ...(config.recallMode === 'off'
+        ? {}
+        : {
+            recall: {
+              adapter: embeddings,
+              onBackgroundError: (err, info) =>
+                log[info.gaveUp ? 'warn' : 'debug']({ err, ...info }, 'recall indexing failed'),
+            },
+          }),
     });
     closers.push(() => store.close());
     const deps: AppDeps = {

@@ -5,11 +5,13 @@
  * only, and the cloud adapter against a local OpenAI-compatible embeddings server.
  */
 import { createServer } from 'node:http';
+import { Writable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { createClient } from '@libsql/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalEmbeddingAdapter } from '@oh/memory';
 import { REEF_DOCUMENT_ID } from './demo/library.ts';
+import { createLogger } from './log.ts';
 import { startTestServer } from './testing/harness.ts';
 import type { TestServer } from './testing/harness.ts';
 
@@ -234,5 +236,51 @@ describe('the cloud adapter against a local OpenAI-compatible server', () => {
     expect(seen.length).toBeGreaterThan(0);
     expect(seen.every((r) => r.url === '/v1/embeddings' && r.model === 'test-embed-small')).toBe(true);
     expect(seen.some((r) => r.dimensions === DIMS)).toBe(true);
+  });
+});
+
+describe('background recall failures', () => {
+  it('reach the API log at warn when a batch is given up, without the note text', async () => {
+    // An embeddings endpoint that refuses every request for good (400: not worth a retry).
+    const refusing = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(400, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: 'bad request' } }));
+      });
+    });
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+    const lines: string[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer | string, _encoding, done) {
+        lines.push(...String(chunk).split('\n').filter(Boolean));
+        done();
+      },
+    });
+    const t = await startTestServer(
+      {
+        EMBEDDINGS_URL: `http://127.0.0.1:${(refusing.address() as AddressInfo).port}`,
+        EMBEDDINGS_MODEL: 'test-embed-small',
+        EMBEDDINGS_DIMENSIONS: '8',
+      },
+      { log: createLogger('warn', 'sponge-api', { destination }) },
+    );
+    try {
+      const run = await acceptRun(t, await t.login('user-ada'));
+      await t
+        .client(run.runToken)
+        .agent.remember.mutate({ basedOn: 0, requestId: 'r-1', changes: NOTES.slice(0, 1) });
+      await t.app.store.drainRecall();
+      const failures = lines
+        .map((l) => JSON.parse(l) as { msg: string; level: number; sessionId?: string; gaveUp?: boolean })
+        .filter((l) => l.msg === 'recall indexing failed');
+      // The demo run's notes are indexed (and refused) too: the run's own session is among them.
+      expect(failures.find((f) => f.sessionId === run.sessionId)).toMatchObject({ level: 40, gaveUp: true });
+      expect(lines.join('\n')).not.toContain(NOTES[0]!.text);
+    } finally {
+      await t.close();
+      refusing.closeAllConnections();
+      await new Promise<void>((resolve) => refusing.close(() => resolve()));
+    }
   });
 });
