@@ -28,7 +28,7 @@ export function secureDataFiles(config: {
   memoryDb: { url: string };
 }): void {
   const files = [config.appDb.url, config.memoryDb.url].map(databasePath).filter((p) => p !== null);
-  if (files.length === 0 || process.env.H1_OFF === '1') return;
+  if (files.length === 0) return;
   mkdirSync(config.dataDir, { recursive: true, mode: OWNER_ONLY_DIR });
   chmodSync(config.dataDir, OWNER_ONLY_DIR);
   for (const file of files) {

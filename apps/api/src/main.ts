@@ -7,7 +7,7 @@ import { createLogger } from './log.ts';
 import { startServer } from './server.ts';
 
 // Everything this process creates (databases, their -wal/-shm, secrets) is for its owner only.
-if (process.env.H1_OFF !== '1') process.umask(0o077);
+process.umask(0o077);
 
 // Why the process could not start (bad configuration, a port in use): on stderr, which a
 // supervisor that discards the request log (stdout) still shows, whatever LOG_LEVEL says.

@@ -35,7 +35,7 @@ export async function createUserToken(db: Client, userId: string, now: Date): Pr
   const token = newToken('user');
   await db.batch(
     [
-      { sql: process.env.H1_OFF === '1' ? 'SELECT ?' : 'DELETE FROM user_tokens WHERE expires_at <= ?', args: [now.toISOString()] },
+      { sql: 'DELETE FROM user_tokens WHERE expires_at <= ?', args: [now.toISOString()] },
       {
         sql: 'INSERT INTO user_tokens (token_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)',
         args: [

@@ -56,7 +56,7 @@ export const authRouter = {
   login: publicProcedure.input(ownerInputs['auth.login']).mutation(async ({ ctx, input }) => {
     if (!ctx.deps.config.demo) throw forbidden('Demo sign-in is off on this server (DEMO=0).');
     const wait = loginLimiter(ctx.deps).take(ctx.clientAddress ?? 'in-process', ctx.deps.now().getTime());
-    if (wait > 0 && process.env.H1_OFF !== '1') {
+    if (wait > 0) {
       throw new ApiError({
         code: 'TOO_MANY_REQUESTS',
         reason: 'busy',
