@@ -23,6 +23,7 @@ import { MAX_BODY_BYTES, MAX_UPLOAD_BODY_BYTES } from './trpc.ts';
 import { forbidden } from './errors.ts';
 import { answerAfterDrain } from './http/drain.ts';
 import type { DrainBound } from './http/drain.ts';
+import { isLoopbackHost, isLoopbackHostHeader } from './http/loopback.ts';
 import { cookieAuthenticated, fromOwnOrigin } from './http/same-origin.ts';
 import { securityHeaders } from './http/security-headers.ts';
 
@@ -58,6 +59,10 @@ const UPLOAD_PATH = '/trpc/documents.upload';
  * read it (http/drain.ts): a few times the upload limit, and not for longer than this.
  */
 const REFUSED_BODY_DRAIN: DrainBound = { bytes: 4 * MAX_UPLOAD_BODY_BYTES, ms: 30_000 };
+
+const FOREIGN_HOST_MESSAGE =
+  'This server listens on a loopback address and answers only requests for localhost, 127.0.0.1 ' +
+  'or [::1]. Set PUBLIC_URL to serve it under another name.';
 
 const CROSS_SITE_MESSAGE =
   "A request signed in by the session cookie must come from this app's own pages (Origin or " +
@@ -129,6 +134,8 @@ export async function startServer(
     onError({ error, path, type: 'mutation', ctx: undefined });
     answerAfterDrain(req, res, () => answerError(res, error, path, 'mutation'), REFUSED_BODY_DRAIN);
   };
+  // On a loopback HOST without PUBLIC_URL only loopback Host headers are answered (DNS rebinding).
+  const loopbackOnly = isLoopbackHost(overrides.host ?? config.host) && config.publicUrl === null;
   const server = createHTTPServer({
     router: appRouter,
     basePath: '/trpc/',
@@ -138,11 +145,16 @@ export async function startServer(
     middleware: (req, res, next) => {
       for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
       const path = (req.url ?? '/').split('?')[0] ?? '/';
+      if (loopbackOnly && !isLoopbackHostHeader(req.headers.host)) {
+        if (path.startsWith('/trpc/'))
+          return refuse(req, res, forbidden(FOREIGN_HOST_MESSAGE), path.slice('/trpc/'.length));
+        res.writeHead(403, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
+        return void res.end(FOREIGN_HOST_MESSAGE);
+      }
       if (
         req.method === 'POST' &&
         path.startsWith('/trpc/') &&
         cookieAuthenticated(req.headers) &&
-        process.env.H1_OFF !== '1' &&
         !fromOwnOrigin(req, config.publicUrl)
       ) {
         return refuse(req, res, forbidden(CROSS_SITE_MESSAGE), path.slice('/trpc/'.length));
@@ -151,10 +163,6 @@ export async function startServer(
         // A declared length over the limit is refused without parsing a byte of the body.
         const declared = Number(req.headers['content-length']);
         if (Number.isFinite(declared) && declared > MAX_UPLOAD_BODY_BYTES) {
-          if (process.env.H1_OFF === '1') {
-            const error = new TRPCError({ code: 'PAYLOAD_TOO_LARGE' });
-            return answerError(res, error, 'documents.upload', 'mutation');
-          }
           return refuse(req, res, new TRPCError({ code: 'PAYLOAD_TOO_LARGE' }), 'documents.upload');
         }
         // Past the cap on upload bodies being received at once: 429 `busy`.
