@@ -45,7 +45,7 @@ export async function openApp(
   const embeddings = openEmbeddings(config.embeddings);
   const closers: Array<() => void> = [];
   try {
-    const app = await openAppDatabase(config.appDb);
+    const app = await openAppDatabase({ ...config.appDb, thread: config.memoryDbThread });
     closers.push(() => app.close());
     await migrate(app, 'app', APP_MIGRATIONS);
     await prepareDocumentIndex(app, embeddings, now);

@@ -177,9 +177,9 @@ export interface Config {
   acceptRunsUntil: Date | null;
   memoryDb: { url: string; authToken: string | undefined };
   /**
-   * Where an embedded memory database's SQLite calls run: a thread of its own (default: under
-   * load its commits never block HTTP; a call that finds it idle runs on the event loop) or all on
-   * the event loop.
+   * Where the embedded memory and application databases' SQLite calls run: each on a thread of
+   * its own (default: under load their commits, and waits for another process's lock, never block
+   * HTTP; a call that finds the thread idle runs on the event loop) or all on the event loop.
    */
   memoryDbThread: 'worker' | 'main';
   /** An embedded memory database's `synchronous`: FULL (an acknowledged change survives a power

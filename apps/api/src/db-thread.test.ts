@@ -226,3 +226,54 @@ describe('another process holds the memory database write lock (issue 24, point 
     }
   }, 60_000);
 });
+
+describe('another process holds the application database write lock (issue 24, point 11)', () => {
+  it('health stays fast, the library is listed, and a document added meanwhile lands after the lock', async () => {
+    // The same bounds for sponge.db (users, tokens, runs, the library): before, its writes waited
+    // in SQLite's busy handler on the event loop, and every request of the process with them.
+    const s = await startTestServer({ MEMORY_DB_THREAD: 'worker' });
+    try {
+      const ada = await s.login('user-ada');
+      const titles = async () => (await s.client(ada).documents.list.query()).map((d) => d.title);
+      const holder = await holdMemoryLock(s.appUrl);
+      try {
+        const added = s.client(ada).documents.add.mutate({
+          title: 'Added during the lock',
+          text: 'Written while another process held the application database.',
+        });
+        const health: number[] = [];
+        const lists: number[] = [];
+        const until = performance.now() + 3_000;
+        await Promise.all([
+          (async () => {
+            while (performance.now() < until) {
+              const t = performance.now();
+              expect((await s.call('query', 'health')).status).toBe(200);
+              health.push(performance.now() - t);
+              await sleep(10);
+            }
+          })(),
+          (async () => {
+            while (performance.now() < until) {
+              const t = performance.now();
+              expect(await titles()).not.toContain('Added during the lock');
+              lists.push(performance.now() - t);
+              await sleep(100);
+            }
+          })(),
+        ]);
+        expect(health.length).toBeGreaterThan(20);
+        expect(p99(health)).toBeLessThan(100);
+        expect(Math.max(...lists)).toBeLessThan(500);
+
+        await holder.release();
+        await added;
+        expect(await titles()).toContain('Added during the lock');
+      } finally {
+        holder.kill();
+      }
+    } finally {
+      await s.close();
+    }
+  }, 60_000);
+});

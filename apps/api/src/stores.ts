@@ -28,8 +28,9 @@ export function openMemoryStore(options: MemoryStoreOptions): Promise<MemoryStor
 }
 
 /**
- * Reviewed knowledge shares the application database's client: it lives in that database, and
- * an embedded file is opened with one connection anyway (see @oh/memory's openDatabase).
+ * Reviewed knowledge shares the application database's client: it lives in that database. It
+ * needs no single connection: it takes no interactive transactions and keeps no per-connection
+ * state, and each change is one atomic batch.
  */
 export function openReviewedKnowledge(client: Client, now: () => Date): Promise<ReviewedKnowledge> {
   return createReviewedKnowledge({ client, now });
@@ -40,8 +41,17 @@ export function openPurgeWorker(options: PurgerOptions): Promise<Purger> {
   return openPurger(options);
 }
 
-/** A libSQL client with the store's connection settings (WAL, busy timeout, foreign keys). */
-export function openAppDatabase(options: { url: string; authToken?: string | undefined }): Promise<Client> {
+/**
+ * A libSQL client with the store's connection settings (WAL, busy timeout, foreign keys). The API
+ * opens an embedded file with `thread: 'worker'`, as it does the memory database: a write that
+ * finds another process's lock (a second API process, `verify --repair`) waits on the database
+ * thread, never on the event loop, so every other request goes on meanwhile (issue 24, point 11).
+ */
+export function openAppDatabase(options: {
+  url: string;
+  authToken?: string | undefined;
+  thread?: 'worker' | 'main';
+}): Promise<Client> {
   return openDatabase(options);
 }
 
