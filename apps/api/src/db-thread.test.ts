@@ -3,10 +3,7 @@
  * answers: an agent's whole tool loop, racing calls, owner actions and errors, compared with a
  * server whose memory database runs on the event loop (MEMORY_DB_THREAD=main) doing the same steps.
  */
-import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { holdLock } from '@oh/memory/testing/hold-lock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REEF_DOCUMENT_ID } from './demo/library.ts';
 import { sleep, startTestServer } from './testing/harness.ts';
@@ -133,33 +130,39 @@ describe('MEMORY_DB_THREAD=worker', () => {
 });
 
 /** Another process that takes the memory database's write lock and holds it until told to let go. */
-async function holdMemoryLock(memoryUrl: string) {
-  const script = createRequire(import.meta.url).resolve('@oh/memory/testing/lock-holder');
-  const child = spawn(
-    process.execPath,
-    [script, fileURLToPath(memoryUrl.replace(/^file:(?!\/\/)/, 'file://'))],
-    {
-      stdio: ['pipe', 'pipe', 'inherit'],
-    },
-  );
-  const lines = createInterface({ input: child.stdout });
-  const next = () =>
-    new Promise<string>((resolve, reject) => {
-      lines.once('line', resolve);
-      child.once('exit', (code) => reject(new Error(`the lock holder exited (${String(code)})`)));
-    });
-  expect(await next()).toBe('locked');
-  return {
-    async release() {
-      const released = next();
-      child.stdin.write('release\n');
-      expect(await released).toBe('released');
-    },
-    kill: () => child.kill(),
-  };
-}
-
 const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.ceil(xs.length * 0.99) - 1]!;
+
+/**
+ * Issue 24's acceptance bounds while another process holds a lock for 3 s: `health` every 10 ms
+ * with p99 < 100 ms, and `read` (a page's read, checking that the waiting write has not landed)
+ * every 100 ms, each answered in < 500 ms.
+ */
+async function expectAnsweredMeanwhile(s: TestServer, read: () => Promise<void>): Promise<void> {
+  const health: number[] = [];
+  const reads: number[] = [];
+  const until = performance.now() + 3_000;
+  await Promise.all([
+    (async () => {
+      while (performance.now() < until) {
+        const t = performance.now();
+        expect((await s.call('query', 'health')).status).toBe(200);
+        health.push(performance.now() - t);
+        await sleep(10);
+      }
+    })(),
+    (async () => {
+      while (performance.now() < until) {
+        const t = performance.now();
+        await read();
+        reads.push(performance.now() - t);
+        await sleep(100);
+      }
+    })(),
+  ]);
+  expect(health.length).toBeGreaterThan(20);
+  expect(p99(health)).toBeLessThan(100);
+  expect(Math.max(...reads)).toBeLessThan(500);
+}
 
 describe('another process holds the memory database write lock (issue 24, point 11)', () => {
   it('health stays fast, panel reads are answered, and an agent write arriving meanwhile lands after the lock', async () => {
@@ -175,7 +178,7 @@ describe('another process holds the memory database write lock (issue 24, point 
         s.client(ada).memory.panel.query({ documentId: REEF_DOCUMENT_ID, sessionId: run.sessionId! });
       const names = async () => (await panel()).workingNotes.map((n) => n.name);
 
-      const holder = await holdMemoryLock(s.memoryUrl);
+      const holder = await holdLock(s.memoryUrl);
       try {
         const write = agent.agent.remember.mutate({
           basedOn: session.version,
@@ -188,30 +191,9 @@ describe('another process holds the memory database write lock (issue 24, point 
             },
           ],
         });
-        const health: number[] = [];
-        const panels: number[] = [];
-        const until = performance.now() + 3_000;
-        await Promise.all([
-          (async () => {
-            while (performance.now() < until) {
-              const t = performance.now();
-              expect((await s.call('query', 'health')).status).toBe(200);
-              health.push(performance.now() - t);
-              await sleep(10);
-            }
-          })(),
-          (async () => {
-            while (performance.now() < until) {
-              const t = performance.now();
-              expect(await names()).not.toContain('finding:during-the-lock');
-              panels.push(performance.now() - t);
-              await sleep(100);
-            }
-          })(),
-        ]);
-        expect(health.length).toBeGreaterThan(20);
-        expect(p99(health)).toBeLessThan(100);
-        expect(Math.max(...panels)).toBeLessThan(500);
+        await expectAnsweredMeanwhile(s, async () =>
+          expect(await names()).not.toContain('finding:during-the-lock'),
+        );
 
         // Still held: the write has not landed. Once the lock is let go, it does.
         expect(await names()).not.toContain('finding:during-the-lock');
@@ -235,36 +217,15 @@ describe('another process holds the application database write lock (issue 24, p
     try {
       const ada = await s.login('user-ada');
       const titles = async () => (await s.client(ada).documents.list.query()).map((d) => d.title);
-      const holder = await holdMemoryLock(s.appUrl);
+      const holder = await holdLock(s.appUrl);
       try {
         const added = s.client(ada).documents.add.mutate({
           title: 'Added during the lock',
           text: 'Written while another process held the application database.',
         });
-        const health: number[] = [];
-        const lists: number[] = [];
-        const until = performance.now() + 3_000;
-        await Promise.all([
-          (async () => {
-            while (performance.now() < until) {
-              const t = performance.now();
-              expect((await s.call('query', 'health')).status).toBe(200);
-              health.push(performance.now() - t);
-              await sleep(10);
-            }
-          })(),
-          (async () => {
-            while (performance.now() < until) {
-              const t = performance.now();
-              expect(await titles()).not.toContain('Added during the lock');
-              lists.push(performance.now() - t);
-              await sleep(100);
-            }
-          })(),
-        ]);
-        expect(health.length).toBeGreaterThan(20);
-        expect(p99(health)).toBeLessThan(100);
-        expect(Math.max(...lists)).toBeLessThan(500);
+        await expectAnsweredMeanwhile(s, async () =>
+          expect(await titles()).not.toContain('Added during the lock'),
+        );
 
         await holder.release();
         await added;

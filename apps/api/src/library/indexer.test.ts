@@ -3,15 +3,14 @@
  * without embedding stored chunks again, failures are recorded in plain words, and two search
  * indexes on one database (two API processes) both follow adds and removals.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { Client } from '@libsql/client';
 import { EmbeddingError, createLocalEmbeddingAdapter } from '@oh/memory';
 import type { EmbeddingAdapter } from '@oh/memory';
+import { holdLock as holdLockIn } from '@oh/memory/testing/hold-lock';
+import type { LockHolder } from '@oh/memory/testing/hold-lock';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { insertDocument, removeDocument } from '../data/documents.ts';
@@ -24,21 +23,11 @@ import { createLibrarySearch } from './search.ts';
 
 const log = pino({ level: 'silent' });
 
-/** Another process holding the database's write lock until told to let go (@oh/memory's testing helper). */
-async function holdLock(path: string) {
-  const script = createRequire(import.meta.url).resolve('@oh/memory/testing/lock-holder');
-  const child = spawn(process.execPath, [script, path], { stdio: ['pipe', 'pipe', 'inherit'] });
-  cleanups.push(() => child.kill());
-  const lines = createInterface({ input: child.stdout });
-  const next = () => new Promise<string>((resolve) => lines.once('line', resolve));
-  expect(await next()).toBe('locked');
-  return {
-    async release() {
-      const released = next();
-      child.stdin.write('release\n');
-      expect(await released).toBe('released');
-    },
-  };
+/** Another process holding the database's write lock until told to let go, ended with the test. */
+async function holdLock(path: string): Promise<LockHolder> {
+  const holder = await holdLockIn(path);
+  cleanups.push(() => holder.kill());
+  return holder;
 }
 const cleanups: Array<() => void> = [];
 afterEach(() => {

@@ -5,19 +5,15 @@
  * fail with SQLITE_BUSY once the 10 s busy timeout ran out. Here the write waits on the database
  * thread, reads keep being answered meanwhile, and the write lands after the release.
  */
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { LocalClient } from './local-client.ts';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkpointWal, openDatabase } from './open.ts';
 import { ShortcutClient } from './thread/shortcut-client.ts';
-
-const LOCK_HOLDER = fileURLToPath(new URL('../testing/lock-holder.mjs', import.meta.url));
+import { holdLock as holdLockIn } from '../testing/hold-lock.ts';
+import type { LockHolder } from '../testing/hold-lock.ts';
 
 let dir: string;
 const cleanups: Array<() => void> = [];
@@ -29,26 +25,11 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Starts the lock holder and resolves once it holds the lock; `release()` resolves once it let go. */
-async function holdLock(path: string): Promise<{ release: () => Promise<void> }> {
-  const child: ChildProcess = spawn(process.execPath, [LOCK_HOLDER, path], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  cleanups.push(() => child.kill());
-  const lines = createInterface({ input: child.stdout! });
-  const next = () =>
-    new Promise<string>((resolve, reject) => {
-      lines.once('line', resolve);
-      child.once('exit', (code) => reject(new Error(`the lock holder exited (${String(code)})`)));
-    });
-  expect(await next()).toBe('locked');
-  return {
-    release: async () => {
-      const released = next();
-      child.stdin!.write('release\n');
-      expect(await released).toBe('released');
-    },
-  };
+/** The lock holder, ended with the test. */
+async function holdLock(path: string): Promise<LockHolder> {
+  const holder = await holdLockIn(path);
+  cleanups.push(() => holder.kill());
+  return holder;
 }
 
 async function openShortcut(path: string): Promise<ShortcutClient> {
