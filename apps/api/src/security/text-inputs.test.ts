@@ -42,16 +42,14 @@ async function dump(url: string): Promise<Record<string, string>> {
 
 const state = async () => ({ memory: await dump(s.memoryUrl), app: await dump(s.appUrl) });
 
-/** The state once background work after the set-up (indexing the seed library) has settled. */
+/**
+ * The state once background work after the set-up has finished: the seed library indexed and
+ * every note embedded. Waited for, not guessed: recall's background pauses can outlast any poll.
+ */
 async function settledState(): Promise<unknown> {
-  let last = await state();
-  for (let i = 0; i < 100; i++) {
-    await new Promise((r) => setTimeout(r, 100));
-    const now = await state();
-    if (JSON.stringify(now) === JSON.stringify(last)) return now;
-    last = now;
-  }
-  throw new Error('the databases kept changing after the set-up');
+  await s.app.library.indexer.idle();
+  await s.app.store.drainRecall();
+  return state();
 }
 
 const BAD = [
