@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { TRPCError } from '@trpc/server';
 import { createHTTPHandler, createHTTPServer } from '@trpc/server/adapters/standalone';
@@ -59,6 +60,12 @@ const UPLOAD_PATH = '/trpc/documents.upload';
  * read it (http/drain.ts): a few times the upload limit, and not for longer than this.
  */
 const REFUSED_BODY_DRAIN: DrainBound = { bytes: 4 * MAX_UPLOAD_BODY_BYTES, ms: 30_000 };
+
+/** Node's parser errors with an answer of their own (as Node's default handler gives them). */
+const PARSER_REFUSALS: Record<string, [number, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout'],
+};
 
 const FOREIGN_HOST_MESSAGE =
   'This server listens on a loopback address and answers only requests for localhost, 127.0.0.1 ' +
@@ -191,6 +198,17 @@ export async function startServer(
       }
     },
     onError,
+  });
+  // What Node's own HTTP parser refuses (a request line or headers over its limits, bytes that are
+  // not HTTP, a request that timed out) never reaches the middleware: answered here, with the
+  // same headers as every other answer instead of Node's bare one.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+    const [status, text] = PARSER_REFUSALS[err.code ?? ''] ?? [400, 'Bad Request'];
+    const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+    socket.end(
+      `HTTP/1.1 ${status} ${text}\r\n${lines.join('')}Content-Length: 0\r\nConnection: close\r\n\r\n`,
+    );
   });
   // Slow clients must not hold sockets forever; keep-alive stays short for the balancer case.
   server.requestTimeout = 60_000;

@@ -115,3 +115,28 @@ describe('security headers', () => {
     }
   });
 });
+
+describe("what Node's own parser refuses", () => {
+  it('a request line over its limit (431) and bytes that are not HTTP (400) carry the headers too', async () => {
+    const { connect } = await import('node:net');
+    const raw = (bytes: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(s.port, '127.0.0.1', () => socket.end(bytes));
+        const parts: Buffer[] = [];
+        socket.on('data', (c: Buffer) => parts.push(c));
+        socket.on('end', () => resolve(Buffer.concat(parts).toString('latin1')));
+        socket.on('error', reject);
+      });
+    for (const [bytes, status] of [
+      [`GET /trpc/health?input=${'x'.repeat(20_000)} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`, 431],
+      ['NOT HTTP AT ALL\r\n\r\n', 400],
+    ] as const) {
+      const answer = await raw(bytes);
+      expect(answer.split('\r\n')[0]).toBe(
+        `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}`,
+      );
+      expect(answer).toContain(`Content-Security-Policy: ${CONTENT_SECURITY_POLICY}\r\n`);
+      expect(answer).toContain('X-Content-Type-Options: nosniff\r\n');
+    }
+  });
+});
