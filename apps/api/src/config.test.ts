@@ -232,7 +232,7 @@ describe("the README's configuration table", () => {
     );
     const lines = readme.split('\n');
     const heading = lines.findIndex((l) => l.trim() === '## Configuration');
-    expect(heading, 'README.md has a "## Configuration" heading').toBeGreaterThanOrEqual(0);
+    expect(heading, 'README.md has a "## Configuration" heading').not.toBe(-1);
     // The first table after the heading: its header row, the separator, then one row per line.
     const start = lines.findIndex((l, i) => i > heading && l.startsWith('|'));
     const table: string[] = [];
