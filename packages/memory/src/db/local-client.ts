@@ -5,7 +5,7 @@
  * every statement it runs and keeps nothing. SQLite compiles every trigger a statement can fire
  * into that statement's program, so preparing the remember batch's `note_changes` insert (and
  * the trigger tree behind it) measured ~170 µs, the log insert ~64 µs, against ~14 µs for a
- * plain one-row insert — most of the store's own cost per call (bench/, README "Benchmarks").
+ * plain one-row insert — most of the store's own cost per call (bench/, bench/README.md "Latest full run").
  * This client keeps the prepared statements of one connection in an LRU and re-runs them.
  *
  * Everything else follows @libsql/client 0.18's `sqlite3.js` on purpose (same `libsql` native

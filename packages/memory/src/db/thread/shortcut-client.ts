@@ -2,7 +2,7 @@
  * The database thread, with a shortcut for calls that find it idle.
  *
  * Handing a call to the thread costs two thread wake-ups: measured 0.12–0.14 ms to the thread and
- * 0.07–0.14 ms back for a lone remember behind an HTTP server (bench/, README "Benchmarks"),
+ * 0.07–0.14 ms back for a lone remember behind an HTTP server (bench/, bench/README.md "Latest full run"),
  * more than a third of a commit. A call that arrives while the thread has nothing in hand runs
  * right here on the event loop instead, on a second connection to the same file, and pays
  * neither. Once calls overlap, the thread takes them, and group commit (write-queue.ts) gathers

@@ -3,7 +3,7 @@
  *
  * The local libSQL driver is synchronous: in the main thread, every statement and every commit's
  * WAL sync (synchronous=FULL) blocks the event loop, so under 50 concurrent agents the API spent
- * a fifth of its time waiting on SQLite instead of serving HTTP (bench/, README "Benchmarks").
+ * a fifth of its time waiting on SQLite instead of serving HTTP (bench/, bench/README.md "Latest full run").
  * This client sends each call to a worker thread that owns the one connection (a LocalClient,
  * statements cached) and answers in order. Results and errors come back in exactly the shapes the
  * in-thread client gives (wire.ts), and `batchGroup` keeps group commit working across the hop.
