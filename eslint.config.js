@@ -56,8 +56,8 @@ export default tseslint.config(
   },
   { files: ['apps/web/**/*.{ts,tsx}'], ...reactHooks.configs.flat.recommended },
   {
-    // The hosted runtime never loads the store or a database driver (SPEC §2): of @oh/memory it
-    // takes only the driver-free Retry-After parser, the one reading of that header in the project.
+    // The hosted runtime never loads the store or a database driver (SPEC §2). Of Oh it takes the
+    // Retry-After parser of @oh/embeddings, the one reading of that header in the project.
     files: ['packages/agent/src/**/*.ts'],
     ignores: ['packages/agent/src/**/*.test.ts', 'packages/agent/src/testing/**'],
     rules: {
@@ -65,7 +65,7 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { regex: '^@oh/memory(?!/retry-after$)', message: 'The runtime never loads the store.' },
+            { regex: '^@oh/memory', message: 'The runtime never loads the store.' },
             { regex: '^@libsql/', message: 'The runtime never loads a database driver.' },
           ],
         },

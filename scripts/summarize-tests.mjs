@@ -19,7 +19,8 @@ export function summarize(root, failedSteps = []) {
   const at = (...parts) => join(root, ...parts);
   const suites = [];
 
-  const workspaces = ['packages', 'apps'].flatMap((group) =>
+  // packages/oh holds Oh's packages; a folder without reports (packages/oh itself) adds nothing.
+  const workspaces = ['packages', 'packages/oh', 'apps'].flatMap((group) =>
     existsSync(at(group)) ? readdirSync(at(group)).map((dir) => join(group, dir)) : [],
   );
   for (const workspace of [...workspaces, 'bench']) {

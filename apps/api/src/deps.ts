@@ -3,7 +3,8 @@
  * Tests build one of these against temp files; nothing here is a module-level singleton.
  */
 import type { Client } from '@libsql/client';
-import type { EmbeddingAdapter, MemoryStore, ReviewedKnowledge } from '@oh/memory';
+import type { MemoryStore, ReviewedKnowledge } from '@oh/memory';
+import type { EmbeddingAdapter } from '@oh/embeddings';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Library } from './library/library.ts';

@@ -60,8 +60,8 @@ export function defaultReason(code: TRPC_ERROR_CODE_KEY): ApiReason {
   }
 }
 
-/** The shape of @oh/memory's MemoryError, checked structurally so a duplicate copy of the
- *  package (or an error crossing a realm) is still recognised. */
+/** The shape of Oh's errors (@oh/memory's MemoryError, @oh/profiles' ProfileError), checked
+ *  structurally so a duplicate copy of a package (or an error crossing a realm) is still recognised. */
 export interface MemoryErrorLike {
   reason: ErrorReason;
   message: string;
@@ -69,11 +69,12 @@ export interface MemoryErrorLike {
 }
 
 const REASONS = new Set<string>(ERROR_REASONS);
+const OH_ERRORS = new Set(['MemoryError', 'ProfileError']);
 
 export function isMemoryError(e: unknown): e is MemoryErrorLike {
   return (
     e instanceof Error &&
-    (e.name === 'MemoryError' || e.constructor.name === 'MemoryError') &&
+    OH_ERRORS.has(e.name) &&
     typeof (e as { reason?: unknown }).reason === 'string' &&
     REASONS.has((e as unknown as { reason: string }).reason)
   );

@@ -9,7 +9,7 @@ import { Writable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { createClient } from '@libsql/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLocalEmbeddingAdapter } from '@oh/memory';
+import { createLocalEmbeddingAdapter } from '@oh/embeddings';
 import { REEF_DOCUMENT_ID } from './demo/library.ts';
 import { createLogger } from './log.ts';
 import { startTestServer } from './testing/harness.ts';

@@ -2,8 +2,8 @@
  * Reference fields become links: `depends_on`, or the record model's own relation when the pack
  * names the field's relation after it (so a `supports` answer includes it).
  */
-import { getPack } from '@oh/memory';
-import type { Pack } from '@oh/memory';
+import { getPack } from '@oh/profiles';
+import type { Pack } from '@oh/profiles';
 import { describe, expect, it } from 'vitest';
 import { referenceLinks } from './review-links.ts';
 

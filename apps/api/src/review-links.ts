@@ -10,7 +10,8 @@
  * always give the same links and the same digest.
  */
 import { LIMITS, LINK_RELS } from '@sponge/contract';
-import type { CodecSpec, FieldSpec, JsonValue, Link, Pack } from '@oh/memory';
+import type { JsonValue, Link } from '@oh/memory';
+import type { CodecSpec, FieldSpec, Pack } from '@oh/profiles';
 
 export interface ReferenceLink {
   link: Link;

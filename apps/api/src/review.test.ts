@@ -5,8 +5,8 @@
  * leaves no record but stays in the history; every refusal is a clean 4xx that changes nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPack, getPack, packJson } from '@oh/memory';
-import type { Pack } from '@oh/memory';
+import { createPack, getPack, packJson } from '@oh/profiles';
+import type { Pack } from '@oh/profiles';
 import { REEF_DOCUMENT_ID } from './demo/library.ts';
 import { errorOf, startTestServer } from './testing/harness.ts';
 import type { Json, TestServer } from './testing/harness.ts';

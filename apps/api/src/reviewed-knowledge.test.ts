@@ -6,7 +6,8 @@
  * as canonical JSON whose digests recompute.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { canonicalJson, getPack, recordDigest } from '@oh/memory';
+import { canonicalJson, recordDigest } from '@oh/memory';
+import { getPack } from '@oh/profiles';
 import type { JsonValue } from '@oh/memory';
 import { REEF_DOCUMENT_ID } from './demo/library.ts';
 import { errorOf, startTestServer } from './testing/harness.ts';

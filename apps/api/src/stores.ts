@@ -5,15 +5,13 @@
 import type { Client } from '@libsql/client';
 import {
   applyMigrations,
-  createCloudEmbeddingAdapter,
-  createLocalEmbeddingAdapter,
   createMemoryStore,
   createReviewedKnowledge,
   openDatabase,
   openPurger,
 } from '@oh/memory';
+import { createCloudEmbeddingAdapter, createLocalEmbeddingAdapter } from '@oh/embeddings';
 import type {
-  EmbeddingAdapter,
   MemoryStore,
   MemoryStoreOptions,
   Migration,
@@ -21,6 +19,7 @@ import type {
   PurgerOptions,
   ReviewedKnowledge,
 } from '@oh/memory';
+import type { EmbeddingAdapter } from '@oh/embeddings';
 import type { EmbeddingsConfig } from './config.ts';
 
 export function openMemoryStore(options: MemoryStoreOptions): Promise<MemoryStore> {

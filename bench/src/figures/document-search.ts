@@ -6,7 +6,7 @@
  * every chunk of the owner's documents. The indexing rate is the chunks written per second.
  */
 import { join } from 'node:path';
-import { createLocalEmbeddingAdapter } from '@oh/memory';
+import { createLocalEmbeddingAdapter } from '@oh/embeddings';
 import { createLibrary, openLibraryDatabase } from '@sponge/api/library';
 import { elapsedSeconds, lat, round } from '../figure.ts';
 import type { BenchContext, Row } from '../figure.ts';

@@ -16,8 +16,9 @@
  * The pauses measured, as a multiple of the batch's own duration (the baseline), over rounds.
  */
 import { join } from 'node:path';
-import { createLocalEmbeddingAdapter, createRecallIndex, openDatabase } from '@oh/memory';
-import type { EmbeddingAdapter } from '@oh/memory';
+import { createRecallIndex, openDatabase } from '@oh/memory';
+import { createLocalEmbeddingAdapter } from '@oh/embeddings';
+import type { EmbeddingAdapter } from '@oh/embeddings';
 import { OwnerVectorIndex } from '@sponge/api/library';
 import { ms, round } from '../figure.ts';
 import type { BenchContext, Row } from '../figure.ts';

@@ -4,7 +4,8 @@
  */
 import { join } from 'node:path';
 import { createClient } from '@libsql/client';
-import { createLocalEmbeddingAdapter, createRecallIndex, openDatabase } from '@oh/memory';
+import { createRecallIndex, openDatabase } from '@oh/memory';
+import { createLocalEmbeddingAdapter } from '@oh/embeddings';
 import { elapsedSeconds, lat, round } from '../figure.ts';
 import type { BenchContext, Row } from '../figure.ts';
 import { compare } from '../stats.ts';

@@ -3,25 +3,12 @@
  * in `error.data`. The codes are tRPC's names, written out here so the contract needs no server.
  */
 
-/** Reasons the store itself gives. */
-export const ERROR_REASONS = [
-  'stale_version',
-  'name_exists',
-  'no_such_note',
-  'request_id_reused',
-  'session_closed',
-  'memory_off',
-  'stale_digest',
-  'explain_token_invalid',
-  'invalid_input',
-  'unauthenticated',
-  'forbidden',
-  'not_found',
-  'quota',
-  'integrity',
-  'unavailable',
-] as const;
-export type ErrorReason = (typeof ERROR_REASONS)[number];
+import { ERROR_REASONS } from '@oh/schema';
+import type { ErrorReason } from '@oh/schema';
+
+/** The reasons the store gives are Oh's (`@oh/schema`); the API adds its own below. */
+export { ERROR_REASONS };
+export type { ErrorReason };
 
 /** Refusals of an added or uploaded document (SPEC §6b), given by the API, not the store. */
 export const DOCUMENT_REASONS = ['invalid_document', 'no_text', 'too_large'] as const;

@@ -1,5 +1,7 @@
-// The public surface of @sponge/contract: what the store, the API, the hosted runtime and the web
-// app share. Isomorphic: it imports zod and nothing of theirs, and no Node built-in.
+// The public surface of @sponge/contract: what the API, the hosted runtime and the web app share.
+// It builds on Oh's schema entry (@oh/schema: records, the memory tools' inputs, name rules, text
+// rules) and adds Sponge's own inputs, limits and reasons. Isomorphic: it loads zod and @oh/schema,
+// no Node built-in and no driver.
 export { LIMITS, KIND_RE, NAME_RE, REQUEST_ID_RE, SLUG_RE, kindOf } from './limits.ts';
 export {
   LINK_RELS,
@@ -14,8 +16,8 @@ export {
   readInputSchema,
   recallInputSchema,
   rememberInputSchema,
-} from './records.ts';
-export type { Change, JsonValue, Link, LinkRel, QueryRow, Question } from './records.ts';
+} from '@oh/schema';
+export type { Change, JsonValue, Link, LinkRel, QueryRow, Question } from '@oh/schema';
 export {
   API_REASONS,
   DOCUMENT_REASONS,
@@ -43,8 +45,8 @@ export type {
   ReviewDecideInput,
   RunMode,
 } from './owner-inputs.ts';
-export { cleanBody, cleanLine, textProblem, textSchema } from './text.ts';
-export type { TextKind } from './text.ts';
+export { cleanBody, cleanLine, textProblem, textSchema } from '@oh/schema';
+export type { TextKind } from '@oh/schema';
 export { inputBoundsProblem } from './input-bounds.ts';
 export {
   TOOL_NAMES,

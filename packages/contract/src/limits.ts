@@ -1,18 +1,11 @@
-/** The limits every party enforces or plans for (SPEC §3–§5). */
+/**
+ * The limits every Sponge party enforces or plans for: Oh's record and tool limits (SPEC §3–§5),
+ * then the application's own (documents, chat, review, uploads, request bounds).
+ */
+import { LIMITS as OH_LIMITS } from '@oh/schema';
+
 export const LIMITS = {
-  changesPerCall: 64,
-  textChars: 4_000,
-  dataBytes: 16 * 1024,
-  linksPerRecord: 16,
-  notesPerSession: 10_000,
-  queryLimitMax: 100,
-  queryLimitDefault: 24,
-  preloadRows: 24,
-  preloadChars: 4_000,
-  requestIdChars: 128,
-  nameChars: 1 + 32 + 96,
-  recallLimitMax: 50,
-  recallTextChars: 4_000,
+  ...OH_LIMITS,
   /** An agent's reply and an owner's turn in the chat. */
   messageChars: 20_000,
   /** A cited source passage. */
@@ -33,11 +26,6 @@ export const LIMITS = {
   authors: 50,
   authorChars: 200,
   /**
-   * How deep any input may nest, arrays and objects counted (SPEC §6c): checked on the parsed
-   * JSON before any schema, so no recursive code downstream can run out of stack.
-   */
-  inputDepth: 64,
-  /**
    * Values (array items and object members, nested ones included) in one input. Above the
    * largest valid input: a remember call of 64 changes, each with 16 KiB of data, holds about
    * 530,000.
@@ -45,14 +33,4 @@ export const LIMITS = {
   inputValues: 1_048_576,
 } as const;
 
-/** Record names are `kind:slug` (SPEC §3). */
-export const KIND_RE = /^[a-z][a-z0-9-]{0,31}$/;
-export const SLUG_RE = /^[a-z0-9][a-z0-9._-]{0,95}$/;
-export const NAME_RE = /^[a-z][a-z0-9-]{0,31}:[a-z0-9][a-z0-9._-]{0,95}$/;
-export const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
-
-/** The kind of a record name: the part before the colon. */
-export function kindOf(name: string): string {
-  const i = name.indexOf(':');
-  return i < 0 ? name : name.slice(0, i);
-}
+export { KIND_RE, NAME_RE, REQUEST_ID_RE, SLUG_RE, kindOf } from '@oh/schema';

@@ -4,8 +4,7 @@
  */
 import { z } from 'zod';
 import { KIND_RE, LIMITS } from './limits.ts';
-import { jsonProblem, nameSchema } from './records.ts';
-import { textSchema } from './text.ts';
+import { jsonProblem, nameSchema, textSchema } from '@oh/schema';
 
 export const idSchema = textSchema('the id')
   .min(1, 'must not be empty')

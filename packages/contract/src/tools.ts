@@ -18,8 +18,8 @@ import {
   readInputSchema,
   recallInputSchema,
   rememberInputSchema,
-} from './records.ts';
-import { textSchema } from './text.ts';
+  textSchema,
+} from '@oh/schema';
 
 export const TOOL_NAMES = ['remember', 'query', 'read', 'explain', 'recall'] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];

@@ -5,8 +5,8 @@
  * the release installed on the document, and a later release ships only the newest one.
  */
 import type { Client, Row } from '@libsql/client';
-import { ProfileError, getPack, listPacks, loadPack, packJson } from '@oh/memory';
-import type { Pack } from '@oh/memory';
+import { ProfileError, getPack, listPacks, loadPack, packJson } from '@oh/profiles';
+import type { Pack } from '@oh/profiles';
 
 export interface InstalledProfile {
   documentId: string;

@@ -3,7 +3,7 @@
  * Research profile and reviewed knowledge at revisions 1–4 on the reef document, and a finished chat
  * run whose agent wrote working notes through the real store. Its session stays open, so the Memory panel is not empty.
  */
-import { getPack } from '@oh/memory';
+import { getPack } from '@oh/profiles';
 import type { AgentContext, Change, JsonValue } from '@oh/memory';
 import type { AppDeps } from '../deps.ts';
 import { insertDocument, publishDocument, shareDocument } from '../data/documents.ts';

@@ -6,7 +6,7 @@
  */
 import type { Client, InStatement } from '@libsql/client';
 import { applyMigrations } from '@oh/memory';
-import type { EmbeddingAdapter } from '@oh/memory';
+import type { EmbeddingAdapter } from '@oh/embeddings';
 import { bumpLibraryVersionStatement } from '../data/documents.ts';
 import { APP_MIGRATIONS } from '../data/migrations.ts';
 import type { Chunk } from './chunks.ts';

@@ -3,7 +3,7 @@
  * that measures or maintains the search index). The API itself wires it in app.ts.
  */
 import type { Client } from '@libsql/client';
-import type { EmbeddingAdapter } from '@oh/memory';
+import type { EmbeddingAdapter } from '@oh/embeddings';
 import { APP_MIGRATIONS } from '../data/migrations.ts';
 import { migrate, openAppDatabase } from '../stores.ts';
 import { prepareDocumentIndex } from './index-store.ts';

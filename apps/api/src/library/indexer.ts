@@ -6,8 +6,9 @@
  * process sharing the database may pick the same document up: every write is idempotent.
  */
 import type { Client } from '@libsql/client';
-import { EmbeddingError, isLockError } from '@oh/memory';
-import type { EmbeddingAdapter } from '@oh/memory';
+import { isLockError } from '@oh/memory';
+import { EmbeddingError } from '@oh/embeddings';
+import type { EmbeddingAdapter } from '@oh/embeddings';
 import { chunkDocument, contentDigest, embeddingText } from './chunks.ts';
 import { markFailed, markReady, nextDocumentToIndex, storedChunks, writeChunks } from './index-store.ts';
 import type { DocumentToIndex } from './index-store.ts';

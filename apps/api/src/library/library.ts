@@ -4,7 +4,7 @@
  * owner's index.
  */
 import type { Client } from '@libsql/client';
-import type { EmbeddingAdapter } from '@oh/memory';
+import type { EmbeddingAdapter } from '@oh/embeddings';
 import type { DocumentSource } from '@sponge/contract';
 
 import { documentChunkCount, insertDocumentWithinQuotasStatement, libraryUsage } from '../data/documents.ts';

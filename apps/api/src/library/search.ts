@@ -9,7 +9,7 @@
  * `vector_distance_cos` grows linearly with the owner's chunks; an in-memory HNSW graph does not.
  */
 import type { Client } from '@libsql/client';
-import type { EmbeddingAdapter } from '@oh/memory';
+import type { EmbeddingAdapter } from '@oh/embeddings';
 import { libraryVersion, loadPassages, loadVectors, readyDocumentIds } from './index-store.ts';
 import { OwnerVectorIndex } from './vector-index.ts';
 

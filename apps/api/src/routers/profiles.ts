@@ -7,8 +7,8 @@
  */
 import type { TRPCRouterRecord } from '@trpc/server';
 import { ownerInputs } from '@sponge/contract';
-import { getPack, listPacks, previewPack } from '@oh/memory';
-import type { PackPreview } from '@oh/memory';
+import { getPack, listPacks, previewPack } from '@oh/profiles';
+import type { PackPreview } from '@oh/profiles';
 import { requireOwnedDocument } from '../access.ts';
 import { installProfile, installedPack, listInstalledProfiles } from '../data/profiles.ts';
 import type { InstalledProfile } from '../data/profiles.ts';

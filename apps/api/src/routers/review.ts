@@ -14,8 +14,8 @@
  * pinned, so an accept here never changes what a running agent sees.
  */
 import type { TRPCRouterRecord } from '@trpc/server';
-import { validateRecord } from '@oh/memory';
-import type { RecordResult } from '@oh/memory';
+import { validateRecord } from '@oh/profiles';
+import type { RecordResult } from '@oh/profiles';
 import { LIMITS, kindOf, ownerInputs } from '@sponge/contract';
 import type { JsonValue, Link, ReviewDecideInput } from '@sponge/contract';
 import { requireOwnedDocument } from '../access.ts';

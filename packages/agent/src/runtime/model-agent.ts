@@ -10,7 +10,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { parseRetryAfter } from '@oh/memory/retry-after';
+import { parseRetryAfter } from '@oh/embeddings';
 import {
   APICallError,
   InvalidToolInputError,

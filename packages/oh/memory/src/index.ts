@@ -1,0 +1,94 @@
+// The public surface of @oh/memory, Oh's notebook store. What is not listed here is private to
+// the package. Input schemas, limits and refusal reasons are Oh's schema entry's (@oh/schema).
+export type {
+  AgentContext,
+  AppliedChange,
+  Change,
+  ErrorReason,
+  ExplainInput,
+  ExplainResult,
+  JsonValue,
+  Link,
+  LinkRel,
+  LogEntry,
+  MemoryStore,
+  MemoryStoreOptions,
+  NoteView,
+  OpenSessionInput,
+  Preload,
+  PurgeReport,
+  Purger,
+  QueryAnswer,
+  QueryInput,
+  QueryRow,
+  RecallRecord,
+  RecallResult,
+  RecallRow,
+  RecallToolInput,
+  RecallToolMode,
+  Question,
+  ReadInput,
+  ReadResult,
+  RecordContent,
+  RememberInput,
+  RememberResult,
+  ReviewDecision,
+  ReviewDecisionInput,
+  ReviewedKnowledge,
+  ReviewedKnowledgeReader,
+  ReviewedRecord,
+  SessionInfo,
+  SessionState,
+  StoreOptions,
+  VerifyReport,
+} from './types.ts';
+export type {
+  DerivedMigration,
+  DerivedTables,
+  Migration,
+  MigrationSettings,
+  OpenDatabaseOptions,
+  Synchronous,
+} from './db/index.ts';
+export type { PurgerOptions } from './purger.ts';
+export type { ReviewedKnowledgeOptions } from './reviewed.ts';
+
+export { MemoryError, isMemoryError, isUnavailable } from './errors.ts';
+export { applyMigrations, checkpointWal, isLockError, openDatabase } from './db/index.ts';
+export { canonicalJson, kindOf, recordDigest, shortDigest } from './records.ts';
+export { createMemoryStore } from './store.ts';
+export { createReviewedKnowledge, reviewDecisionInputSchema } from './reviewed.ts';
+export { openPurger } from './purger.ts';
+// The operator's `verify` command: replay every session's log, check what is derived, repair it.
+export { openVerifier, verifyReviewed } from './verifier.ts';
+export type { MemoryVerifier, RepairReport, ReviewedVerification, VerifierOptions } from './verifier.ts';
+export type { RecallLag, SessionVerification, VerifyFinding } from './verify.ts';
+
+// Recall (SPEC §5): the rebuildable libSQL vector index over a session's notes. The embedding
+// adapters it takes are @oh/embeddings'.
+export {
+  NOTE_VECTORS_TABLE,
+  RECALL_EVENTS_TABLE,
+  RECALL_TABLES,
+  RECALL_VECTOR_INDEX,
+  RECALL_VECTOR_INDEX_SETTINGS,
+  RENDER_MAX_CHARS,
+  createRecallIndex,
+  deleteRecallSessionData,
+  recallDeleteStatements,
+  renderNote,
+} from './recall/index.ts';
+export type {
+  CatchUpSource,
+  IndexReport,
+  RecallEvent,
+  RecallEventInput,
+  RecallEventMode,
+  RecallHit,
+  RecallIndex,
+  RecallIndexOptions,
+  RecallNote,
+  RecallQueueOptions,
+  RecallSearchOptions,
+  RecallStatus,
+} from './recall/index.ts';
