@@ -17,11 +17,13 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
-import { isMemoryError, openVerifier, verifyReviewed } from '@oh/memory';
-import type { MemoryVerifier, ReviewedVerification, SessionVerification, VerifyFinding } from '@oh/memory';
+import { isMemoryError, openVerifier } from '@oh/memory';
+import type { MemoryVerifier, SessionVerification, VerifyFinding } from '@oh/memory';
 import { ConfigError, loadConfig } from './config.ts';
 import type { Config } from './config.ts';
 import { createLogger } from './log.ts';
+import { verifyReviewed } from './reviewed/verify.ts';
+import type { ReviewedVerification } from './reviewed/verify.ts';
 import { openAppDatabase, openEmbeddings } from './stores.ts';
 
 export const USAGE = `usage: pnpm --filter @sponge/api verify [-- [--repair] [--session <id>]...]

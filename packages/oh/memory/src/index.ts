@@ -54,14 +54,17 @@ export type { PurgerOptions } from './purger.ts';
 export type { ReviewedKnowledgeOptions } from './reviewed.ts';
 
 export { MemoryError, isMemoryError, isUnavailable } from './errors.ts';
+// For an application keeping tables of its own beside the store's (Sponge's reviewed knowledge):
+// a driver or SQL error as the MemoryError the store would throw (`unavailable`, `integrity`…).
+export { toMemoryError } from './errors.ts';
 export { applyMigrations, checkpointWal, isLockError, openDatabase } from './db/index.ts';
 export { canonicalJson, kindOf, recordDigest, shortDigest } from './records.ts';
 export { createMemoryStore } from './store.ts';
 export { createReviewedKnowledge, reviewDecisionInputSchema } from './reviewed.ts';
 export { openPurger } from './purger.ts';
 // The operator's `verify` command: replay every session's log, check what is derived, repair it.
-export { openVerifier, verifyReviewed } from './verifier.ts';
-export type { MemoryVerifier, RepairReport, ReviewedVerification, VerifierOptions } from './verifier.ts';
+export { openVerifier } from './verifier.ts';
+export type { MemoryVerifier, RepairReport, VerifierOptions } from './verifier.ts';
 export type { RecallLag, SessionVerification, VerifyFinding } from './verify.ts';
 
 // Recall (SPEC §5): the rebuildable libSQL vector index over a session's notes. The embedding

@@ -7,9 +7,6 @@
  * history or a tombstone; a finding there stays a finding. It refuses to rebuild from a log that
  * fails its own checks. Every write is ONE batch guarded by the session's state and version, so a
  * remember that commits meanwhile (another process) makes the repair a no-op instead of undoing it.
- *
- * `verifyReviewed` recomputes the digests of reviewed knowledge in the application database.
- * Reviewed records are facts: they are reported, never rewritten.
  */
 import type { Client, InStatement } from '@libsql/client';
 import { num, str } from './context.ts';
@@ -22,20 +19,12 @@ import {
   kindOf,
   parseStoredData,
   parseStoredLinks,
-  recordDigest,
 } from './records.ts';
 import { NOTE_VECTORS_TABLE, createRecallIndex } from './recall/index.ts';
 import type { EmbeddingAdapter } from '@oh/embeddings';
 import type { RecallIndex } from './recall/index.ts';
 import { inspect } from './verify.ts';
-import { hasTable } from './verify-vectors.ts';
-import type {
-  RepairPlan,
-  ReplayedNote,
-  SessionVerification,
-  VerifyContext,
-  VerifyFinding,
-} from './verify.ts';
+import type { RepairPlan, ReplayedNote, SessionVerification, VerifyContext } from './verify.ts';
 import type { Change } from './types.ts';
 
 export interface VerifierOptions {
@@ -63,12 +52,6 @@ export interface MemoryVerifier {
   /** Rebuilds the derived rows `verify` finds wrong; run `verify` again to confirm. */
   repair(sessionId: string): Promise<RepairReport>;
   close(): void;
-}
-
-export interface ReviewedVerification {
-  records: number;
-  decisions: number;
-  findings: VerifyFinding[];
 }
 
 /**
@@ -326,69 +309,5 @@ async function clearClosed(
   for (const [i, table] of plan.closedTables.entries()) {
     const key = table as keyof RepairReport['rebuilt'];
     report.rebuilt[key] += results[i]?.rowsAffected ?? 0;
-  }
-}
-
-/**
- * Recomputes the digest of every reviewed record and decision in the application database and
- * checks that each record carries its decision's digest. Read only.
- */
-export async function verifyReviewed(client: Client): Promise<ReviewedVerification> {
-  try {
-    const out: ReviewedVerification = { records: 0, decisions: 0, findings: [] };
-    for (const table of ['reviewed_records', 'reviewed_decisions'] as const) {
-      if (!(await hasTable(client, table))) continue;
-      for (let after = 0; ;) {
-        const rs = await client.execute({
-          sql: `SELECT rowid AS r, document_id, name, kind, text, data, links, digest FROM ${table} WHERE rowid > ? ORDER BY rowid LIMIT 500`,
-          args: [after],
-        });
-        for (const row of rs.rows) {
-          if (table === 'reviewed_records') out.records++;
-          else out.decisions++;
-          const name = str(row.name);
-          let digest: string | null = null;
-          try {
-            digest = recordDigest({
-              kind: kindOf(name),
-              name,
-              text: str(row.text),
-              data: parseStoredData(row.data),
-              links: parseStoredLinks(row.links),
-            });
-          } catch {
-            // unreadable data or links: reported below
-          }
-          if (digest !== str(row.digest) || str(row.kind) !== kindOf(name)) {
-            out.findings.push({
-              table,
-              name,
-              message: `${table}: ${name} of document ${str(row.document_id)} does not match its digest`,
-              repairable: false,
-            });
-          }
-          after = num(row.r);
-        }
-        if (rs.rows.length < 500) break;
-      }
-    }
-    if (out.records > 0) {
-      const rs = await client.execute(
-        `SELECT r.document_id, r.name FROM reviewed_records AS r LEFT JOIN reviewed_decisions AS d ON d.id = r.decision_id
-          WHERE d.id IS NULL OR d.digest IS NOT r.digest OR d.name IS NOT r.name OR d.decision <> 'accept'`,
-      );
-      for (const row of rs.rows) {
-        const name = str(row.name);
-        out.findings.push({
-          table: 'reviewed_records',
-          name,
-          message: `reviewed_records: ${name} of document ${str(row.document_id)} is not the record its accept decision reviewed`,
-          repairable: false,
-        });
-      }
-    }
-    return out;
-  } catch (error) {
-    throw toMemoryError(error, 'verifying reviewed knowledge');
   }
 }

@@ -4,12 +4,11 @@
  * found, named and, where it is a copy, rebuilt.
  */
 import { describe, expect, it } from 'vitest';
-import { createClient } from '@libsql/client';
 import type { Client } from '@libsql/client';
 import { createLocalEmbeddingAdapter } from '@oh/embeddings';
 import { renderNote } from './recall/index.ts';
 import { openDatabase } from './db/index.ts';
-import { openVerifier, repair, verifyReviewed } from './verifier.ts';
+import { openVerifier, repair } from './verifier.ts';
 import { inspect } from './verify.ts';
 import type { MemoryVerifier } from './verifier.ts';
 import { adds, withHarness } from './test-support.ts';
@@ -404,44 +403,4 @@ describe('verify', () => {
         expect(problems).toMatch(/note_changes holds changes of version 2, which the log does not have/);
       }),
     ));
-});
-
-describe('verifyReviewed', () => {
-  it('recomputes every reviewed digest and names a record whose content changed', () =>
-    withHarness(async (h) => {
-      const decide = (name: string, text: string) =>
-        h.reviewed.decide({
-          documentId: 'doc:d',
-          reviewerId: 'user:o',
-          decision: 'accept',
-          comment: 'ok',
-          record: { name, text, data: { n: 1 } },
-          sourceDocumentId: 'doc:s',
-          passage: 'p',
-        });
-      await decide('finding:a', 'A');
-      await decide('finding:b', 'B');
-      const app = createClient({ url: h.appUrl });
-      try {
-        expect(await verifyReviewed(app)).toEqual({ records: 2, decisions: 2, findings: [] });
-        await app.execute('DROP TRIGGER reviewed_records_end_once');
-        await app.execute(
-          `UPDATE reviewed_records SET text = 'not what was reviewed' WHERE name = 'finding:b'`,
-        );
-        const report = await verifyReviewed(app);
-        expect(report.findings.map((f) => [f.table, f.name])).toEqual([['reviewed_records', 'finding:b']]);
-        expect(report.findings[0]?.message).toMatch(/finding:b of document doc:d does not match its digest/);
-      } finally {
-        app.close();
-      }
-    }));
-
-  it('is empty on a database without reviewed knowledge', async () => {
-    const app = createClient({ url: ':memory:' });
-    try {
-      expect(await verifyReviewed(app)).toEqual({ records: 0, decisions: 0, findings: [] });
-    } finally {
-      app.close();
-    }
-  });
 });

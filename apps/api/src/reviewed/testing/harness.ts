@@ -1,0 +1,88 @@
+/**
+ * Test harness for reviewed knowledge: the application database and the memory database as
+ * libSQL files in a temp folder, a movable clock, Sponge's reviewed knowledge on the one and Oh's
+ * notebook store reading it on the other, and ONE place that closes everything and removes the
+ * folder, whatever the test did.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MemoryError, createMemoryStore, createReviewedKnowledge } from '@oh/memory';
+import type { AgentContext, MemoryStore, OpenSessionInput, ReviewedKnowledge, SessionInfo } from '@oh/memory';
+
+const TEST_SECRET = 'reviewed-test-token-secret-0123456789abcdef';
+
+export interface Clock {
+  now: () => Date;
+  advance: (ms: number) => void;
+}
+
+export interface ReviewedHarness {
+  dir: string;
+  /** The application database (sponge.db), where reviewed knowledge lives. */
+  appUrl: string;
+  clock: Clock;
+  reviewed: ReviewedKnowledge;
+  /** Oh's store on its own memory database, reading `reviewed`. */
+  store: MemoryStore;
+  /** Opens a session (owner o, document d) and returns it with an agent context. */
+  session(input?: Partial<OpenSessionInput>): Promise<{ info: SessionInfo; ctx: AgentContext }>;
+}
+
+export async function withReviewed<T>(fn: (h: ReviewedHarness) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), 'sponge-reviewed-'));
+  const closers: Array<() => void> = [];
+  let t = Date.now();
+  const clock: Clock = { now: () => new Date(t), advance: (ms) => void (t += ms) };
+  const appUrl = `file:${join(dir, 'sponge.db')}`;
+  try {
+    const reviewed = await createReviewedKnowledge({ url: appUrl, now: clock.now });
+    closers.push(() => reviewed.close());
+    const store = await createMemoryStore({
+      url: `file:${join(dir, 'memory.db')}`,
+      tokenSecret: TEST_SECRET,
+      reviewed,
+      now: clock.now,
+    });
+    closers.push(() => store.close());
+    let runs = 0;
+    return await fn({
+      dir,
+      appUrl,
+      clock,
+      reviewed,
+      store,
+      async session(input = {}) {
+        runs++;
+        const info = await store.openSession({
+          ownerId: 'user:o',
+          documentId: 'doc:d',
+          runId: `run:${runs}`,
+          pinnedRevision: 0,
+          ...input,
+        });
+        return { info, ctx: { sessionId: info.id, author: `agent:run-${runs}` } };
+      },
+    });
+  } finally {
+    for (const close of closers.reverse()) {
+      try {
+        close();
+      } catch {
+        // closing is best effort; the folder goes anyway
+      }
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The MemoryError a call was refused with; fails the test when the call succeeded. */
+export async function failure(promise: Promise<unknown>): Promise<MemoryError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof MemoryError) return error;
+    throw new Error(`expected a MemoryError, got ${String(error)}`, { cause: error });
+  }
+  throw new Error('expected the call to be refused, but it succeeded');
+}
