@@ -7,12 +7,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import type { Candidate, Conflict } from './answer-rows.ts';
 import type { StoreContext } from './context.ts';
 import { MemoryError } from './errors.ts';
 import { numberAnswer, toQueryRows } from './conflicts.ts';
-import type { Answer, Conflict } from './conflicts.ts';
+import type { Answer } from './conflicts.ts';
 import { computeAnswer, conflictGraph, computePage, positionSchema } from './questions.ts';
-import type { AsOf, Candidate, Position, QuestionParams } from './questions.ts';
+import type { AsOf, Position, QuestionParams } from './questions.ts';
 import { shortDigest } from './records.ts';
 import { describeMark } from './reviewed-marks.ts';
 import { LIMITS, explainInputSchema, queryInputSchema } from '@oh/schema';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { linkConflicts, numberAnswer, revisionConflict, toQueryRows } from './conflicts.ts';
 import type { ConflictReads } from './conflicts.ts';
-import type { Candidate } from './questions.ts';
+import type { Candidate } from './answer-rows.ts';
+import { kindOf } from './records.ts';
 import type { RevisionPair } from './reviewed-marks.ts';
 import type { Link } from './types.ts';
 
@@ -11,10 +12,10 @@ const digest = (c: string) => c.repeat(64);
 const contradicts = (to: string): Link => ({ rel: 'contradicts', to });
 
 function note(name: string, d: string | null, links: Link[] = []): Candidate {
-  return { source: 'note', kind: name.split(':')[0]!, name, digest: d, links, why: { t: 'counterpart' } };
+  return { source: 'note', kind: kindOf(name), name, digest: d, links, why: { t: 'counterpart' } };
 }
 function reviewed(name: string, d: string, links: Link[] = []): Candidate {
-  return { source: 'reviewed', kind: name.split(':')[0]!, name, digest: d, links, why: { t: 'counterpart' } };
+  return { source: 'reviewed', kind: kindOf(name), name, digest: d, links, why: { t: 'counterpart' } };
 }
 
 /** Reads over fixed rows (the notes live at V, the reviewed records in view), noting whose incoming links were asked for. */

@@ -11,23 +11,10 @@
  * questions.ts answers as of the answer's version V (notes from the change history and the link
  * index, reviewed records from the pinned view).
  */
-import type { Candidate } from './questions.ts';
+import { keyOf } from './answer-rows.ts';
+import type { Candidate, Conflict, RowKey } from './answer-rows.ts';
 import type { RevisionPair } from './reviewed-marks.ts';
-import type { QueryRow, RevisionMark } from './types.ts';
-
-export type Conflict =
-  | { t: 'digest'; name: string; noteDigest: string; reviewedDigest: string }
-  | { t: 'contradicts'; from: RowKey; to: RowKey }
-  /** `from` is the touched record, `to` the correction or retracted publication (both reviewed). */
-  | { t: 'revised'; from: RowKey; to: RowKey; mark: RevisionMark };
-
-export interface RowKey {
-  source: 'note' | 'reviewed';
-  name: string;
-}
-
-/** A row's identity: a note and a reviewed record may share a name, never a key. */
-export const keyOf = (k: RowKey): string => `${k.source}\u0000${k.name}`;
+import type { QueryRow } from './types.ts';
 
 /** The rows the graph looks up as of V, each as a counterpart row (`why` is `counterpart`). */
 export interface ConflictReads {

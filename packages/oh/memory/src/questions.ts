@@ -11,8 +11,10 @@
  * is "after (version, seq)" for change-ordered questions and "after name" for name-ordered ones.
  */
 import { z } from 'zod';
-import { keyOf, linkConflicts, numberAnswer, revisionConflict } from './conflicts.ts';
-import type { Answer, Conflict, ConflictGraph, ConflictReads, RowKey } from './conflicts.ts';
+import { keyOf } from './answer-rows.ts';
+import type { Candidate, Conflict, Why } from './answer-rows.ts';
+import { linkConflicts, numberAnswer, revisionConflict } from './conflicts.ts';
+import type { Answer, ConflictGraph, ConflictReads } from './conflicts.ts';
 import { num, str } from './context.ts';
 import type { StoreContext } from './context.ts';
 import { kindOf, parseStoredLinks } from './records.ts';
@@ -58,23 +60,6 @@ interface NoteAt {
   version: number;
   seq: number;
   author: string;
-}
-
-/** Why a row came back; explain turns it into a sentence. */
-export type Why =
-  | { t: 'note'; version: number; op: 'add' | 'replace'; author: string }
-  | { t: 'reviewed'; record: ReviewedRecord }
-  | { t: 'link'; from: string; rel: LinkRel; to: string }
-  | { t: 'conflict'; conflict: Conflict }
-  | { t: 'changed'; version: number; op: 'add' | 'replace' | 'remove'; author: string; since: number }
-  | { t: 'counterpart' };
-
-export interface Candidate extends RowKey {
-  kind: string;
-  digest: string | null;
-  /** The row's links as of V (empty for a removed note); used to find contradictions. */
-  links: Link[];
-  why: Why;
 }
 
 export interface Page {
