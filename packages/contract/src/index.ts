@@ -48,6 +48,7 @@ export type {
 export { cleanBody, cleanLine, textProblem, textSchema } from '@oh/schema';
 export type { TextKind } from '@oh/schema';
 export { inputBoundsProblem } from './input-bounds.ts';
+export { normalisePassage, passageOccursIn } from './passage.ts';
 export {
   TOOL_NAMES,
   modelToolDescriptors,

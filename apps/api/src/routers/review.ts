@@ -16,14 +16,13 @@
 import type { TRPCRouterRecord } from '@trpc/server';
 import { validateRecord } from '@oh/profiles';
 import type { RecordResult } from '@oh/profiles';
-import { LIMITS, kindOf, ownerInputs } from '@sponge/contract';
+import { LIMITS, kindOf, normalisePassage, ownerInputs, passageOccursIn } from '@sponge/contract';
 import type { JsonValue, Link, ReviewDecideInput } from '@sponge/contract';
 import { requireOwnedDocument } from '../access.ts';
 import { getVisibleDocument } from '../data/documents.ts';
 import { getInstalledProfile, installedPack } from '../data/profiles.ts';
 import type { AppDeps } from '../deps.ts';
 import { ApiError, notFound } from '../errors.ts';
-import { normalisePassage, passageOccursIn } from '../passages.ts';
 import { reviewExport, reviewExportInputSchema, reviewHistory } from '../review-history.ts';
 import { linkIssues, referenceLinks } from '../review-links.ts';
 import type { ReferenceLink } from '../review-links.ts';

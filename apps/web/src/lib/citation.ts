@@ -1,8 +1,7 @@
 // A passage a reviewer selected on a document page, kept for the review workbench, which opens
 // later from a working note in the Memory panel (possibly of another document). Kept in
 // sessionStorage: it belongs to this tab's review work and leaves with it.
-import { LIMITS } from '@sponge/contract';
-import { normalisePassage } from './passage.ts';
+import { LIMITS, normalisePassage } from '@sponge/contract';
 
 export interface Citation {
   documentId: string;

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { passageOccursIn } from './passage.ts';
 import { buildFields, issuesAt, prefill, primaryTextField, proposedName } from './review-form.ts';
 import type { FieldPreview } from './review-form.ts';
 
@@ -109,13 +108,5 @@ describe('names, issues and passages', () => {
     ];
     expect(issuesAt(issues, 'fields.effect')).toEqual(['unit: required', 'bad']);
     expect(issuesAt(issues, 'passage')).toEqual(['passage not found in the source']);
-  });
-
-  it('checks a passage on whitespace-normalised text, exactly otherwise', () => {
-    const source = 'Recovery was uneven.\n\nSites with high densities of grazing fish regained a third.';
-    expect(passageOccursIn('uneven. Sites   with high', source)).toBe(true);
-    expect(passageOccursIn('uneven.\nSites with high', source)).toBe(true);
-    expect(passageOccursIn('Uneven. sites with high', source)).toBe(false);
-    expect(passageOccursIn('   ', source)).toBe(false);
   });
 });

@@ -1,9 +1,8 @@
-import { LIMITS } from '@sponge/contract';
+import { LIMITS, passageOccursIn } from '@sponge/contract';
 import { useQuery } from '@tanstack/react-query';
 import { useId, useRef, useState } from 'react';
 import { keptCitation } from '../../lib/citation.ts';
 import { errorMessage } from '../../lib/errors.ts';
-import { passageOccursIn } from '../../lib/passage.ts';
 import { trpc } from '../../trpc.ts';
 import { DocumentText } from '../document-text.tsx';
 import { FieldErrors } from './field-errors.tsx';
