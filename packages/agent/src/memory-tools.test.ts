@@ -6,6 +6,7 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { kindOf } from '@sponge/contract';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryTools } from './memory-tools.ts';
 import type { MemoryToolsEvent, MemoryToolsOptions } from './memory-tools.ts';
@@ -59,7 +60,7 @@ const answer = (
 const noteRow = (row: number, name: string, digest: string | null) => ({
   row,
   source: 'note',
-  kind: name.split(':')[0],
+  kind: kindOf(name),
   name,
   digest,
   conflicts: [],

@@ -5,6 +5,7 @@
  */
 import { getPack } from '@oh/profiles';
 import type { AgentContext, Change, JsonValue } from '@oh/memory';
+import { kindOf } from '@sponge/contract';
 import type { AppDeps } from '../deps.ts';
 import { insertDocument, publishDocument, shareDocument } from '../data/documents.ts';
 import { installProfile } from '../data/profiles.ts';
@@ -63,7 +64,7 @@ export async function seedDemo(deps: AppDeps): Promise<{ documents: number; runI
     decideReview(deps, 'user-ada', {
       documentId: REEF_DOCUMENT_ID,
       profile: research.name,
-      kind: name.slice(0, name.indexOf(':')),
+      kind: kindOf(name),
       name,
       text,
       fields,

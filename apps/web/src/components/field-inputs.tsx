@@ -1,3 +1,4 @@
+import { kindOf } from '@sponge/contract';
 import { useId } from 'react';
 import { isScalar, listByLines } from '../lib/review-form.ts';
 import type { CodecSpec, FieldPreview, FormValues, SubField } from '../lib/review-form.ts';
@@ -179,8 +180,7 @@ function FieldInput({
     );
   } else {
     const listId = spec.type === 'ref' ? `${id}-names` : undefined;
-    const suggestions =
-      spec.type === 'ref' ? knownNames.filter((n) => spec.kinds.includes(n.slice(0, n.indexOf(':')))) : [];
+    const suggestions = spec.type === 'ref' ? knownNames.filter((n) => spec.kinds.includes(kindOf(n))) : [];
     control = (
       <>
         <input

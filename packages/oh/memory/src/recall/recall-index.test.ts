@@ -17,6 +17,7 @@ import {
   deleteRecallSessionData,
   recallDeleteStatements,
 } from './schema.ts';
+import { kindOf } from '../records.ts';
 import type { RecallNote } from './render.ts';
 
 let dir: string;
@@ -45,7 +46,7 @@ function open(extra: Partial<RecallIndexOptions> = {}): RecallIndex {
 
 /** A note whose digest is derived from its content, as the store's would be. */
 function note(name: string, text: string, data: RecallNote['data'] = null): RecallNote {
-  const kind = name.split(':')[0]!;
+  const kind = kindOf(name);
   const digest = createHash('sha256')
     .update(JSON.stringify([kind, name, text, data]))
     .digest('hex');

@@ -15,6 +15,7 @@ import type { Client } from '@libsql/client';
 import { EmbeddingError } from '@oh/embeddings';
 import { createCloudEmbeddingAdapter } from '@oh/embeddings';
 import { createRecallIndex } from './recall-index.ts';
+import { kindOf } from '../records.ts';
 import type { RecallNote } from './render.ts';
 import { parseRetryAfter } from '@oh/embeddings';
 
@@ -45,7 +46,7 @@ async function overloadedEndpoint(headers: Record<string, string> = {}) {
 }
 
 const note = (name: string, text: string): RecallNote => ({
-  kind: name.split(':')[0]!,
+  kind: kindOf(name),
   name,
   text,
   data: null,

@@ -2,7 +2,7 @@
  * The string codecs checked against their spec's own terms: text (length, pattern), enum (the
  * listed values) and ref (a record name of the listed kinds).
  */
-import { NAME_RE } from '@oh/schema';
+import { NAME_RE, kindOf } from '@oh/schema';
 import { fail, orList, pass, show, typeOf } from './checked.ts';
 import type { Checked } from './checked.ts';
 import type { EnumSpec, RefSpec, TextSpec } from './spec.ts';
@@ -39,7 +39,7 @@ export function checkRef(input: unknown, spec: RefSpec): Checked<string> {
       `${show(input)} is not a record name: kind:slug, kind [a-z][a-z0-9-]{0,31}, slug [a-z0-9][a-z0-9._-]{0,95}`,
     );
   }
-  const kind = input.slice(0, input.indexOf(':'));
+  const kind = kindOf(input);
   if (!spec.kinds.includes(kind)) return fail(`${input} refers to a ${kind}; expected a ${expected}`);
   return pass(input);
 }
