@@ -37,7 +37,6 @@ export async function prepareDocumentIndex(
 
 export interface DocumentToIndex {
   id: string;
-  ownerId: string;
   title: string;
   abstract: string;
   pages: string[];
@@ -49,7 +48,7 @@ export async function nextDocumentToIndex(
   skip: ReadonlySet<string>,
 ): Promise<DocumentToIndex | null> {
   const rs = await db.execute({
-    sql: `SELECT id, owner_id, title, abstract, text, page_starts FROM documents
+    sql: `SELECT id, title, abstract, text, page_starts FROM documents
           WHERE index_state = 'indexing' AND removed_at IS NULL
             AND id NOT IN (SELECT value FROM json_each(?))
           ORDER BY created_at, id LIMIT 1`,
@@ -60,7 +59,6 @@ export async function nextDocumentToIndex(
   const pageStarts = (JSON.parse(String(r.page_starts)) as unknown[]).map(Number);
   return {
     id: String(r.id),
-    ownerId: String(r.owner_id),
     title: String(r.title),
     abstract: String(r.abstract),
     pages: splitPages(String(r.text), pageStarts),

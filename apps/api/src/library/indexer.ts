@@ -34,13 +34,7 @@ export interface Indexer {
   stop(): Promise<void>;
 }
 
-export function createIndexer(options: {
-  db: Client;
-  adapter: EmbeddingAdapter;
-  log: IndexerLog;
-  /** Called after a document became ready (the search index of its owner is then stale). */
-  onReady?: (ownerId: string) => void;
-}): Indexer {
+export function createIndexer(options: { db: Client; adapter: EmbeddingAdapter; log: IndexerLog }): Indexer {
   const { db, adapter, log } = options;
   let running: Promise<void> | null = null;
   let again = false;
@@ -65,8 +59,7 @@ export function createIndexer(options: {
       const doc = await nextDocumentToIndex(db, failedNow);
       if (!doc) return;
       try {
-        const done = await indexOne(doc);
-        if (done) options.onReady?.(doc.ownerId);
+        await indexOne(doc);
       } catch (err) {
         failedNow.add(doc.id);
         if (isLockError(err)) {
@@ -85,15 +78,15 @@ export function createIndexer(options: {
     }
   }
 
-  /** True when the document became ready; false when stopped or removed meanwhile. */
-  async function indexOne(doc: DocumentToIndex): Promise<boolean> {
+  /** Chunks, embeds and writes one document, then marks it ready (unless stopped meanwhile). */
+  async function indexOne(doc: DocumentToIndex): Promise<void> {
     const chunks = chunkDocument(doc);
     const key = { id: doc.id, digest: contentDigest(doc), model: adapter.id };
     const have = await storedChunks(db, doc.id, key.digest, key.model);
     const todo = chunks.filter((c) => !have.has(c.chunk));
     let done = chunks.length - todo.length;
     for (let i = 0; i < todo.length; i += EMBED_BATCH) {
-      if (stopped) return false;
+      if (stopped) return;
       const batch = todo.slice(i, i + EMBED_BATCH);
       const vectors = await adapter.embed(batch.map((c) => embeddingText(doc.title, c)));
       if (vectors.length !== batch.length)
@@ -108,9 +101,8 @@ export function createIndexer(options: {
         { done, total: chunks.length },
       );
     }
-    if (stopped) return false;
+    if (stopped) return;
     await markReady(db, key, chunks.length);
-    return true;
   }
 
   function loop(): Promise<void> {
