@@ -18,8 +18,6 @@ export {
   NOTE_VECTORS_TABLE,
   RECALL_EVENTS_TABLE,
   RECALL_TABLES,
-  RECALL_VECTOR_INDEX,
-  RECALL_VECTOR_INDEX_SETTINGS,
 } from './schema.ts';
 export type { RecallHit, RecallSearchOptions } from './search.ts';
 export type { RecallQueueOptions } from './queue.ts';

@@ -12,7 +12,6 @@ import { createRecallIndex } from './recall-index.ts';
 import type { RecallIndex, RecallIndexOptions } from './recall-index.ts';
 import {
   RECALL_TABLES,
-  RECALL_VECTOR_INDEX,
   applyRecallSchema,
   deleteRecallSessionData,
   recallDeleteStatements,
@@ -474,31 +473,6 @@ describe('recall index on libSQL', () => {
     await expect(open({ adapter: bad }).index('s1', NOTES)).rejects.toThrow(/length 10, expected 64/);
   });
 
-  it('with the optional libSQL vector index, gives the exact answers', async () => {
-    const exact = open();
-    const ann = open({ vectorIndex: true });
-    await ann.init();
-    const idx = await client.execute({
-      sql: `SELECT name FROM sqlite_master WHERE type = 'index' AND name = ?`,
-      args: [RECALL_VECTOR_INDEX],
-    });
-    expect(idx.rows).toHaveLength(1);
-    const many = Array.from({ length: 60 }, (_, i) =>
-      note(`finding:n-${i}`, `coral note number ${i} about reef ${i % 7}`),
-    );
-    await ann.index('s1', [...NOTES, ...many]);
-    await ann.index('s2', many);
-    const current = digestsOf([...NOTES, ...many]);
-    for (const q of ['coral bleaching 2016', 'reef 3', 'sea surface temperature']) {
-      const a = await ann.search('s1', q, { currentDigests: current, limit: 5 });
-      const e = await exact.search('s1', q, { currentDigests: current, limit: 5 });
-      expect(a).toEqual(e);
-    }
-    await ann.deleteSession('s1');
-    expect(await rows('s1')).toEqual([]);
-    expect(await ann.search('s1', 'reef 3', { currentDigests: current })).toEqual([]);
-  });
-
   it('records its migrations under `recall`: opening again applies nothing', async () => {
     const recorded = async () =>
       (
@@ -514,20 +488,8 @@ describe('recall index on libSQL', () => {
       [2, '002_note_vectors (F32_BLOB(64))', at.toISOString()],
     ]);
     await open().init();
-    expect(await applyRecallSchema(client, { dimensions: 64, vectorIndex: false })).toEqual({ applied: [] });
+    expect(await applyRecallSchema(client, { dimensions: 64 })).toEqual({ applied: [] });
     expect(await recorded()).toEqual(first);
-
-    // The DiskANN index is its own derived step, built by the first index that asks for it.
-    await open({ vectorIndex: true }).init();
-    expect((await recorded()).map(([id, name]) => [id, name])).toEqual([
-      [1, '001_recall_events'],
-      [2, '002_note_vectors (F32_BLOB(64))'],
-      [
-        3,
-        `003_note_vectors_ann (libsql_vector_idx(metric=cosine, compress_neighbors=float8, max_neighbors=32))`,
-      ],
-    ]);
-    expect(await applyRecallSchema(client, { dimensions: 64, vectorIndex: true })).toEqual({ applied: [] });
   });
 
   it('opens a database indexed before recall was migrated (tables present, nothing on record)', async () => {

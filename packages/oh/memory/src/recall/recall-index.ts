@@ -28,7 +28,7 @@ import type { BackgroundErrorListener, RecallQueueOptions } from './queue.ts';
 import { renderNote } from './render.ts';
 import type { RecallNote } from './render.ts';
 import { NOTE_VECTORS_TABLE, RECALL_EVENTS_TABLE, applyRecallSchema } from './schema.ts';
-import { isZero, nearestNotes, searchLimit, vectorBlob } from './search.ts';
+import { isZero, searchLimit, vectorBlob } from './search.ts';
 import { createSessionVectors } from './session-vectors.ts';
 import type { SessionVectorOptions } from './session-vectors.ts';
 import type { RecallHit, RecallSearchOptions } from './search.ts';
@@ -78,14 +78,6 @@ export interface RecallIndexOptions {
   /** The memory database's client. The index creates its own tables in it. */
   client: Client;
   adapter: EmbeddingAdapter;
-  /**
-   * Also create a libSQL DiskANN vector index and try `vector_top_k` first (falling back to the
-   * exact scan when it yields too few rows of the session). Off by default: the index is global
-   * (it cannot be restricted to one session), makes every write several times slower and the
-   * database many times larger, while the exact per-session scan is already fast at the
-   * 10,000-notes-per-session cap. See the benchmark.
-   */
-  vectorIndex?: boolean;
   queue?: RecallQueueOptions;
   /** Recall events kept per session (oldest pruned); 200 by default. */
   eventsPerSession?: number;
@@ -164,7 +156,6 @@ export function createRecallIndex(options: RecallIndexOptions): RecallIndex {
   const { client, adapter } = options;
   const dims = adapter.dimensions;
   const model = adapter.id;
-  const useAnn = options.vectorIndex ?? false;
   // The exact scan runs over in-memory copies of the session's vectors (session-vectors.ts).
   const copies = createSessionVectors(options.sessionVectors);
   const now = options.now ?? (() => new Date());
@@ -203,7 +194,7 @@ export function createRecallIndex(options: RecallIndexOptions): RecallIndex {
   };
 
   function init(): Promise<void> {
-    ready ??= applyRecallSchema(client, { dimensions: dims, vectorIndex: useAnn }, now).then(
+    ready ??= applyRecallSchema(client, { dimensions: dims }, now).then(
       () => undefined,
       (err: unknown) => {
         ready = undefined;
@@ -367,9 +358,7 @@ export function createRecallIndex(options: RecallIndexOptions): RecallIndex {
     await init();
     const [query] = await embed([text]);
     if (query === undefined || isZero(query)) return [];
-    return useAnn
-      ? nearestNotes(client, { sessionId, model, query, limit, current, useAnn })
-      : copies.nearest(client, { sessionId, model, query, limit, current });
+    return copies.nearest(client, { sessionId, model, query, limit, current });
   }
 
   async function rebuild(

@@ -1,8 +1,7 @@
 /**
  * Recall latency benchmark (not part of the tests).
  *
- *   cd packages/oh/memory && npx tsx src/recall/recall.bench.ts          # exact scan (the default)
- *   cd packages/oh/memory && npx tsx src/recall/recall.bench.ts --ann    # also the libSQL DiskANN index (slow to build)
+ *   cd packages/oh/memory && npx tsx src/recall/recall.bench.ts
  *   cd packages/oh/memory && npx tsx src/recall/recall.bench.ts --cache-mb=64   # with PRAGMA cache_size
  *
  * The client is opened like the store opens embedded files: one connection, WAL.
@@ -24,15 +23,15 @@ import { createRecallIndex } from './recall-index.ts';
 import type { RecallNote } from './render.ts';
 
 const SIZES = [1_000, 10_000];
-const USAGE = 'usage: tsx src/recall/recall.bench.ts [--ann] [--cache-mb=<MiB>]';
-const FLAGS = { ann: { type: 'boolean' }, 'cache-mb': { type: 'string' } } as const;
+const USAGE = 'usage: tsx src/recall/recall.bench.ts [--cache-mb=<MiB>]';
+const FLAGS = { 'cache-mb': { type: 'string' } } as const;
 
 function usage(problem: string): never {
   console.error(`${problem}\n${USAGE}`);
   process.exit(2);
 }
 
-function parseFlags(): { withAnn: boolean; cacheMb: number } {
+function parseFlags(): { cacheMb: number } {
   let parsed;
   try {
     parsed = parseArgs({ options: FLAGS, strict: true });
@@ -41,10 +40,10 @@ function parseFlags(): { withAnn: boolean; cacheMb: number } {
   }
   const cache = parsed.values['cache-mb'] ?? '0';
   if (!/^\d+$/.test(cache)) usage(`--cache-mb takes a whole number of MiB, not ${JSON.stringify(cache)}`);
-  return { withAnn: parsed.values.ann ?? false, cacheMb: Number(cache) };
+  return { cacheMb: Number(cache) };
 }
 
-const { withAnn, cacheMb } = parseFlags();
+const { cacheMb } = parseFlags();
 
 const WORDS = (
   'coral reef bleaching heat stress cover survey transect manta tow region recovery cyclone starfish ' +
@@ -106,66 +105,58 @@ const table: Row[] = [];
 try {
   const queries = fixture.queries.map((q) => q.text);
   const adapter = createLocalEmbeddingAdapter();
-  const variants = withAnn ? [false, true] : [false];
-  for (const ann of variants) {
-    for (const size of SIZES) {
-      const file = join(dir, `recall-${ann ? 'ann' : 'exact'}-${size}.db`);
-      const client = createClient({ url: `file:${file}`, concurrency: 1 });
-      await client.execute('PRAGMA journal_mode = WAL');
-      if (cacheMb > 0) await client.execute(`PRAGMA cache_size = -${cacheMb * 1024}`);
-      const recall = createRecallIndex({ client, adapter, vectorIndex: ann });
-      const notes = syntheticNotes(size);
-      const sessionId = `bench-${size}`;
-      const started = performance.now();
-      for (let i = 0; i < notes.length; i += 500) await recall.index(sessionId, notes.slice(i, i + 500));
-      const build = (performance.now() - started) / 1000;
-      const currentDigests = new Map(notes.map((n) => [n.name, n.digest]));
+  for (const size of SIZES) {
+    const file = join(dir, `recall-${size}.db`);
+    const client = createClient({ url: `file:${file}`, concurrency: 1 });
+    await client.execute('PRAGMA journal_mode = WAL');
+    if (cacheMb > 0) await client.execute(`PRAGMA cache_size = -${cacheMb * 1024}`);
+    const recall = createRecallIndex({ client, adapter });
+    const notes = syntheticNotes(size);
+    const sessionId = `bench-${size}`;
+    const started = performance.now();
+    for (let i = 0; i < notes.length; i += 500) await recall.index(sessionId, notes.slice(i, i + 500));
+    const build = (performance.now() - started) / 1000;
+    const currentDigests = new Map(notes.map((n) => [n.name, n.digest]));
 
-      let q = 0;
-      const bench = new Bench({ iterations: 200, time: 2_000, warmup: true });
-      const label = ann ? 'search, DiskANN index + fallback' : 'search, exact scan';
-      bench.add(label, async () => {
-        await recall.search(sessionId, queries[q++ % queries.length]!, { limit: 10, currentDigests });
-      });
-      bench.add('query embedding only (local)', async () => {
-        await adapter.embed([queries[q++ % queries.length]!]);
-      });
-      await bench.run();
-      // CPU time per search: close to the latency on an idle machine, whatever the load now.
-      const cpu = new Map<string, number>();
-      for (const [name, fn] of [
-        [
-          label,
-          () => recall.search(sessionId, queries[q++ % queries.length]!, { limit: 10, currentDigests }),
-        ],
-        ['query embedding only (local)', () => adapter.embed([queries[q++ % queries.length]!])],
-      ] as const) {
-        const before = process.cpuUsage();
-        for (let i = 0; i < 50; i++) await fn();
-        const used = process.cpuUsage(before);
-        cpu.set(name, (used.user + used.system) / 1000 / 50);
-      }
-      for (const task of bench.tasks) {
-        const r = task.result;
-        if (r.state !== 'completed') throw new Error(`${task.name}: ${r.state}`);
-        table.push({
-          case: task.name,
-          notes: size,
-          'build (s)': task.name.startsWith('search') ? build.toFixed(1) : '',
-          'p50 (ms)': r.latency.p50.toFixed(2),
-          'p99 (ms)': r.latency.p99.toFixed(2),
-          'mean (ms)': r.latency.mean.toFixed(2),
-          'cpu/op (ms)': (cpu.get(task.name) ?? Number.NaN).toFixed(2),
-          samples: r.latency.samplesCount,
-        });
-      }
-      recall.close();
-      client.close();
-      const mb = (statSync(file).size + (safeSize(`${file}-wal`) ?? 0)) / 1e6;
-      console.log(
-        `${ann ? 'ann' : 'exact'} ${size}: indexed in ${build.toFixed(1)} s, database ${mb.toFixed(1)} MB`,
-      );
+    let q = 0;
+    const bench = new Bench({ iterations: 200, time: 2_000, warmup: true });
+    const label = 'search, exact scan';
+    bench.add(label, async () => {
+      await recall.search(sessionId, queries[q++ % queries.length]!, { limit: 10, currentDigests });
+    });
+    bench.add('query embedding only (local)', async () => {
+      await adapter.embed([queries[q++ % queries.length]!]);
+    });
+    await bench.run();
+    // CPU time per search: close to the latency on an idle machine, whatever the load now.
+    const cpu = new Map<string, number>();
+    for (const [name, fn] of [
+      [label, () => recall.search(sessionId, queries[q++ % queries.length]!, { limit: 10, currentDigests })],
+      ['query embedding only (local)', () => adapter.embed([queries[q++ % queries.length]!])],
+    ] as const) {
+      const before = process.cpuUsage();
+      for (let i = 0; i < 50; i++) await fn();
+      const used = process.cpuUsage(before);
+      cpu.set(name, (used.user + used.system) / 1000 / 50);
     }
+    for (const task of bench.tasks) {
+      const r = task.result;
+      if (r.state !== 'completed') throw new Error(`${task.name}: ${r.state}`);
+      table.push({
+        case: task.name,
+        notes: size,
+        'build (s)': task.name.startsWith('search') ? build.toFixed(1) : '',
+        'p50 (ms)': r.latency.p50.toFixed(2),
+        'p99 (ms)': r.latency.p99.toFixed(2),
+        'mean (ms)': r.latency.mean.toFixed(2),
+        'cpu/op (ms)': (cpu.get(task.name) ?? Number.NaN).toFixed(2),
+        samples: r.latency.samplesCount,
+      });
+    }
+    recall.close();
+    client.close();
+    const mb = (statSync(file).size + (safeSize(`${file}-wal`) ?? 0)) / 1e6;
+    console.log(`${size}: indexed in ${build.toFixed(1)} s, database ${mb.toFixed(1)} MB`);
   }
   const [load1] = (await import('node:os')).loadavg();
   console.log(

@@ -1,8 +1,8 @@
 /**
  * The recall tables in the memory database, migrated under their own namespace by the store's
- * migration runner. `recall_events` is ordinary data; `note_vectors` and its optional DiskANN index
- * are derived migrations: the vector column is sized by the embedding adapter, so another
- * dimension rebuilds them (the vectors are a rebuildable copy; `catchUp` refills them).
+ * migration runner. `recall_events` is ordinary data; `note_vectors` is a derived migration: the
+ * vector column is sized by the embedding adapter, so another dimension rebuilds it (the vectors
+ * are a rebuildable copy; `catchUp` refills them).
  */
 import type { Client, InStatement, ResultSet } from '@libsql/client';
 import { applyMigrations } from '../db/index.ts';
@@ -12,19 +12,10 @@ export const NOTE_VECTORS_TABLE = 'note_vectors';
 export const RECALL_EVENTS_TABLE = 'recall_events';
 /** Every table holding per-session recall data (all keyed by `session_id`). */
 export const RECALL_TABLES = [NOTE_VECTORS_TABLE, RECALL_EVENTS_TABLE] as const;
-/** The optional libSQL DiskANN index over `note_vectors.embedding` (see `vectorIndex`). */
-export const RECALL_VECTOR_INDEX = 'note_vectors_ann';
-/** DiskANN settings: compressed neighbours keep writes ~4 ms and the index ~20 KB per row. */
-export const RECALL_VECTOR_INDEX_SETTINGS = [
-  'metric=cosine',
-  'compress_neighbors=float8',
-  'max_neighbors=32',
-];
-
 export const RECALL_NAMESPACE = 'recall';
 
-/** What the recall migrations are built for: the adapter's vector length, and the DiskANN index or not. */
-type RecallSchemaSettings = { dimensions: number; vectorIndex: boolean };
+/** What the recall migrations are built for: the adapter's vector length. */
+type RecallSchemaSettings = { dimensions: number };
 
 /** Released migrations are never edited: add a new entry instead (derived ones rebuild by shape). */
 export const RECALL_MIGRATIONS: readonly Migration[] = [
@@ -65,22 +56,6 @@ export const RECALL_MIGRATIONS: readonly Migration[] = [
     },
     drop: [`DROP TABLE IF EXISTS ${NOTE_VECTORS_TABLE}`],
   },
-  {
-    // Only a process that asks for the index builds it; the others leave it as it is (an index
-    // opened without it shares the database with one that uses it).
-    name: '003_note_vectors_ann',
-    derive: ({ vectorIndex }) => {
-      if (vectorIndex !== true) return undefined;
-      const options = RECALL_VECTOR_INDEX_SETTINGS.map((s) => `'${s}'`).join(', ');
-      return {
-        shape: `libsql_vector_idx(${RECALL_VECTOR_INDEX_SETTINGS.join(', ')})`,
-        statements: [
-          `CREATE INDEX ${RECALL_VECTOR_INDEX} ON ${NOTE_VECTORS_TABLE} (libsql_vector_idx(embedding, ${options}))`,
-        ],
-      };
-    },
-    drop: [`DROP INDEX IF EXISTS ${RECALL_VECTOR_INDEX}`],
-  },
 ];
 
 /**
@@ -88,7 +63,7 @@ export const RECALL_MIGRATIONS: readonly Migration[] = [
  * `_migrations` under `recall`).
  *
  * @example
- * await applyRecallSchema(client, { dimensions: adapter.dimensions, vectorIndex: false });
+ * await applyRecallSchema(client, { dimensions: adapter.dimensions });
  */
 export async function applyRecallSchema(
   client: Client,

@@ -1,11 +1,9 @@
 /**
- * Nearest notes of one session: an exact cosine scan of its stored vectors (libSQL
- * `vector_distance_cos`), or the optional DiskANN index first. Only rows whose digest is the
- * caller's current digest for that name are ever returned, so a stale vector is never a hit.
+ * What a recall search takes and gives, and the vector helpers the index shares. The search itself
+ * is an exact cosine scan of the session's vectors, in memory (session-vectors.ts). Only rows whose
+ * digest is the caller's current digest for that name are ever returned, so a stale vector is
+ * never a hit.
  */
-import { LibsqlError } from '@libsql/client';
-import type { Client, ResultSet } from '@libsql/client';
-import { NOTE_VECTORS_TABLE, RECALL_VECTOR_INDEX } from './schema.ts';
 
 export interface RecallHit {
   name: string;
@@ -33,83 +31,6 @@ export function searchLimit(text: string, opts: RecallSearchOptions): number {
   if (!(opts.currentDigests instanceof Map))
     throw new TypeError('recall: currentDigests (a Map of name → digest) is required');
   return limit;
-}
-
-export interface NearestQuery {
-  sessionId: string;
-  /** The adapter id: vectors of another model are never compared. */
-  model: string;
-  query: Float32Array;
-  limit: number;
-  current: ReadonlyMap<string, string>;
-  /** Try the DiskANN index first. */
-  useAnn: boolean;
-}
-
-/** The session's best current notes for the query vector, best first. */
-export async function nearestNotes(client: Client, q: NearestQuery): Promise<RecallHit[]> {
-  const { sessionId, model, limit, current } = q;
-  const query = vectorBlob(q.query);
-
-  const keep = (rows: ResultSet['rows']): RecallHit[] => {
-    const hits: RecallHit[] = [];
-    for (const r of rows) {
-      const name = String(r.name);
-      const digest = String(r.digest);
-      if (current.get(name) !== digest) continue; // stale or removed: never returned
-      hits.push({ name, digest, score: Math.round((1 - Number(r.d)) * 1e6) / 1e6 });
-      if (hits.length === limit) break;
-    }
-    return hits;
-  };
-
-  if (q.useAnn) {
-    const k = Math.min(Math.max(limit * 10, 100), 2_000);
-    try {
-      const rs = await client.execute({
-        sql: `SELECT name, digest, d FROM (
-                SELECT v.name AS name, v.digest AS digest,
-                       vector_distance_cos(v.embedding, vector32(?1)) AS d
-                FROM vector_top_k('${RECALL_VECTOR_INDEX}', vector32(?1), ?4) AS t
-                JOIN ${NOTE_VECTORS_TABLE} AS v ON v.rowid = t.id
-                WHERE v.session_id = ?2 AND v.model = ?3)
-              WHERE d IS NOT NULL ORDER BY d, name`,
-        args: [query, sessionId, model, k],
-      });
-      const hits = keep(rs.rows);
-      if (hits.length === limit) return hits;
-    } catch (error) {
-      // The index is missing or unusable: the exact scan below is always correct. Anything else
-      // (the database failing, a lock) would fail the scan too, and is the caller's to see.
-      if (!isUnusableIndex(error)) throw error;
-    }
-  }
-
-  // Exact scan of the session's vectors, best first. Stale rows are skipped in JS, so fetch a
-  // margin and widen the page in the rare case that many of the best rows are stale.
-  for (let page = limit + 32; ; page *= 4) {
-    const rs = await client.execute({
-      sql: `SELECT name, digest, d FROM (
-              SELECT name, digest, vector_distance_cos(embedding, vector32(?1)) AS d
-              FROM ${NOTE_VECTORS_TABLE} WHERE session_id = ?2 AND model = ?3)
-            WHERE d IS NOT NULL ORDER BY d, name LIMIT ?4`,
-      args: [query, sessionId, model, page],
-    });
-    const hits = keep(rs.rows);
-    if (hits.length === limit || rs.rows.length < page) return hits;
-  }
-}
-
-/**
- * What libSQL says when the DiskANN index cannot answer: it is missing (never built, dropped) or
- * its settings cannot be read ("vector index(search): failed to parse vector index parameters").
- */
-export function isUnusableIndex(error: unknown): boolean {
-  return (
-    error instanceof LibsqlError &&
-    error.code === 'SQLITE_ERROR' &&
-    /vector index|vector_top_k|no such (table|index)/i.test(error.message)
-  );
 }
 
 /** libSQL reads F32 blobs little-endian, as Float32Array is on every platform Node runs on. */

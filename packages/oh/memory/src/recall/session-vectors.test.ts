@@ -12,7 +12,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLocalEmbeddingAdapter } from '@oh/embeddings';
 import { createRecallIndex } from './recall-index.ts';
 import type { RecallNote } from './render.ts';
-import { nearestNotes } from './search.ts';
+import { NOTE_VECTORS_TABLE } from './schema.ts';
+import type { RecallHit } from './search.ts';
+import { vectorBlob } from './search.ts';
 import { createSessionVectors } from './session-vectors.ts';
 
 const WORDS =
@@ -30,6 +32,37 @@ afterEach(() => {
   client.close();
   rmSync(dir, { recursive: true, force: true });
 });
+
+/**
+ * The reference: the exact scan in SQL that recall ran before its copies moved into memory, best
+ * first, ties by name, a stale or removed note never a hit.
+ */
+async function sqlScan(
+  sessionId: string,
+  model: string,
+  query: Float32Array,
+  limit: number,
+  current: ReadonlyMap<string, string>,
+): Promise<RecallHit[]> {
+  const rs = await client.execute({
+    sql: `SELECT name, digest, d FROM (
+            SELECT name, digest, vector_distance_cos(embedding, vector32(?1)) AS d
+            FROM ${NOTE_VECTORS_TABLE} WHERE session_id = ?2 AND model = ?3)
+          WHERE d IS NOT NULL ORDER BY d, name`,
+    args: [vectorBlob(query), sessionId, model],
+  });
+  const hits: RecallHit[] = [];
+  for (const r of rs.rows) {
+    if (current.get(String(r.name)) !== String(r.digest)) continue;
+    hits.push({
+      name: String(r.name),
+      digest: String(r.digest),
+      score: Math.round((1 - Number(r.d)) * 1e6) / 1e6,
+    });
+    if (hits.length === limit) break;
+  }
+  return hits;
+}
 
 function note(i: number): RecallNote {
   const text = Array.from(
@@ -53,14 +86,7 @@ describe('recall in memory', () => {
       const text = `${WORDS[q % WORDS.length]} ${WORDS[(q * 3 + 1) % WORDS.length]} ${WORDS[(q * 5 + 2) % WORDS.length]}`;
       const mem = await ix.search('s1', text, { limit: 20, currentDigests: current });
       const [query] = await adapter.embed([text]);
-      const sql = await nearestNotes(client, {
-        sessionId: 's1',
-        model: adapter.id,
-        query: query!,
-        limit: 20,
-        current,
-        useAnn: false,
-      });
+      const sql = await sqlScan('s1', adapter.id, query!, 20, current);
       expect(mem.map((h) => h.name).length).toBe(sql.length);
       for (let i = 0; i < sql.length; i++) {
         // Same score at every rank; two notes may swap only where their scores tie to the rounding.
