@@ -3,11 +3,12 @@
  * Tests build one of these against temp files; nothing here is a module-level singleton.
  */
 import type { Client } from '@libsql/client';
-import type { MemoryStore, ReviewedKnowledge } from '@oh/memory';
+import type { MemoryStore } from '@oh/memory';
 import type { EmbeddingAdapter } from '@oh/embeddings';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Library } from './library/library.ts';
+import type { ReviewedKnowledge } from './reviewed/types.ts';
 
 export interface AppDeps {
   config: Config;

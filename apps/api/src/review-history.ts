@@ -5,7 +5,7 @@
  * be checked and cited outside the product (every record's digest recomputes from it).
  */
 import { canonicalJson } from '@oh/memory';
-import type { JsonValue, ReviewDecision, ReviewedRecord } from '@oh/memory';
+import type { JsonValue, ReviewedRecord } from '@oh/memory';
 import { kindOf, ownerInputs } from '@sponge/contract';
 import type { Link, OwnerInput } from '@sponge/contract';
 import { requireOwnedDocument } from './access.ts';
@@ -13,6 +13,7 @@ import { listVisibleDocuments } from './data/documents.ts';
 import { userNames } from './data/users.ts';
 import type { AppDeps } from './deps.ts';
 import { ApiError } from './errors.ts';
+import type { ReviewDecision } from './reviewed/types.ts';
 
 export const EXPORT_FORMAT = 'sponge-reviewed-knowledge/1';
 

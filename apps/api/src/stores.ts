@@ -1,26 +1,15 @@
 /**
- * Opening the stores of @oh/memory, in one place, so the rest of the API depends only on the
- * store's interfaces.
+ * Opening the stores of @oh/memory and Sponge's reviewed knowledge, in one place, so the rest of
+ * the API depends only on their interfaces.
  */
 import type { Client } from '@libsql/client';
-import {
-  applyMigrations,
-  createMemoryStore,
-  createReviewedKnowledge,
-  openDatabase,
-  openPurger,
-} from '@oh/memory';
+import { applyMigrations, createMemoryStore, openDatabase, openPurger } from '@oh/memory';
 import { createCloudEmbeddingAdapter, createLocalEmbeddingAdapter } from '@oh/embeddings';
-import type {
-  MemoryStore,
-  MemoryStoreOptions,
-  Migration,
-  Purger,
-  PurgerOptions,
-  ReviewedKnowledge,
-} from '@oh/memory';
+import type { MemoryStore, MemoryStoreOptions, Migration, Purger, PurgerOptions } from '@oh/memory';
 import type { EmbeddingAdapter } from '@oh/embeddings';
 import type { EmbeddingsConfig } from './config.ts';
+import { createReviewedKnowledge } from './reviewed/knowledge.ts';
+import type { ReviewedKnowledge } from './reviewed/types.ts';
 
 export function openMemoryStore(options: MemoryStoreOptions): Promise<MemoryStore> {
   return createMemoryStore(options);

@@ -77,7 +77,7 @@ function addConflict(row: Row, c: PanelConflict): void {
 
 type Mark = NonNullable<ReviewedRecord['marks']>[number];
 
-/** A correction or retraction mark of the store (reviewed-marks.ts) as the panel shows it. */
+/** A correction or retraction mark (reviewed/marks.ts) on a record in view, as the panel shows it. */
 function markConflict(name: string, mark: Mark): PanelConflict {
   if (mark.reason === 'corrects') return { source: 'reviewed', name: mark.target, reason: 'corrects' };
   return {

@@ -4,15 +4,7 @@ import { TEST_SECRET, adds, failure, withHarness } from './test-support.ts';
 import type { Harness } from './test-support.ts';
 
 async function accept(h: Harness, name: string, text: string) {
-  await h.reviewed.decide({
-    documentId: 'doc:d',
-    reviewerId: 'user:rev',
-    decision: 'accept',
-    comment: 'ok',
-    record: { name, text },
-    sourceDocumentId: 'doc:paper',
-    passage: 'cited passage',
-  });
+  await h.reviewed.accept('doc:d', { name, text });
 }
 
 describe('explain', () => {

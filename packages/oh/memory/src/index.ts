@@ -32,11 +32,9 @@ export type {
   RecordContent,
   RememberInput,
   RememberResult,
-  ReviewDecision,
-  ReviewDecisionInput,
-  ReviewedKnowledge,
   ReviewedKnowledgeReader,
   ReviewedRecord,
+  RevisionMark,
   SessionInfo,
   SessionState,
   StoreOptions,
@@ -51,7 +49,6 @@ export type {
   Synchronous,
 } from './db/index.ts';
 export type { PurgerOptions } from './purger.ts';
-export type { ReviewedKnowledgeOptions } from './reviewed.ts';
 
 export { MemoryError, isMemoryError, isUnavailable } from './errors.ts';
 // For an application keeping tables of its own beside the store's (Sponge's reviewed knowledge):
@@ -60,7 +57,6 @@ export { toMemoryError } from './errors.ts';
 export { applyMigrations, checkpointWal, isLockError, openDatabase } from './db/index.ts';
 export { canonicalJson, kindOf, recordDigest, shortDigest } from './records.ts';
 export { createMemoryStore } from './store.ts';
-export { createReviewedKnowledge, reviewDecisionInputSchema } from './reviewed.ts';
 export { openPurger } from './purger.ts';
 // The operator's `verify` command: replay every session's log, check what is derived, repair it.
 export { openVerifier } from './verifier.ts';

@@ -9,15 +9,7 @@ async function accept(
   text: string,
   links: Array<{ rel: 'supports' | 'depends_on' | 'contradicts'; to: string }> = [],
 ) {
-  return h.reviewed.decide({
-    documentId: 'doc:d',
-    reviewerId: 'user:o',
-    decision: 'accept',
-    comment: 'checked against the source',
-    record: { name, text, links },
-    sourceDocumentId: 'doc:paper',
-    passage: `passage for ${name}`,
-  });
+  return h.reviewed.accept('doc:d', { name, text, links });
 }
 
 /** Follows nextCursor to the end; returns every page. */

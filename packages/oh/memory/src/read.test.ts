@@ -6,15 +6,7 @@ import type { Harness } from './test-support.ts';
 import type { ReviewedKnowledgeReader } from './types.ts';
 
 async function accept(h: Harness, name: string, text: string) {
-  await h.reviewed.decide({
-    documentId: 'doc:d',
-    reviewerId: 'user:rev',
-    decision: 'accept',
-    comment: 'ok',
-    record: { name, text },
-    sourceDocumentId: 'doc:paper',
-    passage: 'cited passage',
-  });
+  await h.reviewed.accept('doc:d', { name, text });
 }
 
 describe('read', () => {

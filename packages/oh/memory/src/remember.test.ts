@@ -329,14 +329,9 @@ describe('remember', () => {
 
   it('links point to a note existing once the call applies, or to a reviewed record in view', () =>
     withHarness(async (h) => {
-      await h.reviewed.decide({
-        documentId: 'doc:d',
-        reviewerId: 'user:o',
-        decision: 'accept',
-        comment: 'checked',
-        record: { name: 'finding:bleaching-threshold', text: '1 °C above the summer maximum' },
-        sourceDocumentId: 'doc:paper',
-        passage: 'bleaching starts at 1 °C above the summer maximum',
+      await h.reviewed.accept('doc:d', {
+        name: 'finding:bleaching-threshold',
+        text: '1 °C above the summer maximum',
       });
       const { ctx } = await h.session({ pinnedRevision: 1 });
       // A link to a note added later in the same call, and to a reviewed record in view: fine.
@@ -392,15 +387,7 @@ describe('remember', () => {
   it('a session pinned at revision 0 cannot link to a record accepted later', () =>
     withHarness(async (h) => {
       const { ctx } = await h.session({ pinnedRevision: 0 });
-      await h.reviewed.decide({
-        documentId: 'doc:d',
-        reviewerId: 'user:o',
-        decision: 'accept',
-        comment: 'ok',
-        record: { name: 'finding:new', text: 'x' },
-        sourceDocumentId: 'doc:paper',
-        passage: 'x',
-      });
+      await h.reviewed.accept('doc:d', { name: 'finding:new', text: 'x' });
       const error = h.store.remember(ctx, {
         basedOn: 0,
         requestId: 'a',

@@ -1,132 +1,40 @@
 import { describe, expect, it } from 'vitest';
-import { recordDigest } from './records.ts';
-import { describeMark, revisionMarks, revisionPairs, withMarks } from './reviewed-marks.ts';
-import type { JsonValue, ReviewedRecord } from './types.ts';
+import { revisionPairs, describeMark } from './reviewed-marks.ts';
+import { withHarness } from './test-support.ts';
+import type { QueryRow, ReviewedKnowledgeReader, RevisionMark } from './types.ts';
 
-// The marks over records alone; reviewed-knowledge.test.ts covers them through the store.
+// Marks are the reader's (Sponge computes them from its Research profile and tests that in
+// apps/api/src/reviewed); here, what the store makes of the marks it is handed.
 
-function rec(
-  name: string,
-  fields: Record<string, JsonValue>,
-  depends: string[] = [],
-  profile = 'research',
-): ReviewedRecord {
-  const kind = name.split(':')[0]!;
-  const links = depends.map((to) => ({ rel: 'depends_on' as const, to }));
-  const data = { profile, version: '1.0.0', fields };
-  return {
-    kind,
-    name,
-    text: name,
-    data,
-    links,
-    digest: recordDigest({ kind, name, text: name, data, links }),
-    documentId: 'doc:d',
-    revision: 1,
-    sourceDocumentId: 'doc:src',
-    passage: 'p',
-    reviewerId: 'user:r',
-    decisionId: `dec-${name}`,
-    comment: 'ok',
-    createdAt: '2025-01-01T00:00:00.000Z',
-  };
-}
+const corrected = (path: string[]): RevisionMark => ({
+  reason: 'corrected',
+  by: 'correction:c',
+  target: 'study:s',
+  path,
+});
+const corrects: RevisionMark = {
+  reason: 'corrects',
+  by: 'correction:c',
+  target: 'study:s',
+  path: ['correction:c', 'study:s'],
+};
+/** correction:c corrects study:s, which sample:n and finding:f depend on. */
+const correctionMarks = new Map<string, RevisionMark[]>([
+  ['correction:c', [corrects]],
+  ['finding:f', [corrected(['finding:f', 'study:s'])]],
+  ['sample:n', [corrected(['sample:n', 'study:s'])]],
+  ['study:s', [corrected(['study:s'])]],
+]);
+const ownRetraction: RevisionMark = {
+  reason: 'retracted',
+  by: 'publication:p',
+  target: 'publication:p',
+  path: ['publication:p'],
+};
 
-const publication = (name: string, status = 'published', versions?: JsonValue) =>
-  rec(name, { title: 'T', status, ...(versions ? { versions } : {}) });
-const study = (name: string, pub: string) =>
-  rec(name, { title: 'S', design: 'cohort', reportedIn: [pub] }, [pub]);
-const finding = (name: string, s: string, sample?: string) =>
-  rec(name, { statement: 'F', study: s, ...(sample ? { sample } : {}) }, sample ? [s, sample] : [s]);
-const sample = (name: string, s: string) => rec(name, { size: 3, population: 'p', study: s }, [s]);
-const correction = (name: string, target: string, type = 'erratum') =>
-  rec(name, { corrects: target, type, date: '2020-01-01', reason: 'r' }, [target]);
-
-const reviewed = [
-  publication('publication:p'),
-  study('study:s', 'publication:p'),
-  sample('sample:n', 'study:s'),
-  finding('finding:f', 'study:s', 'sample:n'),
-  finding('finding:other', 'study:t'),
-];
-
-describe('corrections and retractions in one revision', () => {
-  it('nothing is marked without a correction or a retraction', () => {
-    expect(revisionMarks(reviewed).size).toBe(0);
-    expect(withMarks(reviewed).every((r) => r.marks?.length === 0)).toBe(true);
-  });
-
-  it('a correction marks what it corrects, itself, and what depends on the corrected record', () => {
-    const marks = revisionMarks([...reviewed, correction('correction:c', 'study:s')]);
-    expect(marks.get('correction:c')).toEqual([
-      { reason: 'corrects', by: 'correction:c', target: 'study:s', path: ['correction:c', 'study:s'] },
-    ]);
-    expect(marks.get('study:s')).toEqual([
-      { reason: 'corrected', by: 'correction:c', target: 'study:s', path: ['study:s'] },
-    ]);
-    expect(marks.get('sample:n')).toEqual([
-      { reason: 'corrected', by: 'correction:c', target: 'study:s', path: ['sample:n', 'study:s'] },
-    ]);
-    // Shortest chain: finding:f depends on the study directly and through its sample.
-    expect(marks.get('finding:f')).toEqual([
-      { reason: 'corrected', by: 'correction:c', target: 'study:s', path: ['finding:f', 'study:s'] },
-    ]);
-    // Upstream and unrelated records are not touched.
-    expect(marks.has('publication:p')).toBe(false);
-    expect(marks.has('finding:other')).toBe(false);
-  });
-
-  it('a correction of type retraction retracts; a publication marked retracted retracts itself', () => {
-    const byNotice = revisionMarks([...reviewed, correction('correction:r', 'finding:f', 'retraction')]);
-    expect(byNotice.get('finding:f')).toEqual([
-      { reason: 'retracted', by: 'correction:r', target: 'finding:f', path: ['finding:f'] },
-    ]);
-    expect(byNotice.has('study:s')).toBe(false);
-
-    for (const retracted of [
-      publication('publication:p', 'retracted'),
-      publication('publication:p', 'published', [
-        { status: 'published', date: '2019-01-01' },
-        { status: 'retracted', date: '2021-01-01' },
-      ]),
-    ]) {
-      const marks = revisionMarks([retracted, ...reviewed.slice(1)]);
-      expect(marks.get('publication:p')).toEqual([
-        { reason: 'retracted', by: 'publication:p', target: 'publication:p', path: ['publication:p'] },
-      ]);
-      expect(marks.get('finding:f')).toEqual([
-        {
-          reason: 'retracted',
-          by: 'publication:p',
-          target: 'publication:p',
-          path: ['finding:f', 'study:s', 'publication:p'],
-        },
-      ]);
-    }
-  });
-
-  it('only Research corrections and publications count, and only targets in view', () => {
-    const otherProfile = rec('correction:x', { corrects: 'study:s', type: 'erratum' }, ['study:s'], 'house');
-    const missing = correction('correction:gone', 'finding:not-in-view');
-    const notRetracted = publication('publication:q', 'preprint', [
-      { status: 'preprint', date: '2019-01-01' },
-    ]);
-    expect(revisionMarks([...reviewed, otherProfile, missing, notRetracted]).size).toBe(0);
-  });
-
-  it('a correction does not depend on what it corrects, so a second correction does not reach it', () => {
-    const marks = revisionMarks([
-      ...reviewed,
-      correction('correction:a', 'finding:f'),
-      correction('correction:b', 'finding:f'),
-    ]);
-    expect(marks.get('finding:f')?.map((m) => m.by)).toEqual(['correction:a', 'correction:b']);
-    expect(marks.get('correction:a')?.map((m) => m.reason)).toEqual(['corrects']);
-  });
-
+describe('the conflicts marks make', () => {
   it('pairs each touched record with what touches it, under both names', () => {
-    const marks = revisionMarks([...reviewed, correction('correction:c', 'study:s')]);
-    const pairs = revisionPairs(marks);
+    const pairs = revisionPairs(correctionMarks);
     expect(
       pairs
         .get('correction:c')
@@ -135,23 +43,74 @@ describe('corrections and retractions in one revision', () => {
     ).toEqual(['finding:f', 'sample:n', 'study:s']);
     expect(pairs.get('sample:n')?.map((p) => p.by)).toEqual(['correction:c']);
     // Retracted by its own status: marked, but in a pair only with what depends on it.
-    const own = revisionPairs(revisionMarks([publication('publication:p', 'retracted')]));
+    const own = revisionPairs(new Map([['publication:p', [ownRetraction]]]));
     expect(own.size).toBe(0);
   });
 
   it('says why, with the chain of links', () => {
-    const marks = revisionMarks([...reviewed, correction('correction:c', 'study:s', 'retraction')]);
-    expect(describeMark('finding:f', marks.get('finding:f')![0]!)).toEqual({
+    const retracted: RevisionMark = { ...corrected(['finding:f', 'study:s']), reason: 'retracted' };
+    expect(describeMark('finding:f', retracted)).toEqual({
       reason: 'finding:f depends on study:s; correction:c retracts study:s',
       path: ['finding:f', 'depends_on', 'study:s', 'retracted_by', 'correction:c'],
     });
-    expect(describeMark('correction:c', marks.get('correction:c')![0]!)).toEqual({
+    expect(describeMark('correction:c', corrects)).toEqual({
       reason: 'correction:c corrects study:s',
       path: ['correction:c', 'corrects', 'study:s'],
     });
-    const own = revisionMarks([publication('publication:p', 'retracted'), study('study:s', 'publication:p')]);
-    expect(describeMark('study:s', own.get('study:s')![0]!).reason).toBe(
+    expect(describeMark('study:s', { ...ownRetraction, path: ['study:s', 'publication:p'] }).reason).toBe(
       'study:s depends on publication:p; publication:p is marked retracted',
     );
   });
+});
+
+describe('marks come from the reader', () => {
+  const label = (rows: QueryRow[]) => rows.map((r) => `${r.source === 'note' ? 'n' : 'r'}:${r.name}`);
+
+  it("the store shows the conflicts of the reader's marks and computes none itself", () =>
+    withHarness(async (h) => {
+      // A Research retraction notice, as the application's data holds one, that names finding:f.
+      await h.reviewed.accept('doc:d', { name: 'finding:f', text: 'F' });
+      await h.reviewed.accept('doc:d', {
+        name: 'correction:c',
+        text: 'C',
+        data: {
+          profile: 'research',
+          version: '1.0.0',
+          fields: { corrects: 'finding:f', type: 'retraction', date: '2021-02-03', reason: 'r' },
+        },
+        links: [{ rel: 'depends_on', to: 'finding:f' }],
+      });
+      // A reader that attaches no marks: nothing is in conflict, whatever the records say.
+      const bare = await h.session({ pinnedRevision: 2 });
+      expect((await h.store.query(bare.ctx, { question: 'conflicts' })).rows).toEqual([]);
+      expect((await h.store.reviewedInView(bare.info.id)).map((r) => r.marks)).toEqual([[], []]);
+
+      const retracted: RevisionMark = {
+        reason: 'retracted',
+        by: 'correction:c',
+        target: 'finding:f',
+        path: ['finding:f'],
+      };
+      const marks: Record<string, RevisionMark[]> = {
+        'correction:c': [{ ...retracted, reason: 'corrects', path: ['correction:c', 'finding:f'] }],
+        'finding:f': [retracted],
+      };
+      const marking: ReviewedKnowledgeReader = {
+        latestRevision: (d) => h.reviewed.latestRevision(d),
+        recordsAt: async (d, r) =>
+          (await h.reviewed.recordsAt(d, r)).map((rec) => ({ ...rec, marks: marks[rec.name] ?? [] })),
+      };
+      const store = await h.openStore({ reviewed: marking });
+      const { ctx, info } = await h.session({ pinnedRevision: 2 }, store);
+      const conflicts = await store.query(ctx, { question: 'conflicts' });
+      expect(label(conflicts.rows)).toEqual(['r:correction:c', 'r:finding:f']);
+      expect(conflicts.rows.map((r) => r.conflicts)).toEqual([[1], [0]]);
+      expect(await store.explain(ctx, { token: conflicts.explainToken, row: 1 })).toMatchObject({
+        reason: 'correction:c retracts finding:f',
+        path: ['finding:f', 'retracted_by', 'correction:c'],
+      });
+      expect((await store.reviewedInView(info.id)).find((r) => r.name === 'finding:f')?.marks).toEqual([
+        retracted,
+      ]);
+    }));
 });

@@ -5,7 +5,7 @@
  * A revision is immutable once it exists, so a view is cached per (document, revision) and
  * never refetched. A revision that does not exist yet is not cached (it could still change).
  */
-import { revisionPairs, withMarks } from './reviewed-marks.ts';
+import { revisionPairs } from './reviewed-marks.ts';
 import type { RevisionPair } from './reviewed-marks.ts';
 import type { LinkRel, ReviewedKnowledgeReader, ReviewedRecord } from './types.ts';
 
@@ -17,7 +17,7 @@ export interface ReviewedView {
   byName: Map<string, ReviewedRecord>;
   /** to-name → the reviewed records linking to it. */
   incoming: Map<string, Array<{ from: string; rel: LinkRel }>>;
-  /** name → the correction and retraction conflicts it is one end of (reviewed-marks.ts). */
+  /** name → the correction and retraction conflicts its marks make it one end of (reviewed-marks.ts). */
   revisions: Map<string, RevisionPair[]>;
 }
 
@@ -82,8 +82,10 @@ function markEphemeral(view: ReviewedView): void {
 }
 
 export function buildView(documentId: string, revision: number, records: ReviewedRecord[]): ReviewedView {
-  // Marks are computed here, from the records themselves, whatever the reader attached.
-  const sorted = withMarks([...records].sort((a, b) => compareNames(a.name, b.name)));
+  // The marks are the reader's (ReviewedKnowledgeReader.recordsAt); a record without any has none.
+  const sorted = records
+    .map((r) => ({ ...r, marks: r.marks ?? [] }))
+    .sort((a, b) => compareNames(a.name, b.name));
   const byName = new Map<string, ReviewedRecord>();
   const incoming = new Map<string, Array<{ from: string; rel: LinkRel }>>();
   for (const record of sorted) {
@@ -94,7 +96,7 @@ export function buildView(documentId: string, revision: number, records: Reviewe
       incoming.set(link.to, list);
     }
   }
-  const revisions = revisionPairs(new Map(sorted.map((r) => [r.name, r.marks ?? []])));
+  const revisions = revisionPairs(new Map(sorted.map((r) => [r.name, r.marks])));
   return { documentId, revision, records: sorted, byName, incoming, revisions };
 }
 

@@ -66,7 +66,7 @@ function checkOptions(options: MemoryStoreOptions): { sessionTtlMs: number; expl
  * Opens (creating and migrating if needed) the working-memory database.
  *
  * @example
- * const reviewed = await createReviewedKnowledge({ url: 'file:./data/sponge.db' });
+ * // reviewed: the application's ReviewedKnowledgeReader (Sponge's reads its sponge.db)
  * const store = await createMemoryStore({ url: 'file:./data/memory.db', tokenSecret, reviewed });
  * const session = await store.openSession({ ownerId, documentId, runId, pinnedRevision: await reviewed.latestRevision(documentId) });
  * const ctx = { sessionId: session.id, author: `agent:${runId}` };

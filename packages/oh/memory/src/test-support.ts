@@ -1,7 +1,8 @@
 /**
  * Test harness for the store's unit tests: real libSQL files in a temp folder, a movable clock,
- * reviewed knowledge on its own application database, and ONE place that closes everything and
- * removes the folder, whatever the test did. Not exported from the package.
+ * reviewed knowledge in memory (the application keeps the real one: Oh only reads it), and ONE
+ * place that closes everything and removes the folder, whatever the test did. Not exported from
+ * the package.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,16 +10,20 @@ import { join } from 'node:path';
 import { createClient } from '@libsql/client';
 import type { Client } from '@libsql/client';
 import { MemoryError } from './errors.ts';
-import { createReviewedKnowledge } from './reviewed.ts';
+import { kindOf, recordDigest } from './records.ts';
+import { compareNames } from './reviewed-view.ts';
 import { createMemoryStore } from './store.ts';
 import { openPurger } from './purger.ts';
 import type {
   AgentContext,
+  JsonValue,
+  Link,
   MemoryStore,
   MemoryStoreOptions,
   OpenSessionInput,
   Purger,
-  ReviewedKnowledge,
+  ReviewedKnowledgeReader,
+  ReviewedRecord,
   SessionInfo,
 } from './types.ts';
 
@@ -36,13 +41,88 @@ export function movableClock(start = new Date()): Clock {
   return { now: () => new Date(t), advance: (ms) => void (t += ms), set: (d) => void (t = d.getTime()) };
 }
 
+/** What `TestReviewed.accept` takes: a record's content and, optionally, its provenance. */
+export interface AcceptedRecord {
+  name: string;
+  text: string;
+  data?: JsonValue;
+  links?: Link[];
+  reviewerId?: string;
+  sourceDocumentId?: string;
+  passage?: string;
+}
+
+/** Reviewed knowledge for the store's tests: a `ReviewedKnowledgeReader` whose records a test accepts. */
+export interface TestReviewed extends ReviewedKnowledgeReader {
+  /**
+   * Accepts a record into a document's reviewed knowledge: the document's next revision holds
+   * it, and an earlier version of the same name is in view only before that revision.
+   * Resolves with the new revision.
+   */
+  accept(documentId: string, record: AcceptedRecord): Promise<number>;
+}
+
+/**
+ * In-memory reviewed knowledge, as the application's behaves: every accept is the next revision
+ * of its document, each record is valid over a revision range [from, to), so what is in view at
+ * a revision never changes once it exists. It attaches no marks (no record is a correction).
+ */
+export function memoryReviewed(now: () => Date = () => new Date()): TestReviewed {
+  const latest = new Map<string, number>();
+  const held = new Map<string, Array<{ record: ReviewedRecord; to: number | null }>>();
+  let decisions = 0;
+  return {
+    async latestRevision(documentId) {
+      return latest.get(documentId) ?? 0;
+    },
+    async recordsAt(documentId, revision) {
+      if (!Number.isInteger(revision) || revision < 0)
+        throw new MemoryError('invalid_input', 'revision is a whole number ≥ 0');
+      return (held.get(documentId) ?? [])
+        .filter((r) => r.record.revision <= revision && (r.to === null || r.to > revision))
+        .map((r) => ({ ...r.record, links: r.record.links.map((l) => ({ ...l })) }))
+        .sort((a, b) => compareNames(a.name, b.name));
+    },
+    async accept(documentId, input) {
+      const revision = (latest.get(documentId) ?? 0) + 1;
+      const records = held.get(documentId) ?? [];
+      for (const r of records) if (r.record.name === input.name && r.to === null) r.to = revision;
+      const kind = kindOf(input.name);
+      const content = {
+        kind,
+        name: input.name,
+        text: input.text,
+        data: input.data ?? null,
+        links: input.links ?? [],
+      };
+      records.push({
+        record: {
+          ...content,
+          digest: recordDigest(content),
+          documentId,
+          revision,
+          sourceDocumentId: input.sourceDocumentId ?? 'doc:paper',
+          passage: input.passage ?? `the passage for ${input.name}`,
+          reviewerId: input.reviewerId ?? 'user:rev',
+          decisionId: `decision-${++decisions}`,
+          comment: 'checked against the source',
+          createdAt: now().toISOString(),
+        },
+        to: null,
+      });
+      held.set(documentId, records);
+      latest.set(documentId, revision);
+      return revision;
+    },
+  };
+}
+
 export interface Harness {
   dir: string;
   memoryPath: string;
   memoryUrl: string;
-  appUrl: string;
   clock: Clock;
-  reviewed: ReviewedKnowledge;
+  reviewed: TestReviewed;
   store: MemoryStore;
   /** Another store on the same memory file (another "process" in-process: its own connection). */
   openStore(options?: Partial<MemoryStoreOptions>): Promise<MemoryStore>;
@@ -59,7 +139,7 @@ export interface Harness {
 /**
  * Runs `fn` against a fresh memory database: a file in a temp folder, or the database at
  * `memoryUrl` (a libSQL server, see testing/sqld.ts; `memoryPath` is then empty). Reviewed
- * knowledge stays in a local file either way.
+ * knowledge is in memory either way (`memoryReviewed`).
  */
 export async function withHarness<T>(
   fn: (h: Harness) => Promise<T>,
@@ -70,11 +150,9 @@ export async function withHarness<T>(
   const closers: Array<() => void> = [];
   const memoryPath = where.memoryUrl === undefined ? join(dir, 'memory.db') : '';
   const memoryUrl = where.memoryUrl ?? `file:${memoryPath}`;
-  const appUrl = `file:${join(dir, 'sponge.db')}`;
   const clock = movableClock();
   try {
-    const reviewed = await createReviewedKnowledge({ url: appUrl, now: clock.now });
-    closers.push(() => reviewed.close());
+    const reviewed = memoryReviewed(clock.now);
     const openStore = async (extra: Partial<MemoryStoreOptions> = {}) => {
       const store = await createMemoryStore({
         url: memoryUrl,
@@ -93,7 +171,6 @@ export async function withHarness<T>(
       dir,
       memoryPath,
       memoryUrl,
-      appUrl,
       clock,
       reviewed,
       store,

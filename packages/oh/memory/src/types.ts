@@ -200,8 +200,9 @@ export interface ReviewedRecord extends RecordContent {
   comment: string;
   createdAt: string;
   /**
-   * What corrects or retracts this record at this revision (reviewed-marks.ts); empty when
-   * nothing does. Filled by reviewed knowledge and by a session's view, never stored.
+   * What corrects or retracts this record at this revision; empty when nothing does. The
+   * `ReviewedKnowledgeReader` fills it (what a correction is, is the application's rule); the
+   * store turns marks into conflicts (reviewed-marks.ts) and a missing list into an empty one.
    */
   marks?: RevisionMark[];
 }
@@ -224,19 +225,19 @@ export interface RevisionMark {
   path: string[];
 }
 
-/** The vocabulary profile release that validated a reviewed record (SPEC §7). */
-export interface ReviewProfile {
-  name: string;
-  version: string;
-  /** The pack's digest; null on decisions recorded before it was kept. */
-  digest: string | null;
-}
-
-/** Read-only access to a document's reviewed knowledge, as of one revision. */
+/**
+ * Read-only access to a document's reviewed knowledge, as of one revision: what the store needs
+ * of it, implemented by the application that keeps it (Sponge, over its application database).
+ * A revision never changes once it exists, so the store caches what `recordsAt` returns for it.
+ */
 export interface ReviewedKnowledgeReader {
   /** The newest revision of a document's reviewed knowledge (0 when there is none). */
   latestRevision(documentId: string): Promise<number>;
-  /** Every record in view at `revision`, ordered by name. */
+  /**
+   * Every record in view at `revision`, ordered by name, each with its `marks`: the corrections
+   * and retractions touching it at that revision, as the reader's rules decide them. The store
+   * does not compute marks; it shows the conflicts the returned ones make.
+   */
   recordsAt(documentId: string, revision: number): Promise<ReviewedRecord[]>;
 }
 
@@ -360,52 +361,5 @@ export interface MemoryStore {
 export interface Purger {
   /** One pass: purge expired and forgotten sessions, mark stale `opening` sessions `empty`. */
   purgeOnce(options?: { chunkSize?: number }): Promise<PurgeReport>;
-  close(): void;
-}
-
-export interface ReviewDecisionInput {
-  documentId: string;
-  reviewerId: string;
-  decision: 'accept' | 'reject';
-  comment: string;
-  /** The record as reviewed; its kind is the part of the name before the colon. */
-  record: { name: string; text: string; data?: JsonValue; links?: Link[] };
-  /** The library document the cited passage comes from (the API checks the passage occurs in it). */
-  sourceDocumentId: string;
-  passage: string;
-  /** Where the proposal came from, e.g. `note:<sessionId>:<name>`; kept on record only. */
-  proposedFrom?: string;
-  /** The profile release whose codecs validated `record.data`, kept on the decision. */
-  profile?: { name: string; version: string; digest: string };
-}
-
-export interface ReviewDecision {
-  id: string;
-  documentId: string;
-  name: string;
-  kind: string;
-  /** The record as decided: text, data (canonical) and links, digested into `digest`. */
-  text: string;
-  data: JsonValue | null;
-  links: Link[];
-  /** The profile release that validated it (null when none was named). */
-  profile: ReviewProfile | null;
-  decision: 'accept' | 'reject';
-  comment: string;
-  reviewerId: string;
-  sourceDocumentId: string;
-  passage: string;
-  digest: string;
-  /** The revision an accept created; `null` for a reject. */
-  revision: number | null;
-  at: string;
-}
-
-/** Reviewed knowledge in the application database: revisions, decisions, read as of a revision. */
-export interface ReviewedKnowledge extends ReviewedKnowledgeReader {
-  /** Records a decision; `accept` creates revision latest+1 holding the record. */
-  decide(input: ReviewDecisionInput): Promise<ReviewDecision>;
-  /** Every decision on a document, newest first. */
-  decisions(documentId: string): Promise<ReviewDecision[]>;
   close(): void;
 }

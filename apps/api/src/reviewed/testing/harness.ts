@@ -7,8 +7,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MemoryError, createMemoryStore, createReviewedKnowledge } from '@oh/memory';
-import type { AgentContext, MemoryStore, OpenSessionInput, ReviewedKnowledge, SessionInfo } from '@oh/memory';
+import { MemoryError, createMemoryStore } from '@oh/memory';
+import type { AgentContext, MemoryStore, OpenSessionInput, SessionInfo } from '@oh/memory';
+import { createReviewedKnowledge } from '../knowledge.ts';
+import type { ReviewedKnowledge } from '../types.ts';
 
 const TEST_SECRET = 'reviewed-test-token-secret-0123456789abcdef';
 

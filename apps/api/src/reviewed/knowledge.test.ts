@@ -1,8 +1,8 @@
 import { createClient } from '@libsql/client';
 import { describe, expect, it } from 'vitest';
-import { recordDigest } from './records.ts';
-import { createReviewedKnowledge } from './reviewed.ts';
-import { failure, withHarness } from './test-support.ts';
+import { recordDigest } from '@oh/memory';
+import { createReviewedKnowledge } from './knowledge.ts';
+import { failure, withReviewed } from './testing/harness.ts';
 import type { ReviewDecisionInput } from './types.ts';
 
 const decision = (
@@ -22,7 +22,7 @@ const decision = (
 
 describe('reviewed knowledge', () => {
   it('accept creates the next revision; reject records the decision only; both stay on record', () =>
-    withHarness(async (h) => {
+    withReviewed(async (h) => {
       const r = h.reviewed;
       expect(await r.latestRevision('doc:d')).toBe(0);
       const a = await r.decide(decision('finding:a', 'A', { proposedFrom: 'note:s1:finding:a' }));
@@ -70,7 +70,7 @@ describe('reviewed knowledge', () => {
     }));
 
   it('records are valid over revision ranges: a re-accepted name replaces its earlier version from then on', () =>
-    withHarness(async (h) => {
+    withReviewed(async (h) => {
       const r = h.reviewed;
       await r.decide(decision('finding:t', 'first reading'));
       await r.decide(decision('finding:u', 'other'));
@@ -82,7 +82,7 @@ describe('reviewed knowledge', () => {
     }));
 
   it('no reviewed record without a source and a cited passage; input is strict', () =>
-    withHarness(async (h) => {
+    withReviewed(async (h) => {
       for (const bad of [
         decision('finding:x', 'x', { passage: '' }),
         decision('finding:x', 'x', { passage: '   ' }),
@@ -102,7 +102,7 @@ describe('reviewed knowledge', () => {
     }));
 
   it('concurrent accepts from separate connections get distinct, gapless revisions', () =>
-    withHarness(async (h) => {
+    withReviewed(async (h) => {
       const others = await Promise.all([1, 2, 3].map(() => createReviewedKnowledge({ url: h.appUrl })));
       try {
         const all = [h.reviewed, ...others];
@@ -122,7 +122,7 @@ describe('reviewed knowledge', () => {
     }));
 
   it('the database refuses a duplicate revision and any rewrite of history', () =>
-    withHarness(async (h) => {
+    withReviewed(async (h) => {
       await h.reviewed.decide(decision('finding:a', 'A'));
       const raw = createClient({ url: h.appUrl });
       try {
@@ -149,7 +149,7 @@ describe('reviewed knowledge', () => {
     }));
 
   it('a session pinned at revision 1 does not see a record accepted at revision 2', () =>
-    withHarness(async (h) => {
+    withReviewed(async (h) => {
       await h.reviewed.decide(decision('finding:one', 'first'));
       const pinned = await h.session({ pinnedRevision: await h.reviewed.latestRevision('doc:d') });
       // Warm the store's cache of revision 1, then accept more.
@@ -175,7 +175,7 @@ describe('reviewed knowledge', () => {
     }));
 
   it('shares an injected client without closing it', () =>
-    withHarness(async (h) => {
+    withReviewed(async (h) => {
       const client = createClient({ url: h.appUrl });
       const shared = await createReviewedKnowledge({ client });
       expect(await shared.latestRevision('doc:d')).toBe(0);

@@ -1,20 +1,13 @@
 /**
- * Rows of reviewed knowledge as the store returns them: a record in view, a decision on record
- * (with its profile release, also for decisions made before the release was kept).
+ * Rows of reviewed knowledge as `createReviewedKnowledge` returns them: a record in view, a
+ * decision on record (with its profile release, also for decisions made before it was kept).
  */
 import type { Row } from '@libsql/client';
-import { num, str, strOrNull } from './context.ts';
-import { parseStoredData, parseStoredLinks } from './records.ts';
-import type {
-  JsonValue,
-  Link,
-  ReviewDecision,
-  ReviewDecisionInput,
-  ReviewedRecord,
-  ReviewProfile,
-} from './types.ts';
+import type { JsonValue, Link, ReviewedRecord } from '@oh/memory';
+import { num, parseStoredData, parseStoredLinks, str, strOrNull } from './cells.ts';
+import type { ReviewDecision, ReviewDecisionInput, ReviewProfile } from './types.ts';
 
-/** A decision input once checked (`reviewDecisionInputSchema`). */
+/** A decision input once checked (`reviewDecisionInputSchema`, knowledge.ts). */
 export type ValidDecision = Omit<ReviewDecisionInput, 'record'> & {
   record: { name: string; text: string };
 };

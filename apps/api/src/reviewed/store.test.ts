@@ -1,6 +1,6 @@
 /**
  * Reviewed knowledge with links, corrections and a history that names the profile (issue 18),
- * through the real store on libSQL files: links to reviewed records only, decisions that keep
+ * read by Oh's real store, both on libSQL files: links to reviewed records only, decisions that keep
  * what was accepted and under which profile release, a decision table migrated from before,
  * and corrections that mark records — in `recordsAt` and in the agent's query rows — without
  * replacing them.
@@ -8,12 +8,12 @@
 import { join } from 'node:path';
 import { createClient } from '@libsql/client';
 import { describe, expect, it } from 'vitest';
-import { applyMigrations } from './db/index.ts';
-import { recordDigest } from './records.ts';
-import { REVIEWED_MIGRATIONS, createReviewedKnowledge } from './reviewed.ts';
-import { failure, withHarness } from './test-support.ts';
-import type { Harness } from './test-support.ts';
-import type { JsonValue, QueryRow, ReviewDecisionInput } from './types.ts';
+import { applyMigrations, recordDigest } from '@oh/memory';
+import type { JsonValue, QueryRow } from '@oh/memory';
+import { REVIEWED_MIGRATIONS, createReviewedKnowledge } from './knowledge.ts';
+import { failure, withReviewed } from './testing/harness.ts';
+import type { ReviewedHarness } from './testing/harness.ts';
+import type { ReviewDecisionInput } from './types.ts';
 
 const PROFILE = { name: 'research', version: '1.0.0', digest: 'a'.repeat(64) };
 
@@ -42,7 +42,7 @@ function decision(
 }
 
 /** publication ← study ← finding, revisions 1..3. */
-async function chain(h: Harness): Promise<void> {
+async function chain(h: ReviewedHarness): Promise<void> {
   await h.reviewed.decide(decision('publication:p', { title: 'P', status: 'published' }));
   await h.reviewed.decide(
     decision('study:s', { title: 'S', design: 'cohort', reportedIn: ['publication:p'] }, ['publication:p']),
@@ -57,7 +57,7 @@ const label = (rows: QueryRow[]) => rows.map((r) => `${r.source === 'note' ? 'n'
 
 describe('links of reviewed records', () => {
   it('an accept links only to reviewed records of the document; a refused accept writes nothing', () =>
-    withHarness(async (h) => {
+    withReviewed(async (h) => {
       await h.reviewed.decide(decision('study:s', { title: 'S' }));
       const missing = await failure(
         h.reviewed.decide(decision('finding:f', { study: 'study:s' }, ['study:s', 'sample:never-accepted'])),
@@ -92,7 +92,7 @@ describe('links of reviewed records', () => {
     }));
 
   it('related_to answers with the links both ways; supports only with supports links', () =>
-    withHarness(async (h) => {
+    withReviewed(async (h) => {
       await chain(h);
       const { ctx } = await h.session({ pinnedRevision: 3 });
       const related = await h.store.query(ctx, { question: 'related_to', name: 'study:s' });
@@ -106,7 +106,7 @@ describe('links of reviewed records', () => {
 
 describe('the decision on record', () => {
   it('keeps the record as decided and the profile release that validated it', () =>
-    withHarness(async (h) => {
+    withReviewed(async (h) => {
       await chain(h);
       const [finding] = await h.reviewed.decisions('doc:d');
       expect(finding).toMatchObject({
@@ -142,7 +142,7 @@ describe('the decision on record', () => {
     }));
 
   it('migrates a decision table from before profiles were kept: old decisions stay as they were', async () => {
-    await withHarness(async (h) => {
+    await withReviewed(async (h) => {
       const url = `file:${join(h.dir, 'before.db')}`;
       const client = createClient({ url });
       try {
@@ -187,7 +187,7 @@ describe('the decision on record', () => {
 
 describe('corrections and retractions', () => {
   it('a correction marks the records it touches and replaces none of them', () =>
-    withHarness(async (h) => {
+    withReviewed(async (h) => {
       await chain(h);
       const before = await h.reviewed.recordsAt('doc:d', 3);
       expect(before.every((r) => r.marks?.length === 0)).toBe(true);
@@ -208,7 +208,7 @@ describe('corrections and retractions', () => {
     }));
 
   it('the agent sees them as conflicts in its query rows, at the revision it pinned', () =>
-    withHarness(async (h) => {
+    withReviewed(async (h) => {
       await chain(h);
       const early = await h.session({ pinnedRevision: 3 });
       await h.reviewed.decide(correctionOf('finding:f', 'retraction'));
@@ -242,7 +242,7 @@ describe('corrections and retractions', () => {
     }));
 
   it('a publication marked retracted touches what depends on it, through every link', () =>
-    withHarness(async (h) => {
+    withReviewed(async (h) => {
       await chain(h);
       await h.reviewed.decide(decision('publication:p', { title: 'P', status: 'retracted' }));
       const { ctx } = await h.session({ pinnedRevision: 4 });

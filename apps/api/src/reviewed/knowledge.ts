@@ -4,26 +4,29 @@
  * every accept creates the document's next revision. A record is valid over the revision range
  * [from_revision, to_revision), so "the records in view at revision R" never changes once R
  * exists, which is what lets a session pin a revision and the memory store cache it.
+ *
+ * Sponge's, not Oh's: Oh's notebook store reads it only through `ReviewedKnowledgeReader`
+ * (`latestRevision`, `recordsAt`), which this implements. The migrations keep the `reviewed`
+ * namespace and their names from when they lived in @oh/memory, so existing databases go on.
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Client } from '@libsql/client';
-import { num, str } from './context.ts';
-import { openDatabase } from './db/index.ts';
-import { MemoryError, isUniqueViolation, toMemoryError } from './errors.ts';
-import { applyMigrations } from './db/index.ts';
-import { canonicalData, canonicalJson, kindOf, recordDigest } from './records.ts';
-import { LIMITS, dataSchema, linkSchema, nameSchema } from '@oh/schema';
-import { parseInput } from './validation.ts';
-import { withMarks } from './reviewed-marks.ts';
-import { decisionOut, toDecision, toRecord } from './reviewed-rows.ts';
-import type {
-  Link,
-  ReviewDecision,
-  ReviewDecisionInput,
-  ReviewedKnowledge,
-  ReviewedRecord,
-} from './types.ts';
+import {
+  MemoryError,
+  applyMigrations,
+  canonicalJson,
+  kindOf,
+  openDatabase,
+  recordDigest,
+  toMemoryError,
+} from '@oh/memory';
+import type { JsonValue, Link, ReviewedRecord } from '@oh/memory';
+import { LIMITS, dataSchema, linkSchema, nameSchema } from '@sponge/contract';
+import { num, str } from './cells.ts';
+import { withMarks } from './marks.ts';
+import { decisionOut, toDecision, toRecord } from './rows.ts';
+import type { ReviewDecision, ReviewDecisionInput, ReviewedKnowledge } from './types.ts';
 
 export const REVIEWED_NAMESPACE = 'reviewed';
 
@@ -162,6 +165,48 @@ const DECISION_INSERT = `INSERT INTO reviewed_decisions (id, document_id, name, 
 /** A concurrent accept on another connection took the revision we computed: try again. */
 const ACCEPT_ATTEMPTS = 8;
 
+/** Checks a decision: every problem as "field: what is wrong", in one `invalid_input` error. */
+function parseDecision(input: unknown): z.output<typeof reviewDecisionInputSchema> {
+  const result = reviewDecisionInputSchema.safeParse(input);
+  if (result.success) return result.data;
+  const problems = result.error.issues.slice(0, 8).map((issue) => {
+    const path =
+      issue.path.length === 0
+        ? 'decision'
+        : issue.path
+            .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+            .join('')
+            .replace(/^\./, '');
+    return `${path}: ${issue.message}`;
+  });
+  const more = result.error.issues.length > 8 ? ` (and ${result.error.issues.length - 8} more)` : '';
+  throw new MemoryError('invalid_input', `${problems.join('; ')}${more}`, { cause: result.error });
+}
+
+/** Canonical JSON of a record's `data` within the 16 KiB limit (SPEC §3), or null without data. */
+function canonicalData(data: JsonValue | undefined, field: string): string | null {
+  if (data === undefined || data === null) return null;
+  const json = canonicalJson(data);
+  const bytes = Buffer.byteLength(json, 'utf8');
+  if (bytes > LIMITS.dataBytes) {
+    throw new MemoryError(
+      'invalid_input',
+      `${field} is ${bytes.toLocaleString('en-US')} bytes as canonical JSON; the limit is 16 KiB (${LIMITS.dataBytes.toLocaleString('en-US')} bytes)`,
+    );
+  }
+  return json;
+}
+
+/** Is this a UNIQUE/PRIMARY KEY violation (another accept took the revision), not a trigger's RAISE? */
+function isUniqueViolation(error: unknown): boolean {
+  // The driver repeats the SQLite message on `cause`.
+  const messages =
+    error instanceof Error
+      ? [error.message, error.cause instanceof Error ? error.cause.message : '']
+      : [String(error)];
+  return messages.some((m) => /UNIQUE constraint failed|PRIMARY KEY/i.test(m));
+}
+
 /**
  * Opens reviewed knowledge over the application database (migrating its tables under the
  * `reviewed` namespace). Pass `client` to share the API's connection; `close()` then leaves it open.
@@ -203,6 +248,7 @@ export async function createReviewedKnowledge(options: ReviewedKnowledgeOptions)
     });
   }
 
+  /** The records in view at `revision`, each with its marks (marks.ts), as Oh's store expects. */
   async function recordsAt(documentId: string, revision: number): Promise<ReviewedRecord[]> {
     return guard('recordsAt', async () => {
       if (!Number.isInteger(revision) || revision < 0)
@@ -240,8 +286,8 @@ export async function createReviewedKnowledge(options: ReviewedKnowledgeOptions)
 
   async function decide(input: ReviewDecisionInput): Promise<ReviewDecision> {
     return guard('decide', async () => {
-      const valid = parseInput(reviewDecisionInputSchema, input, 'decision');
-      // The driver reads text only up to U+0000 (see remember.ts): such text could not be read back.
+      const valid = parseDecision(input);
+      // The driver reads text only up to U+0000 (see @oh/memory's remember): it could not be read back.
       for (const [field, value] of Object.entries({
         'record.text': valid.record.text,
         passage: valid.passage,
