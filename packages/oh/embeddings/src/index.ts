@@ -1,9 +1,9 @@
 // The public surface of @oh/embeddings, Oh's embedding adapters: text in, unit vectors out. The
 // cloud adapter speaks the OpenAI-compatible embeddings API (batching, retries, Retry-After in one
 // place); the local one runs in-process with no network, so recall and search work offline.
-export { EmbeddingError, MAX_EMBEDDING_DIMENSIONS, checkDimensions } from './adapter.ts';
+export { EmbeddingError, MAX_EMBEDDING_DIMENSIONS } from './adapter.ts';
 export type { EmbeddingAdapter, EmbeddingErrorCode } from './adapter.ts';
-export { createLocalEmbeddingAdapter, LOCAL_EMBEDDING_VERSION } from './local-adapter.ts';
+export { createLocalEmbeddingAdapter } from './local-adapter.ts';
 export type { LocalEmbeddingOptions } from './local-adapter.ts';
 export { createCloudEmbeddingAdapter } from './cloud-adapter.ts';
 export type { CloudEmbeddingOptions } from './cloud-adapter.ts';

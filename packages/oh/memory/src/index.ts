@@ -65,16 +65,7 @@ export type { RecallLag, SessionVerification, VerifyFinding } from './verify.ts'
 
 // Recall (SPEC §5): the rebuildable libSQL vector index over a session's notes. The embedding
 // adapters it takes are @oh/embeddings'.
-export {
-  NOTE_VECTORS_TABLE,
-  RECALL_EVENTS_TABLE,
-  RECALL_TABLES,
-  RENDER_MAX_CHARS,
-  createRecallIndex,
-  deleteRecallSessionData,
-  recallDeleteStatements,
-  renderNote,
-} from './recall/index.ts';
+export { createRecallIndex } from './recall/index.ts';
 export type {
   CatchUpSource,
   IndexReport,

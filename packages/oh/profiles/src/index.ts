@@ -1,12 +1,11 @@
 // The public surface of @oh/profiles, Oh's open research profile (SPEC §7): RFC 8785 canonical
 // JSON, the pack format, the value codecs, and the shipped Research, Language and Finance packs.
 export { CanonicalJsonError, canonicalJson } from './canonical-json.ts';
-export { CODEC_TYPES, codec, currencyProblem, describeCodec } from './codecs/index.ts';
+export { codec } from './codecs/index.ts';
 export type {
   Codec,
   CodecResult,
   CodecSpec,
-  CodecType,
   CurrencySpec,
   DateSpec,
   DecimalSpec,
@@ -28,8 +27,7 @@ export type {
 } from './codecs/index.ts';
 export { ProfileError } from './errors.ts';
 export type { ProfileErrorReason, ProfileIssue, ProfileNormalization } from './errors.ts';
-export { createPack, loadPack, packDigest, packJson, validateRecord } from './pack.ts';
+export { createPack, loadPack, packJson, validateRecord } from './pack.ts';
 export type { KindSpec, Pack, PackDefinition, PackExample, RecordResult, RelationSpec } from './pack.ts';
 export { getPack, listPacks, previewPack } from './registry.ts';
 export type { PackPreview, PackSummary } from './registry.ts';
-export { unitProblem } from './units.ts';

@@ -1,5 +1,6 @@
-// The public surface of recall (SPEC §5); re-exported from the package's src/index.ts.
-export { renderNote, RENDER_MAX_CHARS } from './render.ts';
+// The recall folder's entry (SPEC §5): what the package's src/index.ts exports, and the table and
+// rendering verify checks vectors against.
+export { renderNote } from './render.ts';
 export type { RecallNote } from './render.ts';
 export { createRecallIndex } from './recall-index.ts';
 export type {
@@ -12,12 +13,6 @@ export type {
   RecallIndexOptions,
   RecallStatus,
 } from './recall-index.ts';
-export {
-  deleteRecallSessionData,
-  recallDeleteStatements,
-  NOTE_VECTORS_TABLE,
-  RECALL_EVENTS_TABLE,
-  RECALL_TABLES,
-} from './schema.ts';
+export { NOTE_VECTORS_TABLE } from './schema.ts';
 export type { RecallHit, RecallSearchOptions } from './search.ts';
 export type { RecallQueueOptions } from './queue.ts';

@@ -10,12 +10,7 @@ import type { EmbeddingAdapter } from '@oh/embeddings';
 import { createLocalEmbeddingAdapter } from '@oh/embeddings';
 import { createRecallIndex } from './recall-index.ts';
 import type { RecallIndex, RecallIndexOptions } from './recall-index.ts';
-import {
-  RECALL_TABLES,
-  applyRecallSchema,
-  deleteRecallSessionData,
-  recallDeleteStatements,
-} from './schema.ts';
+import { NOTE_VECTORS_TABLE, RECALL_EVENTS_TABLE, applyRecallSchema } from './schema.ts';
 import { kindOf } from '../records.ts';
 import type { RecallNote } from './render.ts';
 
@@ -32,6 +27,9 @@ afterEach(() => {
   client.close();
   rmSync(dir, { recursive: true, force: true });
 });
+
+/** Every table of recall's, each keyed by `session_id`. */
+const RECALL_TABLES = [NOTE_VECTORS_TABLE, RECALL_EVENTS_TABLE];
 
 function open(extra: Partial<RecallIndexOptions> = {}): RecallIndex {
   const ix = createRecallIndex({
@@ -108,7 +106,7 @@ describe('recall index on libSQL', () => {
     await a.init();
     await open().init();
     const tables = await client.execute(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`);
-    expect(tables.rows.map((r) => r.name)).toEqual(expect.arrayContaining([...RECALL_TABLES]));
+    expect(tables.rows.map((r) => r.name)).toEqual(expect.arrayContaining(RECALL_TABLES));
     const cols = await client.execute(`SELECT name, type FROM pragma_table_info('note_vectors')`);
     expect(cols.rows.map((r) => `${r.name} ${r.type}`)).toEqual([
       'session_id TEXT',
@@ -239,16 +237,6 @@ describe('recall index on libSQL', () => {
     expect(await ix.recentRecalls('s1')).toEqual([]);
     expect(await rows('s2')).toHaveLength(2);
     expect(await ix.search('s1', 'coral', { currentDigests: digestsOf(NOTES) })).toEqual([]);
-
-    // The store-side helpers delete the same rows (inside its own transaction if it likes).
-    expect(await deleteRecallSessionData(client, 's2')).toBe(3);
-    expect(await rows()).toEqual([]);
-    expect(recallDeleteStatements('s9')).toEqual(
-      RECALL_TABLES.map((t) => ({ sql: `DELETE FROM ${t} WHERE session_id = ?`, args: ['s9'] })),
-    );
-    const fresh = createClient({ url: `file:${join(dir, 'empty.db')}` });
-    expect(await deleteRecallSessionData(fresh, 's1')).toBe(0); // tables never created: no error
-    fresh.close();
   });
 
   it('an indexing call in flight when the session is deleted writes nothing', async () => {

@@ -4,14 +4,12 @@
  * vector column is sized by the embedding adapter, so another dimension rebuilds it (the vectors
  * are a rebuildable copy; `catchUp` refills them).
  */
-import type { Client, InStatement, ResultSet } from '@libsql/client';
+import type { Client } from '@libsql/client';
 import { applyMigrations } from '../db/index.ts';
 import type { Migration } from '../db/index.ts';
 
 export const NOTE_VECTORS_TABLE = 'note_vectors';
 export const RECALL_EVENTS_TABLE = 'recall_events';
-/** Every table holding per-session recall data (all keyed by `session_id`). */
-export const RECALL_TABLES = [NOTE_VECTORS_TABLE, RECALL_EVENTS_TABLE] as const;
 export const RECALL_NAMESPACE = 'recall';
 
 /** What the recall migrations are built for: the adapter's vector length. */
@@ -77,35 +75,4 @@ export async function applyRecallSchema(
     );
   }
   return applyMigrations(client, RECALL_NAMESPACE, RECALL_MIGRATIONS, now, settings);
-}
-
-/** The statements that delete a session's recall data (for the store's forget/purge transaction). */
-export function recallDeleteStatements(sessionId: string): InStatement[] {
-  return RECALL_TABLES.map((table) => ({
-    sql: `DELETE FROM ${table} WHERE session_id = ?`,
-    args: [sessionId],
-  }));
-}
-
-/**
- * Deletes a session's recall data through any executor (a Client or a Transaction), skipping
- * tables that were never created. Prefer `RecallIndex.deleteSession` in a process that also
- * queues background indexing, so queued work for the session is cancelled too.
- */
-export async function deleteRecallSessionData(
-  db: { execute(stmt: InStatement): Promise<ResultSet> },
-  sessionId: string,
-): Promise<number> {
-  const rs = await db.execute({
-    sql: `SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (SELECT value FROM json_each(?))`,
-    args: [JSON.stringify(RECALL_TABLES)],
-  });
-  let deleted = 0;
-  for (const row of rs.rows) {
-    const table = String(row.name);
-    if (!(RECALL_TABLES as readonly string[]).includes(table)) continue;
-    const res = await db.execute({ sql: `DELETE FROM ${table} WHERE session_id = ?`, args: [sessionId] });
-    deleted += res.rowsAffected;
-  }
-  return deleted;
 }

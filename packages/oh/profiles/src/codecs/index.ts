@@ -15,14 +15,11 @@ export { codec, codecOfCheckedSpec } from './codec.ts';
 export { objectImpl } from './compound.ts';
 export { describeCodec } from './describe.ts';
 export { MAX_JSON_DEPTH, nestsDeeperThan } from './json.ts';
-export { currencyProblem } from './money.ts';
 export { fieldsSchema, specIssues } from './spec-schema.ts';
-export { CODEC_TYPES } from './spec.ts';
 export type {
   Codec,
   CodecResult,
   CodecSpec,
-  CodecType,
   CurrencySpec,
   DateSpec,
   DecimalSpec,
