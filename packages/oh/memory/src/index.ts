@@ -59,9 +59,10 @@ export { canonicalJson, kindOf, recordDigest, shortDigest } from './records.ts';
 export { createMemoryStore } from './store.ts';
 export { openPurger } from './purger.ts';
 // The operator's `verify` command: replay every session's log, check what is derived, repair it.
-export { openVerifier } from './verifier.ts';
-export type { MemoryVerifier, RepairReport, VerifierOptions } from './verifier.ts';
-export type { RecallLag, SessionVerification, VerifyFinding } from './verify.ts';
+export { openVerifier } from './verify/database.ts';
+export type { MemoryVerifier, RepairReport, VerifierOptions } from './verify/database.ts';
+export type { SessionVerification, VerifyFinding } from './verify/session.ts';
+export type { RecallLag } from './verify/vectors.ts';
 
 // Recall (SPEC §5): the rebuildable libSQL vector index over a session's notes. The embedding
 // adapters it takes are @oh/embeddings'.

@@ -7,7 +7,7 @@
  * the worker are refused too, and whatever it may do, both may do.
  */
 import { describe, expect, it } from 'vitest';
-import { openVerifier } from './verifier.ts';
+import { openVerifier } from './verify/database.ts';
 import { adds, reasonOf, withHarness } from './test-support.ts';
 
 const DAY = 86_400_000;

@@ -1,5 +1,6 @@
 /**
- * Sessions: opening, reading, listing and forgetting (SPEC §4, §6). The state machine itself is
+ * Sessions: opening, reading, listing and forgetting (SPEC §4, §6), and a session's log as the
+ * transcript's memory cards show it. The state machine itself is
  * enforced by triggers (memory-schema.ts); this module maps rows to `SessionInfo` and judges
  * `expired` with the store's clock.
  */
@@ -12,7 +13,7 @@ import type { StoreContext } from './context.ts';
 import { checkpointWal } from './db/index.ts';
 import { MemoryError, isUniqueViolation } from './errors.ts';
 import { parseInput } from './validation.ts';
-import type { OpenSessionInput, SessionInfo } from './types.ts';
+import type { AppliedChange, LogEntry, OpenSessionInput, SessionInfo } from './types.ts';
 
 export const SESSION_COLUMNS =
   'id, owner_id, document_id, run_id, state, version, note_count, pinned_revision, started_at, expires_at, forgotten_at, purged_at';
@@ -72,7 +73,10 @@ export function toSessionInfo(row: SessionRow, now: Date): SessionInfo {
   };
 }
 
-export async function loadSession(ctx: StoreContext, sessionId: string): Promise<SessionRow | null> {
+export async function loadSession(
+  ctx: Pick<StoreContext, 'client'>,
+  sessionId: string,
+): Promise<SessionRow | null> {
   const rs = await ctx.client.execute({
     sql: `SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`,
     args: [sessionId],
@@ -81,7 +85,10 @@ export async function loadSession(ctx: StoreContext, sessionId: string): Promise
   return row ? toSessionRow(row) : null;
 }
 
-export async function requireSession(ctx: StoreContext, sessionId: string): Promise<SessionRow> {
+export async function requireSession(
+  ctx: Pick<StoreContext, 'client'>,
+  sessionId: string,
+): Promise<SessionRow> {
   const row = await loadSession(ctx, sessionId);
   if (!row) throw new MemoryError('not_found', `no session ${JSON.stringify(sessionId)}`);
   return row;
@@ -217,4 +224,20 @@ export async function forget(ctx: StoreContext, sessionId: string): Promise<Sess
   );
   if (results[0]?.rowsAffected) await checkpointWal(ctx.client, ctx.url);
   return toSessionInfo(await requireSession(ctx, sessionId), ctx.now());
+}
+
+/** Every applied remember call, oldest first: who, when, which names (for transcript cards). */
+export async function sessionLog(ctx: StoreContext, sessionId: string): Promise<LogEntry[]> {
+  const session = await requireSession(ctx, sessionId);
+  const rs = await ctx.client.execute({
+    sql: 'SELECT version, request_id, author, at, result FROM log WHERE session_id = ? ORDER BY version',
+    args: [session.id],
+  });
+  return rs.rows.map((row) => ({
+    version: num(row.version),
+    requestId: str(row.request_id),
+    author: str(row.author),
+    at: str(row.at),
+    applied: (JSON.parse(str(row.result)) as { applied: AppliedChange[] }).applied,
+  }));
 }

@@ -10,8 +10,8 @@ import { openMemoryDatabase } from './memory-schema.ts';
 import { notes, read, reviewedInView } from './read.ts';
 import { remember } from './remember.ts';
 import { ReviewedViews } from './reviewed-view.ts';
-import { forget, getSession, getSessions, listSessions, openSession } from './sessions.ts';
-import { log, verify } from './verify.ts';
+import { forget, getSession, getSessions, listSessions, openSession, sessionLog } from './sessions.ts';
+import { verify } from './verify/session.ts';
 import { createWriteQueue } from './db/index.ts';
 import { NOTE_VECTORS_TABLE, createRecallIndex } from './recall/recall-index.ts';
 import type { RecallIndex } from './recall/recall-index.ts';
@@ -291,7 +291,7 @@ export async function createMemoryStore(options: MemoryStoreOptions): Promise<Me
     preload: guarded('preload', preload),
     notes: guarded('notes', notes),
     reviewedInView: guarded('reviewedInView', reviewedInView),
-    log: guarded('log', log),
+    log: guarded('log', sessionLog),
     verify: guarded('verify', verify),
     close() {
       if (closed) return;

@@ -9,9 +9,9 @@
  * remember that commits meanwhile (another process) makes the repair a no-op instead of undoing it.
  */
 import type { Client, InStatement } from '@libsql/client';
-import { num, str } from './context.ts';
-import { MemoryError, toMemoryError } from './errors.ts';
-import { openMemoryDatabase } from './memory-schema.ts';
+import { num, str } from '../context.ts';
+import { MemoryError, toMemoryError } from '../errors.ts';
+import { openMemoryDatabase } from '../memory-schema.ts';
 import {
   canonicalData,
   canonicalJson,
@@ -19,13 +19,13 @@ import {
   kindOf,
   parseStoredData,
   parseStoredLinks,
-} from './records.ts';
-import { NOTE_VECTORS_TABLE, createRecallIndex } from './recall/index.ts';
+} from '../records.ts';
+import { NOTE_VECTORS_TABLE, createRecallIndex } from '../recall/index.ts';
 import type { EmbeddingAdapter } from '@oh/embeddings';
-import type { RecallIndex } from './recall/index.ts';
-import { inspect } from './verify.ts';
-import type { RepairPlan, ReplayedNote, SessionVerification, VerifyContext } from './verify.ts';
-import type { Change } from './types.ts';
+import type { RecallIndex } from '../recall/index.ts';
+import { inspect } from './session.ts';
+import type { RepairPlan, ReplayedNote, SessionVerification, VerifyContext } from './session.ts';
+import type { Change } from '../types.ts';
 
 export interface VerifierOptions {
   /** The memory database, as for `createMemoryStore`. */

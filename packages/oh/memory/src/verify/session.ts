@@ -16,25 +16,23 @@
  *
  * History rows never change once written, so the log is read in pages without a snapshot; each
  * page of notes re-reads the session's version, and a session that moved on meanwhile is checked
- * again. `inspect` also returns what `repair` (verifier.ts) would rebuild. The per-entry checks
- * live in verify-log.ts, the recall ones in verify-vectors.ts. `log` serves the transcript's
- * memory cards.
+ * again. `inspect` also returns what `repair` (database.ts) would rebuild. The per-entry checks
+ * live in log.ts, the recall ones in vectors.ts.
  */
-import type { Client, Row } from '@libsql/client';
-import { sessionContentTables } from './content.ts';
-import { num, str } from './context.ts';
-import type { StoreContext } from './context.ts';
-import { MemoryError } from './errors.ts';
-import { compareVectors, recallLag, vectorMeta } from './verify-vectors.ts';
-import type { VectorMeta } from './verify-vectors.ts';
-import { checkEntry, readHistory, readLog } from './verify-log.ts';
-import type { LinkRow, LogRow } from './verify-log.ts';
-import { kindOf, parseStoredData, parseStoredLinks, recordDigest, shortDigest } from './records.ts';
-import { NOTE_VECTORS_TABLE, renderNote } from './recall/index.ts';
+import type { Row } from '@libsql/client';
+import { sessionContentTables } from '../content.ts';
+import { num, str } from '../context.ts';
+import type { StoreContext } from '../context.ts';
+import { compareVectors, recallLag, vectorMeta } from './vectors.ts';
+import type { RecallLag, VectorMeta } from './vectors.ts';
+import { checkEntry, readHistory, readLog } from './log.ts';
+import type { LinkRow, LogRow } from './log.ts';
+import { kindOf, parseStoredData, parseStoredLinks, recordDigest, shortDigest } from '../records.ts';
+import { NOTE_VECTORS_TABLE, renderNote } from '../recall/index.ts';
 import type { EmbeddingAdapter } from '@oh/embeddings';
-import { SESSION_COLUMNS, toSessionInfo, toSessionRow } from './sessions.ts';
-import type { SessionRow } from './sessions.ts';
-import type { AppliedChange, JsonValue, LogEntry, SessionState, VerifyReport } from './types.ts';
+import { requireSession, toSessionInfo } from '../sessions.ts';
+import type { SessionRow } from '../sessions.ts';
+import type { JsonValue, SessionState, VerifyReport } from '../types.ts';
 
 const PAGE = 500;
 /** A session an agent keeps writing to is checked again this many times before giving up. */
@@ -53,18 +51,6 @@ export interface VerifyFinding {
   message: string;
   /** true when `repair` rebuilds it from the log or the notes. */
   repairable: boolean;
-}
-
-/** Recall vectors behind the notes: normal lag (indexing runs in the background), not a mismatch. */
-export interface RecallLag {
-  /** Notes whose vector is stored at their current digest under this adapter. */
-  indexed: number;
-  /** Notes with no vector at all. */
-  missing: number;
-  /** Notes whose vector is of an older digest or another model. */
-  stale: number;
-  /** Vectors whose note is gone. */
-  orphaned: number;
 }
 
 export interface SessionVerification extends VerifyReport {
@@ -130,7 +116,7 @@ export async function inspect(
   options: { recall?: EmbeddingAdapter } = {},
 ): Promise<{ report: SessionVerification; plan: RepairPlan | null }> {
   for (let attempt = 1; ; attempt++) {
-    const session = await loadRow(ctx.client, sessionId);
+    const session = await requireSession(ctx, sessionId);
     const check = new Check(ctx, session);
     const settled = session.state === 'open' ? await check.open(options.recall) : await check.closed();
     if (settled) return { report: check.report(), plan: check.plan };
@@ -143,16 +129,6 @@ export async function inspect(
       return { report: check.report(), plan: null };
     }
   }
-}
-
-async function loadRow(client: Client, sessionId: string): Promise<SessionRow> {
-  const rs = await client.execute({
-    sql: `SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`,
-    args: [sessionId],
-  });
-  const row = rs.rows[0];
-  if (!row) throw new MemoryError('not_found', `no session ${JSON.stringify(sessionId)}`);
-  return toSessionRow(row);
 }
 
 /** One check of one session: the findings so far, the replayed notes and the repair plan. */
@@ -510,20 +486,4 @@ class Check {
       );
     }
   }
-}
-
-/** Every applied remember call, oldest first: who, when, which names (for transcript cards). */
-export async function log(ctx: VerifyContext, sessionId: string): Promise<LogEntry[]> {
-  const session = await loadRow(ctx.client, sessionId);
-  const rs = await ctx.client.execute({
-    sql: 'SELECT version, request_id, author, at, result FROM log WHERE session_id = ? ORDER BY version',
-    args: [session.id],
-  });
-  return rs.rows.map((row) => ({
-    version: num(row.version),
-    requestId: str(row.request_id),
-    author: str(row.author),
-    at: str(row.at),
-    applied: (JSON.parse(str(row.result)) as { applied: AppliedChange[] }).applied,
-  }));
 }

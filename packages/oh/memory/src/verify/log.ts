@@ -5,9 +5,9 @@
  * replay and turns the problems into findings.
  */
 import type { Client, Row } from '@libsql/client';
-import { num, str } from './context.ts';
-import { canonicalData, canonicalJson, digestInput, kindOf, recordDigest, sha256Hex } from './records.ts';
-import type { AppliedChange, Change } from './types.ts';
+import { num, str } from '../context.ts';
+import { canonicalData, canonicalJson, digestInput, kindOf, recordDigest, sha256Hex } from '../records.ts';
+import type { AppliedChange, Change } from '../types.ts';
 
 export interface LogRow {
   version: number;

@@ -6,14 +6,14 @@
 import { describe, expect, it } from 'vitest';
 import type { Client } from '@libsql/client';
 import { createLocalEmbeddingAdapter } from '@oh/embeddings';
-import { renderNote } from './recall/index.ts';
-import { openDatabase } from './db/index.ts';
-import { openVerifier, repair } from './verifier.ts';
-import { inspect } from './verify.ts';
-import type { MemoryVerifier } from './verifier.ts';
-import { adds, withHarness } from './test-support.ts';
-import type { Harness } from './test-support.ts';
-import type { AgentContext } from './types.ts';
+import { renderNote } from '../recall/index.ts';
+import { openDatabase } from '../db/index.ts';
+import { openVerifier, repair } from './database.ts';
+import { inspect } from './session.ts';
+import type { MemoryVerifier } from './database.ts';
+import { adds, withHarness } from '../test-support.ts';
+import type { Harness } from '../test-support.ts';
+import type { AgentContext } from '../types.ts';
 
 const DAY = 86_400_000;
 const adapter = createLocalEmbeddingAdapter({ dimensions: 64 });

@@ -4,13 +4,24 @@
  * while a missing, stale or orphaned vector is only lag that recall's catch-up repairs.
  */
 import type { Client } from '@libsql/client';
-import { str } from './context.ts';
-import { NOTE_VECTORS_TABLE } from './recall/index.ts';
+import { str } from '../context.ts';
+import { NOTE_VECTORS_TABLE } from '../recall/index.ts';
 import type { EmbeddingAdapter } from '@oh/embeddings';
-import type { RecallLag } from './verify.ts';
 
 /** A vector re-embedded from the same content by a deterministic adapter is equal; a remote model may differ in the last bits. */
 const MIN_VECTOR_COSINE = 0.9999;
+
+/** Recall vectors behind the notes: normal lag (indexing runs in the background), not a mismatch. */
+export interface RecallLag {
+  /** Notes whose vector is stored at their current digest under this adapter. */
+  indexed: number;
+  /** Notes with no vector at all. */
+  missing: number;
+  /** Notes whose vector is of an older digest or another model. */
+  stale: number;
+  /** Vectors whose note is gone. */
+  orphaned: number;
+}
 
 export interface VectorMeta {
   digest: string;
