@@ -1,12 +1,12 @@
 /**
- * `pnpm --filter @sponge/api verify [-- --repair] [--session <id>]`: see verify.ts. Exits 0 when
+ * `pnpm --filter @sponge/api verify [-- --repair] [--session <id>]`: see verify-command.ts. Exits 0 when
  * everything verifies, 1 when a mismatch remains, 2 when it could not verify (arguments,
  * configuration, a database that is missing or unreachable).
  */
 // First: refuses Node < 24 before any other module runs.
 import './require-node.ts';
 import { createLogger } from './log.ts';
-import { runVerify } from './verify.ts';
+import { runVerify } from './verify-command.ts';
 
 // Why the command stops without a report: on stderr, like its progress lines.
 const fatal = createLogger('info', 'sponge-verify', { destination: process.stderr });

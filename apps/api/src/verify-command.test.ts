@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REEF_DOCUMENT_ID } from './demo/library.ts';
 import { startTestServer } from './testing/harness.ts';
 import type { TestServer } from './testing/harness.ts';
-import { runVerify } from './verify.ts';
+import { runVerify } from './verify-command.ts';
 
 const apiDir = join(import.meta.dirname, '..');
 const builtCommand = join(apiDir, 'dist/verify-main.js');
