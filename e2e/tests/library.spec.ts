@@ -8,7 +8,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
 import type { Locator, Page } from '@playwright/test';
-import { makeEncryptedPdf, makePdf } from '../../apps/api/src/library/testing/pdf-fixtures.ts';
+import { makeEncryptedPdf, makePdf } from '@sponge/testing/pdf-fixtures';
 import {
   ADA,
   REEF_TITLE,

@@ -6,8 +6,8 @@
 import { chmodSync, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { acceptChatRun, loginOwner, mutate, startApi, tempDataDir } from './security/harness.ts';
-import type { ApiProcess } from './security/harness.ts';
+import { acceptChatRun, loginOwner, mutate, startApi, tempDataDir } from '@sponge/testing/api';
+import type { ApiProcess } from '@sponge/testing/api';
 import { databasePath } from './data-dir.ts';
 
 const mode = (path: string) => (statSync(path).mode & 0o777).toString(8);
@@ -22,7 +22,7 @@ describe('the data folder and database files', () => {
 
   it('are owner-only after start, also when they existed with looser modes', async () => {
     // A first start makes the databases; then they are loosened as an older version left them.
-    api = await startApi({ dataDir: data.dir });
+    api = await startApi({ from: 'source', dataDir: data.dir });
     await api.stop();
     chmodSync(data.dir, 0o755);
     const databases = ['sponge.db', 'memory.db'].map((f) => join(data.dir, f));
@@ -31,7 +31,7 @@ describe('the data folder and database files', () => {
       for (const side of ['-wal', '-shm']) if (existsSync(db + side)) chmodSync(db + side, 0o644);
     }
 
-    api = await startApi({ dataDir: data.dir });
+    api = await startApi({ from: 'source', dataDir: data.dir });
     // A write to each database, so each has its -wal while the API runs.
     const owner = await loginOwner(api.port, 0);
     const run = await acceptChatRun(api.port, owner);

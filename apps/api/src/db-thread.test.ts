@@ -3,7 +3,7 @@
  * answers: an agent's whole tool loop, racing calls, owner actions and errors, compared with a
  * server whose memory database runs on the event loop (MEMORY_DB_THREAD=main) doing the same steps.
  */
-import { holdLock } from '@oh/memory/testing/hold-lock';
+import { holdLock } from '@oh/memory/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REEF_DOCUMENT_ID } from './demo/library.ts';
 import { sleep, startTestServer } from './testing/harness.ts';

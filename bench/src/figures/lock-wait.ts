@@ -6,9 +6,9 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { LOCK_HOLDER } from '@oh/memory/testing';
 import { lat, ms, round } from '../figure.ts';
 import type { BenchContext, Row } from '../figure.ts';
 import { acceptRun, loginOwner, must, startApi, trpc } from '../http.ts';
@@ -23,9 +23,6 @@ export async function healthWhileLocked(ctx: BenchContext): Promise<Row[]> {
   const dataDir = join(work, 'lock-wait');
   mkdirSync(dataDir);
   const api = await startApi(dataDir);
-  const lockHolder = createRequire(join(ctx.benchDir, 'package.json')).resolve(
-    '@oh/memory/testing/lock-holder',
-  );
   try {
     const owner = await loginOwner(api.port);
     const run = await acceptRun(api.port, owner);
@@ -53,7 +50,7 @@ export async function healthWhileLocked(ctx: BenchContext): Promise<Row[]> {
       await probe(() => performance.now() >= until, free);
 
       log(`health while another process holds the memory write lock ${HOLD_MS} ms, an agent write arriving`);
-      const holder = spawn(process.execPath, [lockHolder, join(dataDir, 'memory.db'), String(HOLD_MS)], {
+      const holder = spawn(process.execPath, [LOCK_HOLDER, join(dataDir, 'memory.db'), String(HOLD_MS)], {
         stdio: ['ignore', 'pipe', 'inherit'],
       });
       const lines = createInterface({ input: holder.stdout });

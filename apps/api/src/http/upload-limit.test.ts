@@ -6,15 +6,15 @@
  * before the reset reached it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loginOwner, query, startApi, tempDataDir } from '../security/harness.ts';
-import type { ApiProcess, Owner } from '../security/harness.ts';
+import { loginOwner, query, startApi, tempDataDir } from '@sponge/testing/api';
+import type { ApiProcess, Owner } from '@sponge/testing/api';
 import type { Json } from '../testing/harness.ts';
 
 const data = tempDataDir('upload-limit');
 let api: ApiProcess;
 let ada: Owner;
 beforeAll(async () => {
-  api = await startApi({ dataDir: data.dir });
+  api = await startApi({ from: 'source', dataDir: data.dir });
   ada = await loginOwner(api.port, 0);
 }, 120_000);
 afterAll(async () => {

@@ -10,10 +10,10 @@
  */
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makePdf, makeSlowPdf } from '@sponge/testing/pdf-fixtures';
 import { startTestServer } from '../testing/harness.ts';
 import type { Json, TestServer } from '../testing/harness.ts';
 import { livePdfThreads } from './extract/pdf-thread.ts';
-import { makePdf, makeSlowPdf } from './testing/pdf-fixtures.ts';
 
 interface Answer {
   status: number;

@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { DOCUMENT_REASONS, LIMITS } from '@sponge/contract';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeEncryptedPdf, makeImageOnlyPdf, makePdf, makeZeroPagePdf } from '@sponge/testing/pdf-fixtures';
 import { REEF_DOCUMENT_ID } from '../demo/library.ts';
 import { startTestServer } from '../testing/harness.ts';
 import type { TestServer } from '../testing/harness.ts';
-import { makeEncryptedPdf, makeImageOnlyPdf, makePdf, makeZeroPagePdf } from './testing/pdf-fixtures.ts';
 
 let s: TestServer;
 let ada: string;

@@ -7,8 +7,8 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { acceptChatRun, loginOwner, must, mutate, query, startApi, tempDataDir } from './harness.ts';
-import type { ApiProcess, Owner, RunHandle } from './harness.ts';
+import { acceptChatRun, loginOwner, must, mutate, query, startApi, tempDataDir } from '@sponge/testing/api';
+import type { ApiProcess, Owner, RunHandle } from '@sponge/testing/api';
 
 const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
@@ -63,7 +63,7 @@ describe('explain tokens over HTTP', () => {
   let token2 = '';
 
   beforeAll(async () => {
-    api = await startApi({ dataDir: data.dir });
+    api = await startApi({ from: 'source', dataDir: data.dir });
     owner = await loginOwner(api.port, 0);
     other = await loginOwner(api.port, 1);
     run = await acceptChatRun(api.port, owner);
@@ -245,7 +245,7 @@ describe('explain tokens expire (EXPLAIN_TOKEN_TTL_SECONDS=1)', () => {
   let api: ApiProcess;
 
   beforeAll(async () => {
-    api = await startApi({ dataDir: data.dir, env: { EXPLAIN_TOKEN_TTL_SECONDS: '1' } });
+    api = await startApi({ from: 'source', dataDir: data.dir, env: { EXPLAIN_TOKEN_TTL_SECONDS: '1' } });
   }, 120_000);
   afterAll(async () => {
     await api?.stop();

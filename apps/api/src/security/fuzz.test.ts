@@ -13,6 +13,7 @@ import { createClient } from '@libsql/client';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  HARNESS_RUNTIME_KEY,
   acceptChatRun,
   leaksInternals,
   loginOwner,
@@ -20,11 +21,10 @@ import {
   mutate,
   query,
   request,
-  SECURITY_RUNTIME_KEY,
   startApi,
   tempDataDir,
-} from './harness.ts';
-import type { ApiProcess, Owner, RawResponse, RunHandle } from './harness.ts';
+} from '@sponge/testing/api';
+import type { ApiProcess, Owner, RawResponse, RunHandle } from '@sponge/testing/api';
 import { REEF_DOCUMENT_ID } from '../demo/library.ts';
 
 interface ProcedureInfo {
@@ -324,7 +324,7 @@ function credentials(ctx: FuzzContext): Credential[] {
     { label: 'other owner', header: `Bearer ${ctx.other.token}`, works: true },
     { label: 'run', header: `Bearer ${ctx.run.runToken}`, works: true },
     { label: 'other run', header: `Bearer ${ctx.otherRun.runToken}`, works: true },
-    { label: 'runtime key', header: `Bearer ${SECURITY_RUNTIME_KEY}`, works: true },
+    { label: 'runtime key', header: `Bearer ${HARNESS_RUNTIME_KEY}`, works: true },
     { label: 'forged runtime key', header: `Bearer ${b64()}`, works: false },
   ];
 }
@@ -479,6 +479,7 @@ describe('fuzzing every procedure over HTTP', () => {
   beforeAll(async () => {
     // Explain tokens live 1 s here, so the ones issued during set-up are expired by fuzz time.
     const api = await startApi({
+      from: 'source',
       dataDir: data.dir,
       env: { EXPLAIN_TOKEN_TTL_SECONDS: '1', RECALL_MODE: 'live' },
     });
@@ -930,7 +931,7 @@ describe('fuzzing every procedure over HTTP', () => {
     const tpl: Record<string, Record<string, unknown>> = { ...templates(ctx), 'review.decide': reviewDecide };
     // The credential each procedure works with, so the deep input gets past the credential check.
     const auth = (path: string) =>
-      `Bearer ${path.startsWith('agent.') ? ctx.run.runToken : path.startsWith('runtime.') ? SECURITY_RUNTIME_KEY : ctx.owner.token}`;
+      `Bearer ${path.startsWith('agent.') ? ctx.run.runToken : path.startsWith('runtime.') ? HARNESS_RUNTIME_KEY : ctx.owner.token}`;
     // auth.logout ignores input: were the deep input let through, it would sign the owner out
     // for the calls after it. Last, so a failure here is reported for every other procedure.
     const ordered = [

@@ -19,8 +19,8 @@ import {
   query,
   startApi,
   tempDataDir,
-} from './harness.ts';
-import type { ApiProcess, CallResult, Owner, RunHandle } from './harness.ts';
+} from '@sponge/testing/api';
+import type { ApiProcess, CallResult, Owner, RunHandle } from '@sponge/testing/api';
 
 interface Applied {
   version: number;
@@ -167,8 +167,8 @@ describe('two API processes, one database', () => {
 
   beforeAll(async () => {
     // The first process creates the files, the schema and the secrets; the second reuses them.
-    a = await startApi({ dataDir: data.dir });
-    b = await startApi({ dataDir: data.dir });
+    a = await startApi({ from: 'source', dataDir: data.dir });
+    b = await startApi({ from: 'source', dataDir: data.dir });
     owner = await loginOwner(a.port);
   }, 180_000);
 

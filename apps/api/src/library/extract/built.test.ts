@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import ts from 'typescript';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { makeEncryptedPdf, makePdf } from '../testing/pdf-fixtures.ts';
+import { makeEncryptedPdf, makePdf } from '@sponge/testing/pdf-fixtures';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const apiRoot = join(here, '../../..');

@@ -1,10 +1,10 @@
 /**
- * extractDocument on real files: PDFs made by pdf-lib or by hand (../testing/pdf-fixtures.ts),
+ * extractDocument on real files: PDFs made by pdf-lib or by hand (@sponge/testing/pdf-fixtures),
  * read by pdf.js on real worker threads.
  */
 import { describe, expect, it, vi } from 'vitest';
 import { LIMITS } from '@sponge/contract';
-import { makeEncryptedPdf, makeImageOnlyPdf, makePdf, makeZeroPagePdf } from '../testing/pdf-fixtures.ts';
+import { makeEncryptedPdf, makeImageOnlyPdf, makePdf, makeZeroPagePdf } from '@sponge/testing/pdf-fixtures';
 import { DocumentRejected, extractDocument } from './index.ts';
 import type { ExtractOptions } from './index.ts';
 import { usableTitle } from './extract.ts';

@@ -10,7 +10,7 @@
 import fc from 'fast-check';
 import { afterAll, expect, it } from 'vitest';
 import { DOCUMENT_REASONS } from '@sponge/contract';
-import { makeEncryptedPdf, makeImageOnlyPdf, makePdf, makeZeroPagePdf } from '../testing/pdf-fixtures.ts';
+import { makeEncryptedPdf, makeImageOnlyPdf, makePdf, makeZeroPagePdf } from '@sponge/testing/pdf-fixtures';
 import { DocumentRejected, extractDocument } from './index.ts';
 import type { ExtractedDocument } from './index.ts';
 import { MESSAGES } from './messages.ts';

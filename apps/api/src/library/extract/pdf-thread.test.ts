@@ -3,7 +3,7 @@
  * and that every thread is gone once its answer is in.
  */
 import { describe, expect, it } from 'vitest';
-import { makeDeflateBombPdf, makePdf } from '../testing/pdf-fixtures.ts';
+import { makeDeflateBombPdf, makePdf } from '@sponge/testing/pdf-fixtures';
 import { extractDocument } from './index.ts';
 import { livePdfThreads, PDF_EXTERNAL_MEMORY_MB, readPdfOnThread } from './pdf-thread.ts';
 

@@ -10,7 +10,8 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
-const LOCK_HOLDER = fileURLToPath(new URL('./lock-holder.mjs', import.meta.url));
+/** The holder's script, for a caller that runs it itself: `node <it> <db-path> [hold-ms]`. */
+export const LOCK_HOLDER = fileURLToPath(new URL('./lock-holder.mjs', import.meta.url));
 
 export interface LockHolder {
   /** Rolls back and waits until the holder says it let go. */

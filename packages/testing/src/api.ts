@@ -1,18 +1,24 @@
 /**
- * Test harness for the security suite: real API processes on ephemeral ports with temp data,
- * and a plain-JSON tRPC client over one keep-alive HTTP agent, the way an outside agent runtime
- * talks to the API (no @trpc/client, so malformed requests can be sent as well as good ones).
+ * The real API for tests, as its own process: `apps/api` started on a free port over temp data
+ * with the demo seed, and a plain-JSON tRPC client over one keep-alive HTTP agent, the way an
+ * outside agent runtime talks to the API (no @trpc/client, so malformed requests can be sent as
+ * well as good ones). Nothing of the API's code is imported: it is run.
+ *
+ * Another package's tests run the built API (`from: 'built'`, `node dist/main.js`, what users
+ * run; `turbo run test` builds it first for a package that depends on @sponge/api); the API's own
+ * tests run its source (`from: 'source'`, `src/main.ts` under tsx), which no build precedes.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const apiDir = fileURLToPath(new URL('../..', import.meta.url));
+/** apps/api, run from its own folder as `pnpm --filter @sponge/api start` runs it. */
+export const apiDir = fileURLToPath(new URL('../../../apps/api/', import.meta.url));
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
 export interface ApiProcess {
@@ -42,22 +48,42 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** The hosted runtime's credential given to the APIs these suites start (RUNTIME_KEY). */
-export const SECURITY_RUNTIME_KEY = 'security-runtime-key-0123456789abcdef';
+/** The hosted runtime's credential given to the APIs started here (RUNTIME_KEY), unless `env` sets one. */
+export const HARNESS_RUNTIME_KEY = 'harness-runtime-key-0123456789abcdef';
 
-/** Runs `src/main.ts` (what `pnpm --filter @sponge/api start` runs) and waits for `health`. */
-export async function startApi(opts: { dataDir: string; env?: Record<string, string> }): Promise<ApiProcess> {
+export interface StartApiOptions {
+  /** `built`: `dist/main.js` with plain node; `source`: `src/main.ts` under tsx. */
+  from: 'built' | 'source';
+  dataDir: string;
+  /** Added to (and over) the defaults: DEMO=1, LOG_LEVEL=warn, RUNTIME_KEY, HOST=127.0.0.1. */
+  env?: Record<string, string>;
+}
+
+/** The command line that starts the API, from apps/api. */
+function entryOf(from: StartApiOptions['from']): string[] {
+  if (from === 'source') return ['--import', 'tsx', 'src/main.ts'];
+  if (!existsSync(join(apiDir, 'dist', 'main.js')))
+    throw new Error(
+      `${join(apiDir, 'dist', 'main.js')} is missing: build the API first (pnpm --filter @sponge/api build)`,
+    );
+  return ['dist/main.js'];
+}
+
+/** Starts the API on a free port of 127.0.0.1 and waits until it answers `health`. */
+export async function startApi(opts: StartApiOptions): Promise<ApiProcess> {
+  const args = entryOf(opts.from);
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child: ChildProcess = spawn(process.execPath, args, {
     cwd: apiDir,
     env: {
       ...process.env,
       NODE_ENV: 'test',
       PORT: String(port),
+      HOST: '127.0.0.1',
       DATA_DIR: opts.dataDir,
       DEMO: '1',
       LOG_LEVEL: 'warn',
-      RUNTIME_KEY: SECURITY_RUNTIME_KEY,
+      RUNTIME_KEY: HARNESS_RUNTIME_KEY,
       ...opts.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -266,7 +292,7 @@ export async function acceptChatRun(port: number, owner: Owner): Promise<RunHand
   if (!run.sessionId) throw new Error('a chat run came back without a session');
   // Only the hosted runtime's key obtains a run token (SPEC §7b).
   const claim = must<{ runToken: string }>(
-    await mutate(port, 'runtime.claim', { runId: run.runId }, SECURITY_RUNTIME_KEY),
+    await mutate(port, 'runtime.claim', { runId: run.runId }, HARNESS_RUNTIME_KEY),
     'runtime.claim',
   );
   return { runId: run.runId, runToken: claim.runToken, sessionId: run.sessionId };

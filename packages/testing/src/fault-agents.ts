@@ -1,16 +1,16 @@
 /**
- * The load of the fault suites: agents, each with a run of its own, writing `agent.remember`
- * calls in a loop over plain HTTP, the way an outside runtime does. A call that gets no answer or
- * an answer that means "try again" is sent again unchanged (same requestId, same basedOn) until
- * it is acknowledged; any other answer is a failure the suite reports.
+ * The load of the fault suites (apps/api/src/faults): agents, each with a run of its own, writing
+ * `agent.remember` calls in a loop over plain HTTP, the way an outside runtime does. A call that
+ * gets no answer or an answer that means "try again" is sent again unchanged (same requestId, same
+ * basedOn) until it is acknowledged; any other answer is a failure the suite reports.
  *
  * Agent i's call k goes from version k-1 to k with requestId `a<i>-<k>` and four changes at once
  * (as in @oh/memory's crash test), so a lost, doubled or half-applied call shows in the notes:
  * after call k the session holds step:v1..v<k>, exactly one pair note (pair:v<k>) and a counter
  * reading k.
  */
-import { changesFor } from '@oh/memory/testing/call-changes';
-import { acceptChatRun, loginOwner } from '../security/harness.ts';
+import { changesFor } from '@oh/memory/testing';
+import { acceptChatRun, loginOwner } from './api.ts';
 
 export { changesFor };
 

@@ -8,12 +8,9 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { startSqld } from '@oh/memory/testing/sqld';
-import type { Sqld } from '@oh/memory/testing/sqld';
-import { SECURITY_RUNTIME_KEY, freePort } from '../security/harness.ts';
-
-const apiDir = fileURLToPath(new URL('../..', import.meta.url));
+import { startSqld } from '@oh/memory/testing';
+import type { Sqld } from '@oh/memory/testing';
+import { HARNESS_RUNTIME_KEY, apiDir, freePort } from '@sponge/testing/api';
 
 /** Shared by every API process of a suite: several processes on one database must agree on it. */
 export const FAULTS_TOKEN_SECRET = 'faults-token-secret-0123456789abcdef0123';
@@ -48,8 +45,8 @@ export async function startCluster(): Promise<Cluster> {
     APP_DATABASE_URL: app.url,
     DATA_DIR: dataDir,
     TOKEN_SECRET: FAULTS_TOKEN_SECRET,
-    // The key the security harness's acceptChatRun claims runs with.
-    RUNTIME_KEY: SECURITY_RUNTIME_KEY,
+    // The key @sponge/testing's acceptChatRun claims runs with.
+    RUNTIME_KEY: HARNESS_RUNTIME_KEY,
   };
   return {
     memory,

@@ -6,8 +6,8 @@
  */
 import { createClient } from '@libsql/client';
 import { expect } from 'vitest';
-import { seeded, startAgents, startLoad, suiteSeed } from './agents.ts';
-import type { Agent, Failure } from './agents.ts';
+import { seeded, startAgents, startLoad, suiteSeed } from '@sponge/testing/fault-agents';
+import type { Agent, Failure } from '@sponge/testing/fault-agents';
 import { checkRound, openSessionVerifier, readSessions, verifyCommand } from './checks.ts';
 import type { ApiProcess, Cluster } from './processes.ts';
 import { Tally } from './tally.ts';

@@ -1,5 +1,5 @@
 /** Per-round counts of a fault suite, and the one line each suite prints. */
-import type { RoundCounts } from './agents.ts';
+import type { RoundCounts } from '@sponge/testing/fault-agents';
 import type { RoundCheck } from './checks.ts';
 
 export interface Round {

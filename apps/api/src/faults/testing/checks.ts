@@ -15,10 +15,10 @@ import { Writable } from 'node:stream';
 import type { Client } from '@libsql/client';
 import { openVerifier } from '@oh/memory';
 import type { MemoryVerifier } from '@oh/memory';
-import { loadConfig } from '../config.ts';
-import { runVerify } from '../verify.ts';
-import { expectedNotes, requestIdOf } from './agents.ts';
-import type { Agent } from './agents.ts';
+import { expectedNotes, requestIdOf } from '@sponge/testing/fault-agents';
+import type { Agent } from '@sponge/testing/fault-agents';
+import { loadConfig } from '../../config.ts';
+import { runVerify } from '../../verify.ts';
 
 interface SessionRow {
   id: string;
