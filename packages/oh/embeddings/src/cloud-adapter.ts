@@ -53,11 +53,17 @@ export function createCloudEmbeddingAdapter(options: CloudEmbeddingOptions): Emb
       endpoint,
     });
   }
+  // None of these defaults is measured against a real endpoint (the bench runs the local adapter).
+  // Bigger batches are fewer requests and a longer, larger answer to wait for and lose on a failure.
   const batchSize = positiveInt(options.batchSize ?? 64, 'batchSize', endpoint, 2048);
+  // A request's whole answer: longer waits out a slow endpoint, shorter frees the caller sooner.
   const timeoutMs = positiveInt(options.timeoutMs ?? 10_000, 'timeoutMs', endpoint);
+  // Four requests at most per batch; waits of up to 0.5, 1 and 2 s (full jitter) between them.
   const retries = nonNegativeInt(options.retries ?? 3, 'retries', endpoint);
   const backoffBaseMs = nonNegativeInt(options.backoffBaseMs ?? 500, 'backoffBaseMs', endpoint);
   const backoffMaxMs = nonNegativeInt(options.backoffMaxMs ?? 8_000, 'backoffMaxMs', endpoint);
+  // A server asking for a longer pause is not retried here: the error carries its time to the caller
+  // (recall's queue waits it, up to its maxDelayMs).
   const maxRetryAfterMs = nonNegativeInt(options.maxRetryAfterMs ?? 60_000, 'maxRetryAfterMs', endpoint);
   const sendDimensions = options.sendDimensions ?? true;
   const apiKey = options.apiKey ?? '';
@@ -185,6 +191,7 @@ export function createCloudEmbeddingAdapter(options: CloudEmbeddingOptions): Emb
   /** Before retry `retry` (0-based): the server's Retry-After plus a little jitter, or full-jitter backoff. */
   function pause(error: EmbeddingError, retry: number): number {
     const backoff = Math.random() * Math.min(backoffMaxMs, backoffBaseMs * 2 ** retry);
+    // After a Retry-After, at most 250 ms of jitter (not measured), so callers told the same time spread out.
     return error.retryAfterMs === undefined ? backoff : error.retryAfterMs + Math.min(backoff, 250);
   }
 

@@ -18,8 +18,9 @@ const BUSY_RETRIES_AT_MS = [1, 3, 8, 18, 33, 53, 78, 103, 128, 178, 228];
 
 /**
  * The longest wait a pause is sized for. A writer still waiting after it has missed the
- * 100 ms the purge promises agents anyway, and sizing pauses for it (50 and 100 ms gaps) would
- * stall a purge that runs with no writer at all.
+ * 100 ms the purge promises agents anyway (the `purge` figure's target: no remember over 100 ms
+ * while it runs), and sizing pauses for it (50 and 100 ms gaps) would stall a purge that runs
+ * with no writer at all.
  */
 const LONGEST_WAIT_COVERED_MS = 100;
 
@@ -70,12 +71,21 @@ export function lockPacer(slackMs: number): LockPacer {
   };
 }
 
-/** The first delete group, before any batch has been timed. */
+/**
+ * The first delete group, before any batch has been timed. Not measured: it only matters until
+ * the first batches are timed (groups at most double per batch).
+ */
 const FIRST_GROUP = 16;
 // A batch's commit (a WAL sync) holds the lock however small the group: when the disk alone takes
-// longer than the target, smaller groups would cut the throughput and barely the wait.
+// longer than the target, smaller groups would cut the throughput and barely the wait. Not
+// measured as a value.
 const MIN_GROUP = 8;
-/** How many recent full groups the cost per session is taken from. */
+/**
+ * How many recent full groups the cost per session is taken from. Not measured as a value: a
+ * longer window reacts later to costs that stay higher, a shorter one to a single stall (the
+ * median needs most of the window to move). bench/README.md, notebook, "The purge", has the
+ * median against the lowest cost of the window.
+ */
 const COST_WINDOW = 8;
 
 export interface GroupSizer {

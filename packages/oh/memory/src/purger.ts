@@ -26,10 +26,13 @@ export interface PurgerOptions {
 }
 
 export const PURGE_KEY_MIN_CHARS = 16;
+// A session still `opening` this long was left by a caller that stopped (docs/operations.md, "Purge").
+// Not measured: shorter could mark an opening that is only slow `empty`; longer keeps a dead one.
 export const STUCK_OPENING_MS = 10 * 60 * 1000;
 // A ceiling per batch for content the group sizing cannot see coming (a session of thousands of
 // notes): groups are sized by time (see purgePass), and sessions of ordinary size fill the
-// target hold well before they reach it.
+// target hold well before they reach it. Raised from 500 with the other pacing changes of
+// bench/README.md's notebook ("The purge"); not measured on its own.
 const DEFAULT_CHUNK = 1000;
 
 /**
@@ -111,11 +114,19 @@ export interface PurgePacing {
   pauseSlackMs?: number;
 }
 
+// The largest delete group, whatever the timing says. Not measured on its own: at 10,000 sessions
+// the groups sized to the target hold were 31 sessions at the median (bench/README.md, notebook,
+// "The purge"), so it only bounds a batch of very cheap sessions.
 const DEFAULT_SESSIONS_PER_BATCH = 200;
 // Under 18 ms, where the busy handler's gap (so the pause) grows from 10 to 15 ms: a writer that
-// queues behind a batch waits the hold and one gap, about 15 + 12 ms.
+// queues behind a batch waits the hold and one gap, about 15 + 12 ms. bench/README.md, notebook,
+// "The purge": a 10 ms target was 18 % slower at 10,000 sessions, with no better worst case.
 const DEFAULT_TARGET_HOLD_MS = 15;
+// bench/README.md, notebook, "The purge": 500 sessions closed per statement held the lock up to
+// 256 ms under load.
 const DEFAULT_CLOSE_PER_STATEMENT = 200;
+// Not measured: how late a waiting writer's sleep may run on a busy CPU and still find the lock
+// free; each millisecond more is a millisecond more per pause of the purge.
 const DEFAULT_PAUSE_SLACK_MS = 2;
 
 /**

@@ -46,7 +46,10 @@ const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS _migrations (
 
 const RECORD = 'INSERT INTO _migrations (namespace, id, name, applied_at) VALUES (?, ?, ?, ?)';
 
-/** A derived migration whose record keeps changing under it this many times gives up. */
+/**
+ * A derived migration whose record keeps changing under it this many times gives up. Not measured:
+ * it only bounds processes that keep opening the database with different settings.
+ */
 const DERIVED_TRIES = 3;
 
 /**

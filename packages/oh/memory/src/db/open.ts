@@ -9,7 +9,11 @@ import { ShortcutClient } from './thread/shortcut-client.ts';
 import { WorkerClient } from './thread/worker-client.ts';
 import { LocalClient } from './local-client.ts';
 
-/** How long a writer waits for another process's write lock before giving up. */
+/**
+ * How long a writer waits for another process's write lock before giving up. Not measured as a
+ * value: longer lets a call outwait a longer hold (the `lock` figure holds the lock 3 s, and the
+ * agent's write waits it out) before it fails, at the price of the caller waiting that long.
+ */
 export const BUSY_TIMEOUT_MS = 10_000;
 
 /** SQLite's `synchronous` for an embedded file. */
@@ -56,7 +60,9 @@ export const EMBEDDED_PRAGMAS = [
   // Forgotten and purged content is overwritten with zeros, not left in free pages.
   'PRAGMA secure_delete = ON',
   // 64 MiB page cache (default 2 MiB): a 10k-note session's recall vectors are ~18 MB, and
-  // re-reading them from disk on every recall measured ~3.5x slower (recall.bench.ts).
+  // re-reading them from disk on every recall measured ~3.5x slower (recall.bench.ts), when
+  // recall still scanned them in SQL. Since recall scans copies in memory (issue 19) it reads them
+  // only to fill the copies: not measured again, and not in bench/README.md's notebook.
   'PRAGMA cache_size = -65536',
 ] as const;
 
@@ -139,6 +145,7 @@ export async function checkpointWal(client: Client, url: string): Promise<boolea
       if (!isLockError(error)) throw error;
     }
     if (performance.now() >= giveUpAt) return false;
+    // 1, 2, 4 … ms, at most 50 between tries: not measured; a lock is usually held for milliseconds.
     await new Promise((resolve) => setTimeout(resolve, Math.min(50, 2 ** tries)));
   }
 }

@@ -21,7 +21,11 @@ interface GroupCommitClient extends Client {
 const canGroup = (client: Client): client is GroupCommitClient =>
   typeof (client as Partial<GroupCommitClient>).batchGroup === 'function';
 
-/** At most this many calls share one commit (bounds how long one commit holds the lock). */
+/**
+ * At most this many calls share one commit (bounds how long one commit holds the lock). Not
+ * measured as a value: more calls share one WAL sync, and the last of them waits for all the
+ * others' statements.
+ */
 export const MAX_CALLS_PER_COMMIT = 64;
 
 export interface WriteQueue {

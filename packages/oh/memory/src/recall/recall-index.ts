@@ -159,6 +159,7 @@ export function createRecallIndex(options: RecallIndexOptions): RecallIndex {
   // The exact scan runs over in-memory copies of the session's vectors (session-vectors.ts).
   const copies = createSessionVectors(options.sessionVectors);
   const now = options.now ?? (() => new Date());
+  // Not measured: how many recalls of a session stay on record for review, against the table's size.
   const eventsPerSession = options.eventsPerSession ?? 200;
   const write = options.write ?? ((statements: InStatement[]) => client.batch(statements, 'write'));
   const queue = createIndexQueue({

@@ -34,8 +34,15 @@ import { requireSession, toSessionInfo } from '../sessions.ts';
 import type { SessionRow } from '../sessions.ts';
 import type { JsonValue, SessionState, VerifyReport } from '../types.ts';
 
+/**
+ * Log entries (and notes) read per query. Not measured as a value: bigger pages are fewer queries
+ * and more rows held at once (the `verify` figure times a full replay of 100,000 entries).
+ */
 const PAGE = 500;
-/** A session an agent keeps writing to is checked again this many times before giving up. */
+/**
+ * A session an agent keeps writing to is checked again this many times before giving up. Not
+ * measured: each attempt is a full replay; the operator is told to run verify again.
+ */
 const ATTEMPTS = 3;
 /** Tables whose rows are rebuilt from the log or the notes; every other session table is history or record. */
 export const DERIVED_TABLES = ['notes', 'link_index', NOTE_VECTORS_TABLE] as const;

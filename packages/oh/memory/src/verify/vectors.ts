@@ -8,7 +8,11 @@ import { str } from '../context.ts';
 import { NOTE_VECTORS_TABLE } from '../recall/index.ts';
 import type { EmbeddingAdapter } from '@oh/embeddings';
 
-/** A vector re-embedded from the same content by a deterministic adapter is equal; a remote model may differ in the last bits. */
+/**
+ * A vector re-embedded from the same content by a deterministic adapter is equal; a remote model
+ * may differ in the last bits. Not measured against a remote model: lower would miss a vector of
+ * slightly different content, higher would report a model's rounding as damage.
+ */
 const MIN_VECTOR_COSINE = 0.9999;
 
 /** Recall vectors behind the notes: normal lag (indexing runs in the background), not a mismatch. */
