@@ -18,7 +18,7 @@ import type { MemoryVerifier } from '@oh/memory';
 import { expectedNotes, requestIdOf } from '@sponge/testing/fault-agents';
 import type { Agent } from '@sponge/testing/fault-agents';
 import { loadConfig } from '../../config.ts';
-import { runVerify } from '../../verify.ts';
+import { runVerify } from '../../verify-command.ts';
 
 interface SessionRow {
   id: string;
