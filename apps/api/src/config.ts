@@ -88,6 +88,7 @@ const envSchema = z.object({
     (v) => v === undefined || v.length >= 32,
     'must be at least 32 characters',
   ),
+  // Not measured: how late an expired session's content may go, against passes that find nothing.
   PURGE_INTERVAL_SECONDS: intIn(1, 86_400, 60),
   PURGE_KEY: optionalString.refine(
     (v) => v === undefined || v.length >= 16,
@@ -97,6 +98,8 @@ const envSchema = z.object({
     (v) => v === undefined || v.length >= 16,
     'must be at least 16 characters',
   ),
+  // Not measured: how long a run stays taken by a runtime that stopped, against how often a
+  // working runtime must renew it.
   RUNTIME_LEASE_SECONDS: intIn(1, 3_600, 60),
   RECALL_MODE: optionalString.pipe(
     z.enum(['shadow', 'live', 'off'], 'expected shadow, live or off').default('shadow'),

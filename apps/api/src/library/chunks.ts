@@ -6,6 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 
+// Not measured: longer chunks are fewer vectors per document and coarser hits (a hit names a
+// longer passage), shorter ones more vectors and less context for each.
 export const CHUNK_CHARS = 800;
 
 export interface Chunk {

@@ -19,10 +19,17 @@ export interface IndexerLog {
   error(details: object, message: string): void;
 }
 
-/** Chunks per embedding request and per write: small enough that progress moves visibly. */
+/**
+ * Chunks per embedding request and per write: small enough that progress moves visibly. Not
+ * compared with other sizes; with it the `library` figure indexed 2,519 chunks/s where the adapter
+ * alone embedded 2,775 (bench/README.md, notebook, "The library figure").
+ */
 export const EMBED_BATCH = 64;
 
-/** After another process's lock stopped a document, the next pass starts this much later. */
+/**
+ * After another process's lock stopped a document, the next pass starts this much later. Not
+ * measured: sooner finds the lock still held more often, later leaves the document waiting.
+ */
 export const LOCKED_RETRY_MS = 1_000;
 
 export interface Indexer {

@@ -11,11 +11,16 @@ export const DEFAULT_LIBRARY_QUOTAS = {
   chunks: 250_000,
 } as const;
 
-/** PDF extractions waiting at once, all owners together, and how long each may wait. */
+/**
+ * PDF extractions waiting at once, all owners together, and how long each may wait. Not measured
+ * (the `uploads` figure measures fairness between owners, not these): more waiting files hold more
+ * memory, each up to the file limit; a shorter wait refuses sooner under a long queue.
+ */
 export const DEFAULT_UPLOAD_QUEUE = { maxWaiting: 8, maxWaitSeconds: 60 } as const;
 
 /**
  * Upload bodies received at once. Each may hold up to the 20 MiB file limit in memory (twice,
- * while the form is parsed), so this with the queue's size bounds what uploads can take.
+ * while the form is parsed), so this with the queue's size bounds what uploads can take. Not
+ * measured: a bound on memory (4 × 2 × 20 MiB), not a throughput choice.
  */
 export const DEFAULT_UPLOADS_IN_FLIGHT = 4;

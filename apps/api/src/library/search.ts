@@ -43,7 +43,10 @@ interface OwnerEntry {
   inUse: number;
 }
 
-/** Documents whose vectors are read in one query while an index fills. */
+/**
+ * Documents whose vectors are read in one query while an index fills. Not measured: more is fewer
+ * queries and a longer single read for the first search after the library grew.
+ */
 const LOAD_DOCUMENTS_PER_QUERY = 50;
 
 /**

@@ -10,7 +10,7 @@
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../errors.ts';
 
-/** How soon a refused upload may try again: receiving a body takes seconds, not minutes. */
+/** How soon a refused upload may try again: receiving a body takes seconds, not minutes (not measured). */
 const RETRY_AFTER_SECONDS = 2;
 
 export interface UploadsInFlight {

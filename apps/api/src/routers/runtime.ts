@@ -16,7 +16,10 @@ import { ApiError, notFound } from '../errors.ts';
 import { hashToken, newToken } from '../tokens.ts';
 import { runtimeProcedure } from '../trpc.ts';
 
-/** At most this many pending runs per answer; the runtime asks again when it has worked them off. */
+/**
+ * At most this many pending runs per answer; the runtime asks again when it has worked them off.
+ * Not measured: bounds one answer's size, not the runtime's throughput.
+ */
 const PENDING_LIMIT = 100;
 
 function refused(refusal: LeaseRefusal): ApiError {

@@ -45,6 +45,8 @@ export interface ExtractOptions {
   schedule?: <T>(read: (signal: AbortSignal) => Promise<T>) => Promise<T>;
 }
 
+// How long one PDF may take to read. Not measured against real files: longer lets a big PDF finish,
+// shorter frees its thread (and the owners queued behind it) sooner.
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
 /**

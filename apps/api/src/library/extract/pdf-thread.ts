@@ -36,12 +36,14 @@ export const PDF_RESOURCE_LIMITS: ResourceLimits = { maxOldGenerationSizeMb: 512
  * 15 MiB file). A stream that doubles its buffer can overshoot by one doubling between looks.
  */
 export const PDF_EXTERNAL_MEMORY_MB = 256;
+// How often the thread's memory is looked at. Not measured: more often costs the API a little
+// CPU per PDF; less often lets a stream grow further (more doublings) past the limit between looks.
 const MEMORY_CHECK_MS = 50;
 
 /**
  * Threads at once; later files wait their turn. Parsing is CPU-bound, so more threads than this
  * would only slow the API's own work, and it caps the memory uploads can take at about twice the
- * limits above.
+ * limits above. Not measured as a value (the project's machine has 2 CPUs).
  */
 export const MAX_PDF_THREADS = 2;
 
