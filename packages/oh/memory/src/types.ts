@@ -7,7 +7,6 @@
 
 import type { Change, JsonValue, Link, QueryRow, Question } from '@oh/schema';
 import type { EmbeddingAdapter } from '@oh/embeddings';
-import type { BackgroundErrorListener } from './recall/queue.ts';
 
 // The record vocabulary, question menu and error reasons are the shared contract's; the store
 // implements them.
@@ -285,6 +284,12 @@ export interface MemoryStoreOptions extends StoreOptions {
     onBackgroundError?: BackgroundErrorListener;
   };
 }
+
+/** Told of a failure of background recall work: a session's batch, a retry, or giving up. */
+export type BackgroundErrorListener = (
+  error: unknown,
+  info: { sessionId: string; attempt: number; gaveUp: boolean },
+) => void;
 
 export type RecallToolMode = 'shadow' | 'live' | 'off';
 

@@ -17,6 +17,7 @@
  * background write, not fifty, so shadow indexing stays cheap under load.
  */
 import { EmbeddingError } from '@oh/embeddings';
+import type { BackgroundErrorListener } from '../types.ts';
 import type { RecallNote } from './render.ts';
 import { checkSession } from './validate.ts';
 
@@ -48,11 +49,6 @@ export interface RecallQueueOptions {
    */
   busyShare?: number;
 }
-
-export type BackgroundErrorListener = (
-  error: unknown,
-  info: { sessionId: string; attempt: number; gaveUp: boolean },
-) => void;
 
 export interface IndexQueueOptions extends RecallQueueOptions {
   /** Indexes one batch: the notes of one or more sessions (rejects to have all of them retried). */
