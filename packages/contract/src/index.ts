@@ -2,22 +2,10 @@
 // It builds on Oh's schema entry (@oh/schema: records, the memory tools' inputs, name rules, text
 // rules) and adds Sponge's own inputs, limits and reasons. Isomorphic: it loads zod and @oh/schema,
 // no Node built-in and no driver.
-export { LIMITS, KIND_RE, NAME_RE, REQUEST_ID_RE, SLUG_RE, kindOf } from './limits.ts';
-export {
-  LINK_RELS,
-  QUESTIONS,
-  changeSchema,
-  dataSchema,
-  explainInputSchema,
-  jsonProblem,
-  linkSchema,
-  nameSchema,
-  queryInputSchema,
-  readInputSchema,
-  recallInputSchema,
-  rememberInputSchema,
-} from '@oh/schema';
-export type { Change, JsonValue, Link, LinkRel, QueryRow, Question } from '@oh/schema';
+// Everything Oh's schema entry defines (records, the memory tools' inputs, text rules), as it is,
+// but LIMITS: Sponge's own, a superset of Oh's (an explicit export wins over `export *`).
+export * from '@oh/schema';
+export { LIMITS } from './limits.ts';
 export {
   API_REASONS,
   DOCUMENT_REASONS,
@@ -45,8 +33,6 @@ export type {
   ReviewDecideInput,
   RunMode,
 } from './owner-inputs.ts';
-export { cleanBody, cleanLine, textProblem, textSchema } from '@oh/schema';
-export type { TextKind } from '@oh/schema';
 export { inputBoundsProblem } from './input-bounds.ts';
 export { normalisePassage, passageOccursIn } from './passage.ts';
 export {

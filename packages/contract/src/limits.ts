@@ -32,5 +32,3 @@ export const LIMITS = {
    */
   inputValues: 1_048_576,
 } as const;
-
-export { KIND_RE, NAME_RE, REQUEST_ID_RE, SLUG_RE, kindOf } from '@oh/schema';

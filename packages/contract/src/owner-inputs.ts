@@ -3,8 +3,8 @@
  * app can check a form with the very same rules before sending it.
  */
 import { z } from 'zod';
-import { KIND_RE, LIMITS } from './limits.ts';
-import { jsonProblem, nameSchema, textSchema } from '@oh/schema';
+import { LIMITS } from './limits.ts';
+import { KIND_RE, jsonProblem, nameSchema, textSchema } from '@oh/schema';
 
 export const idSchema = textSchema('the id')
   .min(1, 'must not be empty')

@@ -15,13 +15,15 @@ import type { Client } from '@libsql/client';
 import {
   MemoryError,
   applyMigrations,
+  canonicalData,
   canonicalJson,
   kindOf,
   openDatabase,
+  parseInput,
   recordDigest,
   toMemoryError,
 } from '@oh/memory';
-import type { JsonValue, Link, ReviewedRecord } from '@oh/memory';
+import type { Link, ReviewedRecord } from '@oh/memory';
 import { LIMITS, dataSchema, linkSchema, nameSchema } from '@sponge/contract';
 import { num, str } from './cells.ts';
 import { withMarks } from './marks.ts';
@@ -165,38 +167,6 @@ const DECISION_INSERT = `INSERT INTO reviewed_decisions (id, document_id, name, 
 /** A concurrent accept on another connection took the revision we computed: try again. */
 const ACCEPT_ATTEMPTS = 8;
 
-/** Checks a decision: every problem as "field: what is wrong", in one `invalid_input` error. */
-function parseDecision(input: unknown): z.output<typeof reviewDecisionInputSchema> {
-  const result = reviewDecisionInputSchema.safeParse(input);
-  if (result.success) return result.data;
-  const problems = result.error.issues.slice(0, 8).map((issue) => {
-    const path =
-      issue.path.length === 0
-        ? 'decision'
-        : issue.path
-            .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
-            .join('')
-            .replace(/^\./, '');
-    return `${path}: ${issue.message}`;
-  });
-  const more = result.error.issues.length > 8 ? ` (and ${result.error.issues.length - 8} more)` : '';
-  throw new MemoryError('invalid_input', `${problems.join('; ')}${more}`, { cause: result.error });
-}
-
-/** Canonical JSON of a record's `data` within the 16 KiB limit (SPEC §3), or null without data. */
-function canonicalData(data: JsonValue | undefined, field: string): string | null {
-  if (data === undefined || data === null) return null;
-  const json = canonicalJson(data);
-  const bytes = Buffer.byteLength(json, 'utf8');
-  if (bytes > LIMITS.dataBytes) {
-    throw new MemoryError(
-      'invalid_input',
-      `${field} is ${bytes.toLocaleString('en-US')} bytes as canonical JSON; the limit is 16 KiB (${LIMITS.dataBytes.toLocaleString('en-US')} bytes)`,
-    );
-  }
-  return json;
-}
-
 /** Is this a UNIQUE/PRIMARY KEY violation (another accept took the revision), not a trigger's RAISE? */
 function isUniqueViolation(error: unknown): boolean {
   // The driver repeats the SQLite message on `cause`.
@@ -286,7 +256,7 @@ export async function createReviewedKnowledge(options: ReviewedKnowledgeOptions)
 
   async function decide(input: ReviewDecisionInput): Promise<ReviewDecision> {
     return guard('decide', async () => {
-      const valid = parseDecision(input);
+      const valid = parseInput(reviewDecisionInputSchema, input, 'decision');
       // The driver reads text only up to U+0000 (see @oh/memory's remember): it could not be read back.
       for (const [field, value] of Object.entries({
         'record.text': valid.record.text,

@@ -4,7 +4,8 @@
  */
 import type { Row } from '@libsql/client';
 import type { JsonValue, Link, ReviewedRecord } from '@oh/memory';
-import { num, parseStoredData, parseStoredLinks, str, strOrNull } from './cells.ts';
+import { parseStoredData, parseStoredLinks } from '@oh/memory';
+import { num, str, strOrNull } from './cells.ts';
 import type { ReviewDecision, ReviewDecisionInput, ReviewProfile } from './types.ts';
 
 /** A decision input once checked (`reviewDecisionInputSchema`, knowledge.ts). */

@@ -4,9 +4,9 @@
  * digest. Reviewed records are facts: they are reported, never rewritten.
  */
 import type { Client } from '@libsql/client';
-import { kindOf, recordDigest, toMemoryError } from '@oh/memory';
+import { kindOf, parseStoredData, parseStoredLinks, recordDigest, toMemoryError } from '@oh/memory';
 import type { VerifyFinding } from '@oh/memory';
-import { num, parseStoredData, parseStoredLinks, str } from './cells.ts';
+import { num, str } from './cells.ts';
 
 export interface ReviewedVerification {
   records: number;

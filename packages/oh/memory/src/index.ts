@@ -55,7 +55,17 @@ export { MemoryError, isMemoryError, isUnavailable } from './errors.ts';
 // a driver or SQL error as the MemoryError the store would throw (`unavailable`, `integrity`…).
 export { toMemoryError } from './errors.ts';
 export { applyMigrations, checkpointWal, isLockError, openDatabase } from './db/index.ts';
-export { canonicalJson, kindOf, recordDigest, shortDigest } from './records.ts';
+export {
+  canonicalData,
+  canonicalJson,
+  kindOf,
+  parseStoredData,
+  parseStoredLinks,
+  recordDigest,
+  shortDigest,
+} from './records.ts';
+// Checking input as the store does: every problem named, one `invalid_input` MemoryError.
+export { parseInput } from './validation.ts';
 export { createMemoryStore } from './store.ts';
 export { openPurger } from './purger.ts';
 // The operator's `verify` command: replay every session's log, check what is derived, repair it.
