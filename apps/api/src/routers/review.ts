@@ -23,9 +23,9 @@ import { getVisibleDocument } from '../data/documents.ts';
 import { getInstalledProfile, installedPack } from '../data/profiles.ts';
 import type { AppDeps } from '../deps.ts';
 import { ApiError, notFound } from '../errors.ts';
-import { reviewExport, reviewExportInputSchema, reviewHistory } from '../review-history.ts';
-import { linkIssues, referenceLinks } from '../review-links.ts';
-import type { ReferenceLink } from '../review-links.ts';
+import { reviewExport, reviewExportInputSchema, reviewHistory } from '../reviewed/history.ts';
+import { linkIssues, referenceLinks } from '../reviewed/links.ts';
+import type { ReferenceLink } from '../reviewed/links.ts';
 import { ownerProcedure } from '../trpc.ts';
 
 export const reviewDecideInputSchema = ownerInputs['review.decide'];
@@ -73,7 +73,7 @@ export interface ReviewOutcome {
   name: string;
   kind: string;
   digest: string;
-  /** The record's links, derived from its reference fields (review-links.ts). */
+  /** The record's links, derived from its reference fields (reviewed/links.ts). */
   links: Link[];
   /** The profile release that validated the fields. */
   profile: { name: string; version: string; digest: string };

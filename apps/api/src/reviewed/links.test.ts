@@ -5,7 +5,7 @@
 import { getPack } from '@oh/profiles';
 import type { Pack } from '@oh/profiles';
 import { describe, expect, it } from 'vitest';
-import { referenceLinks } from './review-links.ts';
+import { referenceLinks } from './links.ts';
 
 describe('referenceLinks', () => {
   it('a finding depends on its sample and study, in the pack’s field order, with the relation beside', () => {

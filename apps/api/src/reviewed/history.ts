@@ -8,12 +8,12 @@ import { canonicalJson } from '@oh/memory';
 import type { JsonValue, ReviewedRecord } from '@oh/memory';
 import { kindOf, ownerInputs } from '@sponge/contract';
 import type { Link, OwnerInput } from '@sponge/contract';
-import { requireOwnedDocument } from './access.ts';
-import { listVisibleDocuments } from './data/documents.ts';
-import { userNames } from './data/users.ts';
-import type { AppDeps } from './deps.ts';
-import { ApiError } from './errors.ts';
-import type { ReviewDecision } from './reviewed/types.ts';
+import { requireOwnedDocument } from '../access.ts';
+import { listVisibleDocuments } from '../data/documents.ts';
+import { userNames } from '../data/users.ts';
+import type { AppDeps } from '../deps.ts';
+import { ApiError } from '../errors.ts';
+import type { ReviewDecision } from './types.ts';
 
 export const EXPORT_FORMAT = 'sponge-reviewed-knowledge/1';
 
