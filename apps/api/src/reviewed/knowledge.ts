@@ -13,19 +13,20 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Client } from '@libsql/client';
 import {
-  MemoryError,
   applyMigrations,
   canonicalData,
   canonicalJson,
   kindOf,
+  MemoryError,
+  num,
   openDatabase,
   parseInput,
   recordDigest,
+  str,
   toMemoryError,
 } from '@oh/memory';
 import type { Link, ReviewedRecord } from '@oh/memory';
 import { LIMITS, dataSchema, linkSchema, nameSchema } from '@sponge/contract';
-import { num, str } from './cells.ts';
 import { withMarks } from './marks.ts';
 import { decisionOut, toDecision, toRecord } from './rows.ts';
 import type { ReviewDecision, ReviewDecisionInput, ReviewedKnowledge } from './types.ts';

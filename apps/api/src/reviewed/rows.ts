@@ -4,8 +4,7 @@
  */
 import type { Row } from '@libsql/client';
 import type { JsonValue, Link, ReviewedRecord } from '@oh/memory';
-import { parseStoredData, parseStoredLinks } from '@oh/memory';
-import { num, str, strOrNull } from './cells.ts';
+import { num, parseStoredData, parseStoredLinks, str, strOrNull } from '@oh/memory';
 import type { ReviewDecision, ReviewDecisionInput, ReviewProfile } from './types.ts';
 
 /** A decision input once checked (`reviewDecisionInputSchema`, knowledge.ts). */

@@ -4,9 +4,8 @@
  * digest. Reviewed records are facts: they are reported, never rewritten.
  */
 import type { Client } from '@libsql/client';
-import { kindOf, parseStoredData, parseStoredLinks, recordDigest, toMemoryError } from '@oh/memory';
+import { kindOf, num, parseStoredData, parseStoredLinks, recordDigest, str, toMemoryError } from '@oh/memory';
 import type { VerifyFinding } from '@oh/memory';
-import { num, str } from './cells.ts';
 
 export interface ReviewedVerification {
   records: number;

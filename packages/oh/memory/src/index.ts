@@ -55,6 +55,8 @@ export { MemoryError, isMemoryError, isUnavailable } from './errors.ts';
 // a driver or SQL error as the MemoryError the store would throw (`unavailable`, `integrity`…).
 export { toMemoryError } from './errors.ts';
 export { applyMigrations, checkpointWal, isLockError, openDatabase } from './db/index.ts';
+// Reading libSQL cells with the type the schema guarantees, for an application's own tables too.
+export { num, str, strOrNull } from './context.ts';
 export {
   canonicalData,
   canonicalJson,
