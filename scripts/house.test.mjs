@@ -1,18 +1,29 @@
 // The house rules of issue 25 that no linter holds: no product file over 600 lines, no package over
 // 40% of the product's lines, and every Sponge package pins Oh's one version exactly. Product code
-// is a package's or an app's src/ without tests, test harnesses, fixtures and bench scripts.
+// is a package's or an app's src/ without tests, test harnesses, fixtures and bench scripts. Each
+// check is also run on a small tree that breaks it, to show that it fails.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const MAX_FILE_LINES = 600;
 const MAX_PACKAGE_SHARE = 0.4;
+const NOT_SOURCE = new Set(['node_modules', 'dist', 'test-results', 'results']);
 
 /** Every workspace folder with a package.json: packages/*, packages/oh/*, apps/*. */
-export function workspaces(base = root) {
+function workspaces(base) {
   return ['packages', 'packages/oh', 'apps'].flatMap((group) =>
     existsSync(join(base, group))
       ? readdirSync(join(base, group))
@@ -31,75 +42,134 @@ const isProduct = (path) =>
 
 function walk(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)],
+    e.isDirectory()
+      ? e.name.startsWith('.') || NOT_SOURCE.has(e.name)
+        ? []
+        : walk(join(dir, e.name))
+      : [join(dir, e.name)],
   );
 }
 
-/** Lines of every product file, by workspace. */
-export function productLines(base = root) {
-  const out = [];
-  for (const ws of workspaces(base)) {
-    const src = join(base, ws, 'src');
-    if (!existsSync(src)) continue;
-    for (const file of walk(src)) {
-      const path = relative(base, file);
-      if (!isProduct(path)) continue;
-      out.push({ workspace: ws, path, lines: readFileSync(file, 'utf8').split('\n').length });
-    }
-  }
-  return out;
+/** Lines as `wc -l` counts them, plus a last line without its newline. */
+const countLines = (text) => text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+
+/** Every product file with its workspace and its lines. */
+function productFiles(base) {
+  return workspaces(base).flatMap((ws) =>
+    existsSync(join(base, ws, 'src'))
+      ? walk(join(base, ws, 'src'))
+          .map((file) => ({ workspace: ws, path: relative(base, file), file }))
+          .filter((f) => isProduct(f.path))
+          .map(({ workspace, path, file }) => ({
+            workspace,
+            path,
+            lines: countLines(readFileSync(file, 'utf8')),
+          }))
+      : [],
+  );
+}
+
+/** Each workspace's product lines and share of the whole, largest first. */
+function shares(files) {
+  const total = files.reduce((n, f) => n + f.lines, 0);
+  const byWs = new Map();
+  for (const f of files) byWs.set(f.workspace, (byWs.get(f.workspace) ?? 0) + f.lines);
+  return [...byWs]
+    .map(([ws, lines]) => ({ ws, lines, share: lines / total }))
+    .sort((a, b) => b.lines - a.lines);
+}
+
+const overLong = (files) =>
+  files.filter((f) => f.lines > MAX_FILE_LINES).map((f) => `${f.path}: ${f.lines} lines`);
+const overShare = (files) =>
+  shares(files)
+    .filter((p) => p.share > MAX_PACKAGE_SHARE)
+    .map((p) => `${p.ws}: ${(100 * p.share).toFixed(1)}%`);
+
+/** The Oh packages' versions, and every dependency on an Oh package not pinned `workspace:<that version>`. */
+function ohPins(base) {
+  const manifests = walk(base)
+    .filter((file) => file.endsWith('/package.json'))
+    .map((file) => ({ path: relative(base, file), json: JSON.parse(readFileSync(file, 'utf8')) }));
+  const oh = manifests.filter((m) => m.json.name?.startsWith('@oh/'));
+  const versions = [...new Set(oh.map((m) => m.json.version))];
+  const loose = [];
+  for (const { path, json } of manifests)
+    for (const field of ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies'])
+      for (const [name, range] of Object.entries(json[field] ?? {}))
+        if (name.startsWith('@oh/') && (versions.length !== 1 || range !== `workspace:${versions[0]}`))
+          loose.push(`${path} ${field} ${name}@${range}`);
+  return { packages: oh.length, versions, loose };
 }
 
 describe('the house', () => {
-  const files = productLines();
-  const total = files.reduce((n, f) => n + f.lines, 0);
+  const files = productFiles(root);
 
   it('no product file is over 600 lines', (t) => {
-    const largest = [...files].sort((a, b) => b.lines - a.lines);
-    t.diagnostic(
-      `largest: ${largest
-        .slice(0, 5)
-        .map((f) => `${f.path} ${f.lines}`)
-        .join(', ')}`,
-    );
-    assert.ok(files.length > 100, 'found the product files');
-    const over = largest.filter((f) => f.lines > MAX_FILE_LINES);
-    assert.deepEqual(
-      over.map((f) => `${f.path}: ${f.lines} lines`),
-      [],
-    );
+    const largest = [...files].sort((a, b) => b.lines - a.lines).slice(0, 8);
+    t.diagnostic(`largest product files: ${largest.map((f) => `${f.path} ${f.lines}`).join(', ')}`);
+    assert.ok(files.length > 100, `found the product files (${files.length})`);
+    assert.deepEqual(overLong(files), []);
   });
 
   it('no package holds over 40% of the product lines', (t) => {
-    const shares = new Map();
-    for (const f of files) shares.set(f.workspace, (shares.get(f.workspace) ?? 0) + f.lines);
-    const list = [...shares].sort((a, b) => b[1] - a[1]).map(([ws, n]) => ({ ws, n, share: n / total }));
+    const list = shares(files);
     t.diagnostic(
-      `${total} product lines: ${list.map((p) => `${p.ws} ${(100 * p.share).toFixed(1)}%`).join(', ')}`,
+      `${files.reduce((n, f) => n + f.lines, 0)} product lines in ${files.length} files: ` +
+        list.map((p) => `${p.ws} ${p.lines} (${(100 * p.share).toFixed(1)}%)`).join(', '),
     );
-    const over = list.filter((p) => p.share > MAX_PACKAGE_SHARE);
-    assert.deepEqual(
-      over.map((p) => `${p.ws}: ${(100 * p.share).toFixed(1)}%`),
-      [],
-    );
+    assert.deepEqual(overShare(files), []);
   });
 
-  it("every Oh package has Oh's one version, and every dependency on one pins it exactly", () => {
-    const manifests = [...workspaces(), 'bench', 'e2e'].map((ws) => ({
-      ws,
-      json: JSON.parse(readFileSync(join(root, ws, 'package.json'), 'utf8')),
-    }));
-    const oh = manifests.filter((m) => m.json.name.startsWith('@oh/'));
-    assert.ok(oh.length >= 4, 'found the Oh packages');
-    const versions = new Set(oh.map((m) => m.json.version));
-    assert.equal(versions.size, 1, `one Oh version, got ${[...versions].join(', ')}`);
-    const [version] = versions;
-    const loose = [];
-    for (const { ws, json } of manifests)
-      for (const field of ['dependencies', 'devDependencies', 'peerDependencies'])
-        for (const [name, range] of Object.entries(json[field] ?? {}))
-          if (name.startsWith('@oh/') && range !== `workspace:${version}`)
-            loose.push(`${ws} ${name}@${range}`);
-    assert.deepEqual(loose, []);
+  it("every Oh package has Oh's one version, and every dependency on one pins it exactly", (t) => {
+    const pins = ohPins(root);
+    t.diagnostic(`Oh ${pins.versions.join(', ')} (${pins.packages} packages)`);
+    assert.ok(pins.packages >= 4, 'found the Oh packages');
+    assert.equal(pins.versions.length, 1, `one Oh version, got ${pins.versions.join(', ')}`);
+    assert.deepEqual(pins.loose, []);
+  });
+});
+
+describe('the house checks fail on a violation', () => {
+  const base = mkdtempSync(join(tmpdir(), 'house-'));
+  after(() => rmSync(base, { recursive: true, force: true }));
+  const write = (path, text) => {
+    mkdirSync(dirname(join(base, path)), { recursive: true });
+    writeFileSync(join(base, path), text);
+  };
+  const manifest = (name, version, dependencies = {}) => JSON.stringify({ name, version, dependencies });
+  const lines = (n) => 'export const x = 1;\n'.repeat(n);
+
+  it('counts product code only, and finds a file over 600 lines and a package over 40%', () => {
+    write('packages/oh/memory/package.json', manifest('@oh/memory', '0.10.8'));
+    write('packages/oh/memory/src/store.ts', lines(601));
+    write('packages/oh/memory/src/store.test.ts', lines(5000));
+    write('packages/oh/memory/src/testing/harness.ts', lines(5000));
+    write('packages/oh/memory/src/recall/recall.bench.ts', lines(5000));
+    write('apps/api/package.json', manifest('@sponge/api', '0.0.0', { '@oh/memory': 'workspace:0.10.8' }));
+    write('apps/api/src/server.ts', lines(600));
+    write('apps/web/package.json', manifest('@sponge/web', '0.0.0'));
+    write('apps/web/src/main.tsx', lines(300));
+    const files = productFiles(base);
+    assert.deepEqual(files.map((f) => f.path).sort(), [
+      'apps/api/src/server.ts',
+      'apps/web/src/main.tsx',
+      'packages/oh/memory/src/store.ts',
+    ]);
+    assert.deepEqual(overLong(files), ['packages/oh/memory/src/store.ts: 601 lines']);
+    assert.deepEqual(overShare(files), ['packages/oh/memory: 40.0%']);
+  });
+
+  it('finds two Oh versions, and a dependency on Oh not pinned exactly', () => {
+    assert.deepEqual(ohPins(base).loose, []);
+    write('packages/oh/schema/package.json', manifest('@oh/schema', '0.10.9'));
+    assert.deepEqual(ohPins(base).versions.sort(), ['0.10.8', '0.10.9']);
+    write('packages/oh/schema/package.json', manifest('@oh/schema', '0.10.8'));
+    write('bench/package.json', manifest('@sponge/bench', '0.0.0', { '@oh/schema': 'workspace:*' }));
+    write('e2e/package.json', manifest('@sponge/e2e', '0.0.0', { '@oh/memory': '^0.10.8' }));
+    assert.deepEqual(ohPins(base).loose.sort(), [
+      'bench/package.json dependencies @oh/schema@workspace:*',
+      'e2e/package.json dependencies @oh/memory@^0.10.8',
+    ]);
   });
 });
