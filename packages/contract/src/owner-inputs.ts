@@ -68,9 +68,43 @@ export type DocumentSource = (typeof DOCUMENT_SOURCES)[number];
 /** The fields of `documents.upload`'s form besides `file` (sent as strings in multipart/form-data). */
 export const uploadFieldsSchema = z.strictObject({ title: documentTitleSchema.optional() });
 
+/**
+ * Password rules for real accounts (SPEC §6c), shown on the sign-up page and enforced by the
+ * server. Length is what makes a password hard to guess; no composition rules (NIST SP 800-63B).
+ * The upper bound keeps one hash cheap enough that sign-in cannot be turned into a CPU sink.
+ */
+export const PASSWORD_RULES = { minLength: 10, maxLength: 128 } as const;
+
+/** An email address as accounts store it: trimmed and lowercased, so one person has one account. */
+export const emailSchema = textSchema('email')
+  .trim()
+  .toLowerCase()
+  .max(254, 'email is at most 254 characters')
+  .pipe(z.email('email: expected an address like name@example.org'));
+
+export const passwordSchema = textSchema('password')
+  .min(PASSWORD_RULES.minLength, `password: at least ${PASSWORD_RULES.minLength} characters`)
+  .max(PASSWORD_RULES.maxLength, `password: at most ${PASSWORD_RULES.maxLength} characters`);
+
+export const personNameSchema = textSchema('name', 'line')
+  .trim()
+  .min(1, 'name must not be empty')
+  .max(100, 'name is at most 100 characters');
+
 /** One schema per owner (and hosted-runtime) procedure, keyed `router.procedure`. */
 export const ownerInputs = {
   'auth.login': z.strictObject({ userId: idSchema }),
+  'auth.signUp': z.strictObject({ name: personNameSchema, email: emailSchema, password: passwordSchema }),
+  /**
+   * Any password up to the bound is checked against the account: the length rules are the sign-up
+   * page's, and saying "too short" here would tell a guesser something about the account.
+   */
+  'auth.signIn': z.strictObject({
+    email: emailSchema,
+    password: textSchema('password')
+      .min(1, 'password must not be empty')
+      .max(PASSWORD_RULES.maxLength, 'wrong email or password'),
+  }),
   'auth.createApiKey': z.strictObject({
     label: textSchema('label', 'line')
       .trim()
@@ -97,7 +131,13 @@ export const ownerInputs = {
   }),
   /** Indexes a document again after its indexing failed. */
   'documents.reindex': documentId,
-  'documents.share': z.strictObject({ documentId: idSchema, userId: idSchema }),
+  /**
+   * Share with a person by account id (the demo's people picker) or by email. By email the answer
+   * is the same whether or not an account has that address (SPEC §6c): the share waits for it.
+   */
+  'documents.share': z
+    .strictObject({ documentId: idSchema, userId: idSchema.optional(), email: emailSchema.optional() })
+    .refine((v) => (v.userId === undefined) !== (v.email === undefined), 'give either userId or email'),
   'documents.publish': documentId,
   'documents.remove': documentId,
   'runs.accept': z.strictObject({ documentId: idSchema, mode: z.enum(RUN_MODES) }),

@@ -23,6 +23,8 @@ const FISH = 'fish \u{1F41F}, café, 日本語, עברית, e\u0301';
 /** A valid input of every owner procedure: each string in it is broken in turn below. */
 const ownerSamples: { [P in keyof typeof ownerInputs]: unknown } = {
   'auth.login': { userId: 'user-ada' },
+  'auth.signUp': { name: 'Ada Lovelace', email: 'ada@example.org', password: 'a long passphrase' },
+  'auth.signIn': { email: 'ada@example.org', password: 'a long passphrase' },
   'auth.createApiKey': { label: 'my agent' },
   'auth.revokeApiKey': { id: 'key_1' },
   'documents.get': { documentId: 'doc-1' },
