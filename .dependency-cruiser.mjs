@@ -36,7 +36,7 @@ const STORE_FREE = '^(apps/web|packages/agent|packages/contract|packages/oh/sche
 // another package starts from (package.json `exports` and scripts, index.html).
 const STARTS = [
   ...ENTRIES,
-  '^apps/api/src/(main|purge-main|verify-main)\\.ts$',
+  '^apps/api/src/(main|purge-main|verify-main|users-main)\\.ts$',
   '^apps/web/src/main\\.tsx$',
   '^packages/agent/src/(demo|runtime/main)\\.ts$',
   '^packages/oh/memory/src/db/thread/entry\\.mjs$',

@@ -7,6 +7,8 @@ import { errorOf, startTestServer } from './testing/harness.ts';
 import type { Json, TestServer } from './testing/harness.ts';
 import { REEF_DOCUMENT_ID } from './demo/library.ts';
 
+const ADA = { id: 'user-ada', name: 'Ada Lovelace', email: 'user-ada@demo.invalid' };
+
 let s: TestServer;
 let ada: string;
 let grace: string;
@@ -42,15 +44,22 @@ describe('health and auth', () => {
     const body = (await res.json()) as { result: { data: { userToken: string } } };
     expect(body.result.data.userToken).toMatch(/^ut_[A-Za-z0-9_-]{43}$/);
     const cookie = res.headers.get('set-cookie') ?? '';
-    expect(cookie).toContain(`sponge_session=${body.result.data.userToken}`);
+    // The token with the library's signature: the value the browser sends back.
+    const value = /sponge_session=([^;]+)/.exec(cookie)?.[1] ?? '';
+    expect(decodeURIComponent(value).startsWith(`${body.result.data.userToken}.`)).toBe(true);
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=Lax/);
     expect(cookie).toMatch(/Path=\//);
     // The cookie alone signs the browser in.
     const me = await fetch(`${s.url}/trpc/auth.me`, {
+      headers: { cookie: `sponge_session=${value}` },
+    });
+    expect(((await me.json()) as Json).result.data).toEqual(ADA);
+    // The bare token is no cookie: only a signed one is.
+    const unsigned = await fetch(`${s.url}/trpc/auth.me`, {
       headers: { cookie: `sponge_session=${body.result.data.userToken}` },
     });
-    expect(((await me.json()) as Json).result.data).toEqual({ id: 'user-ada', name: 'Ada Lovelace' });
+    expect(((await unsigned.json()) as Json).result.data).toBeNull();
   });
 
   it('login of an unknown user is NOT_FOUND; me is null without a credential', async () => {
@@ -58,7 +67,7 @@ describe('health and auth', () => {
     expect(r.status).toBe(404);
     expect(r.error?.data.reason).toBe('not_found');
     expect(await s.client().auth.me.query()).toBeNull();
-    expect(await s.client(ada).auth.me.query()).toEqual({ id: 'user-ada', name: 'Ada Lovelace' });
+    expect(await s.client(ada).auth.me.query()).toEqual(ADA);
   });
 
   it('logout revokes the token and clears the cookie', async () => {
@@ -84,7 +93,7 @@ describe('health and auth', () => {
       createdAt: key.createdAt,
     });
     expect(JSON.stringify(keys)).not.toContain(key.apiKey);
-    expect(await s.client(key.apiKey).auth.me.query()).toEqual({ id: 'user-ada', name: 'Ada Lovelace' });
+    expect(await s.client(key.apiKey).auth.me.query()).toEqual(ADA);
     expect((await s.client(key.apiKey).documents.list.query()).length).toBeGreaterThan(0);
     expect(await s.client(ada).auth.revokeApiKey.mutate({ id: key.id })).toEqual({
       id: key.id,
@@ -174,7 +183,7 @@ describe('documents', () => {
   it('share, publish and remove (owner only)', async () => {
     const c = s.client(ada);
     const shared = await c.documents.share.mutate({ documentId: 'doc-survey-methods', userId: 'user-grace' });
-    expect(shared.sharedWith.map((u) => u.id)).toEqual(['user-grace']);
+    expect(shared.sharedWith).toEqual([{ id: 'user-grace', name: 'Grace Hopper' }]);
     expect((await s.client(grace).documents.get.query({ documentId: 'doc-survey-methods' })).access).toBe(
       'shared',
     );

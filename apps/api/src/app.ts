@@ -4,6 +4,8 @@
  */
 import { mkdirSync } from 'node:fs';
 import type { Logger } from 'pino';
+import { createAccountService } from './accounts/accounts.ts';
+import type { AuthLimits } from './accounts/limits.ts';
 import type { Config } from './config.ts';
 import { resolveRuntimeKey, resolveTokenSecret } from './config.ts';
 import { APP_MIGRATIONS } from './data/migrations.ts';
@@ -27,7 +29,7 @@ export interface OpenedApp extends AppDeps {
 
 export async function openApp(
   config: Config,
-  overrides: { now?: () => Date; log?: Logger } = {},
+  overrides: { now?: () => Date; log?: Logger; authLimits?: AuthLimits } = {},
 ): Promise<OpenedApp> {
   const log = overrides.log ?? createLogger(config.logLevel);
   const now = overrides.now ?? (() => new Date());
@@ -86,9 +88,18 @@ export async function openApp(
           }),
     });
     closers.push(() => store.close());
+    const accounts = createAccountService({
+      app,
+      tokenSecret,
+      signUp: config.signUp,
+      log,
+      now,
+      ...(overrides.authLimits ? { limits: overrides.authLimits } : {}),
+    });
     const deps: AppDeps = {
       config: { ...config, tokenSecret },
       app,
+      accounts,
       store,
       reviewed,
       embeddings,

@@ -22,6 +22,12 @@ const PRINCIPALS = [
   'purgeKey',
   'none',
   'malformed',
+  /** An account made by sign-up (email and password), unrelated to Ada's documents. */
+  'signedUp',
+  /** The session of an account that was disabled after it signed in. */
+  'disabled',
+  /** A session token its holder signed out of (replayed). */
+  'signedOut',
 ] as const;
 type Principal = (typeof PRINCIPALS)[number];
 
@@ -71,26 +77,38 @@ interface Row {
 // Expectation profiles.
 const all = (o: Outcome): Record<Principal, Outcome> =>
   Object.fromEntries(PRINCIPALS.map((p) => [p, o])) as Record<Principal, Outcome>;
-const unauth = { purgeKey: 'UNAUTHORIZED', none: 'UNAUTHORIZED', malformed: 'UNAUTHORIZED' } as const;
+/** No valid credential: a disabled account's and a signed-out session are none at all. */
+const unauth = {
+  purgeKey: 'UNAUTHORIZED',
+  none: 'UNAUTHORIZED',
+  malformed: 'UNAUTHORIZED',
+  disabled: 'UNAUTHORIZED',
+  signedOut: 'UNAUTHORIZED',
+} as const;
 /** Signed-in people only (login token); API keys and run tokens are the wrong kind. */
-const people = (o: Partial<Record<Principal, Outcome>> = {}): Record<Principal, Outcome> => ({
-  owner: 'ok',
-  otherOwner: 'ok',
-  sharedUser: 'ok',
-  publicViewer: 'ok',
-  runToken: 'FORBIDDEN',
-  otherRunToken: 'FORBIDDEN',
-  apiKey: 'FORBIDDEN',
-  runtimeKey: 'FORBIDDEN',
-  ...unauth,
-  ...o,
-});
+const people = (o: Partial<Record<Principal, Outcome>> = {}): Record<Principal, Outcome> => {
+  const row: Omit<Record<Principal, Outcome>, 'signedUp'> = {
+    owner: 'ok',
+    otherOwner: 'ok',
+    sharedUser: 'ok',
+    publicViewer: 'ok',
+    runToken: 'FORBIDDEN',
+    otherRunToken: 'FORBIDDEN',
+    apiKey: 'FORBIDDEN',
+    runtimeKey: 'FORBIDDEN',
+    ...unauth,
+    ...o,
+  };
+  // A signed-up stranger is treated as another owner is: the account kind makes no difference.
+  return { ...row, signedUp: o.signedUp ?? row.otherOwner };
+};
 /** The document's owner only; everyone else signed in learns nothing (NOT_FOUND). */
 const ownerOnly = (apiKey: Outcome = 'FORBIDDEN'): Record<Principal, Outcome> =>
   people({ otherOwner: 'NOT_FOUND', sharedUser: 'NOT_FOUND', publicViewer: 'NOT_FOUND', apiKey });
 /** Run tokens only. */
 const agentOnly = (o: Partial<Record<Principal, Outcome>> = {}): Record<Principal, Outcome> => ({
   owner: 'FORBIDDEN',
+  signedUp: 'FORBIDDEN',
   otherOwner: 'FORBIDDEN',
   sharedUser: 'FORBIDDEN',
   publicViewer: 'FORBIDDEN',
@@ -131,11 +149,43 @@ async function currentVersion(token: string): Promise<number> {
   return (await ok(s.call('query', 'agent.load', undefined, token))).session.version as number;
 }
 
+const MATRIX_PASSWORD = 'matrix passphrase';
+
+/** Signs up (or in) like a browser and returns the session's token, taken from its cookie. */
+async function sessionOf(procedure: 'auth.signUp' | 'auth.signIn', input: unknown): Promise<string> {
+  const res = await fetch(`${s.url}/trpc/${procedure}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(input),
+  });
+  const value = /sponge_session=([^;]+)/.exec(res.headers.get('set-cookie') ?? '')?.[1];
+  if (!res.ok || !value) throw new Error(`${procedure}: ${res.status} ${await res.text()}`);
+  return decodeURIComponent(value).split('.')[0]!;
+}
+
 const ROWS: Row[] = [
   { procedure: 'health', kind: 'query', expect: all('ok') },
   { procedure: 'auth.demoUsers', kind: 'query', expect: all('ok') },
   { procedure: 'auth.me', kind: 'query', expect: all('ok') },
   { procedure: 'auth.login', kind: 'mutation', input: () => ({ userId: 'user-grace' }), expect: all('ok') },
+  { procedure: 'auth.options', kind: 'query', expect: all('ok') },
+  // Public: whatever a caller holds, a new account is its own (one per cell here).
+  {
+    procedure: 'auth.signUp',
+    kind: 'mutation',
+    input: (p) => ({
+      name: `Matrix ${p}`,
+      email: `matrix-${p.toLowerCase()}@example.org`,
+      password: MATRIX_PASSWORD,
+    }),
+    expect: all('ok'),
+  },
+  {
+    procedure: 'auth.signIn',
+    kind: 'mutation',
+    input: () => ({ email: 'signed-up@example.org', password: MATRIX_PASSWORD }),
+    expect: all('ok'),
+  },
   { procedure: 'auth.createApiKey', kind: 'mutation', input: () => ({ label: 'matrix' }), expect: people() },
   { procedure: 'auth.apiKeys', kind: 'query', expect: people() },
   {
@@ -371,7 +421,18 @@ const MAY_SEE_ALPHA: ReadonlySet<Principal> = new Set(['owner', 'runToken']);
 const MAY_SEE_BETA: ReadonlySet<Principal> = new Set(['owner']);
 
 beforeAll(async () => {
-  s = await startTestServer();
+  // Every cell signs up from this one address: room for them all.
+  s = await startTestServer(
+    {},
+    {
+      authLimits: {
+        failuresPerAccount: 5,
+        failuresPerAddress: 20,
+        signUpsPerAddress: 100,
+        windowSeconds: 900,
+      },
+    },
+  );
   const now = new Date();
   await insertUser(s.app.app, { id: 'user-vera', name: 'Vera Viewer', isDemo: true }, now);
   await insertUser(s.app.app, { id: 'user-bystander', name: 'Bo Bystander', isDemo: false }, now);
@@ -416,6 +477,25 @@ beforeAll(async () => {
   });
   const explainR1 = (await s.client(r1.runToken).agent.query.query({ question: 'current_notes' }))
     .explainToken;
+  const signedUp = await sessionOf('auth.signUp', {
+    name: 'Sam Signup',
+    email: 'signed-up@example.org',
+    password: MATRIX_PASSWORD,
+  });
+  const disabled = await sessionOf('auth.signUp', {
+    name: 'Dee Disabled',
+    email: 'disabled@example.org',
+    password: MATRIX_PASSWORD,
+  });
+  // Only the flag, not the sessions (the users command deletes those too): the flag alone must stop it.
+  await s.app.app.execute(
+    `UPDATE users SET disabled_at = '2026-01-01T00:00:00.000Z' WHERE email = 'disabled@example.org'`,
+  );
+  const signedOut = await sessionOf('auth.signIn', {
+    email: 'signed-up@example.org',
+    password: MATRIX_PASSWORD,
+  });
+  await ok(s.call('mutation', 'auth.logout', undefined, signedOut));
   const apiKey = await c.auth.createApiKey.mutate({ label: 'matrix key' });
   const spare = await c.auth.createApiKey.mutate({ label: 'spare' });
   fx = {
@@ -431,6 +511,9 @@ beforeAll(async () => {
       purgeKey: 'smoke-purge-key-0123456789abcdef',
       none: undefined,
       malformed: 'RAW Bearer ut_this-is-not-a-token',
+      signedUp,
+      disabled,
+      signedOut,
     },
     dPrivate,
     dPublic,

@@ -82,6 +82,7 @@ const envSchema = z.object({
   }),
   DATA_DIR: optionalString,
   DEMO: bool(undefined),
+  SIGNUP: z.enum(['open', 'closed'], { error: "expected 'open' or 'closed'" }).optional(),
   SESSION_TTL_SECONDS: intIn(1, 365 * 86_400, 86_400),
   EXPLAIN_TOKEN_TTL_SECONDS: intIn(1, 600, 600),
   TOKEN_SECRET: optionalString.refine(
@@ -163,6 +164,8 @@ export interface Config {
   publicUrl: string | null;
   dataDir: string;
   demo: boolean;
+  /** Who may sign up (SPEC §6c): anyone, or only accounts the `users` command makes. */
+  signUp: 'open' | 'closed';
   sessionTtlSeconds: number;
   explainTokenTtlSeconds: number;
   /** `undefined` until {@link resolveTokenSecret} ran (the API does it at start). */
@@ -255,6 +258,9 @@ export function loadConfig(
     // must not reach the network, nor a shared remote app database, unless DEMO=1 asks for it
     // (main.ts warns then).
     demo: e.DEMO ?? (isLoopbackHost(host) && e.APP_DATABASE_URL === undefined),
+    // Open on the embedded setup (one person's machine); with a remote app database, a shared
+    // deployment, accounts are made by the `users` command unless SIGNUP=open says otherwise.
+    signUp: e.SIGNUP ?? (e.APP_DATABASE_URL === undefined ? 'open' : 'closed'),
     sessionTtlSeconds: e.SESSION_TTL_SECONDS,
     explainTokenTtlSeconds: e.EXPLAIN_TOKEN_TTL_SECONDS,
     tokenSecret: e.TOKEN_SECRET,

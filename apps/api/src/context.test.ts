@@ -5,7 +5,7 @@
 import { parseSetCookie } from 'cookie';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCredential } from './context.ts';
-import { USER_TOKEN_TTL_MS } from './data/users.ts';
+import { SESSION_TTL_SECONDS } from './accounts/accounts.ts';
 import { startTestServer } from './testing/harness.ts';
 import type { Json, TestServer } from './testing/harness.ts';
 
@@ -60,14 +60,17 @@ describe('the Set-Cookie header', () => {
   it('login: HttpOnly, SameSite=Lax, Path=/, the token lifetime, Secure only over TLS', async () => {
     const plain = await post('auth.login', {}, { userId: 'user-ada' });
     const token = ((await plain.json()) as Json).result.data.userToken as string;
-    expect(parseSetCookie(plain.headers.get('set-cookie') ?? '')).toEqual({
+    const cookie = parseSetCookie(plain.headers.get('set-cookie') ?? '');
+    expect(cookie).toEqual({
       name: 'sponge_session',
-      value: token,
+      // The token and the library's signature of it: a cookie nobody signed is no session.
+      value: expect.stringMatching(/^ut_[A-Za-z0-9_-]{43}\./) as string,
       path: '/',
       httpOnly: true,
       sameSite: 'lax',
-      maxAge: USER_TOKEN_TTL_MS / 1000,
+      maxAge: SESSION_TTL_SECONDS,
     });
+    expect(decodeURIComponent(cookie.value!).startsWith(`${token}.`)).toBe(true);
 
     const tls = await post('auth.login', { 'x-forwarded-proto': 'https' }, { userId: 'user-ada' });
     expect(parseSetCookie(tls.headers.get('set-cookie') ?? '')).toMatchObject({
@@ -79,8 +82,10 @@ describe('the Set-Cookie header', () => {
 
   it('logout clears the cookie with the same attributes', async () => {
     const token = await s.login('user-grace');
+    const signedIn = await post('auth.login', {}, { userId: 'user-grace' });
+    const cookie = parseSetCookie(signedIn.headers.get('set-cookie') ?? '');
     const res = await post('auth.logout', {
-      cookie: `sponge_session=${token}`,
+      cookie: `sponge_session=${cookie.value}`,
       'x-forwarded-proto': 'https',
       // As the browser sends it from the app's own page: a cookie POST needs it (SPEC §6c).
       'sec-fetch-site': 'same-origin',
@@ -94,7 +99,14 @@ describe('the Set-Cookie header', () => {
       secure: true,
       maxAge: 0,
     });
-    // The cookie alone signed the browser in; the token is revoked now.
-    expect(await s.client(token).auth.me.query()).toBeNull();
+    // The cookie alone signed the browser in; its session is revoked now, cookie and token alike.
+    const token2 = decodeURIComponent(cookie.value!).split('.')[0]!;
+    expect(await s.client(token2).auth.me.query()).toBeNull();
+    const replay = await fetch(`${s.url}/trpc/auth.me`, {
+      headers: { cookie: `sponge_session=${cookie.value}` },
+    });
+    expect(((await replay.json()) as Json).result.data).toBeNull();
+    // Another session of the same person is untouched.
+    expect(await s.client(token).auth.me.query()).not.toBeNull();
   });
 });

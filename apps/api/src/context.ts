@@ -1,8 +1,8 @@
 /**
  * Who is calling. Every request resolves to exactly one caller:
  *
- * - `user`   — a person's login token (`ut_…`), from `Authorization: Bearer` or the
- *              `sponge_session` cookie;
+ * - `user`   — a person's session (accounts/accounts.ts): its token (`ut_…`) as
+ *              `Authorization: Bearer`, or the signed `sponge_session` cookie that holds it;
  * - `apiKey` — an owner's own agent using the public API (`ak_…`, bearer only);
  * - `agent`  — a run's agent (`rt_…`, bearer only);
  * - `none`   — no credential, or one that is unknown, revoked, expired or malformed. Public
@@ -13,8 +13,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseCookie } from 'cookie';
+import { SESSION_COOKIE } from './accounts/accounts.ts';
 import { hashToken, hashesEqual, tokenKind } from './tokens.ts';
-import { userByApiKey, userByToken } from './data/users.ts';
+import { userByApiKey, userBySessionToken } from './data/users.ts';
 import type { User } from './data/users.ts';
 import { runByTokenHash } from './data/runs.ts';
 import type { Run } from './data/runs.ts';
@@ -22,10 +23,11 @@ import type { DocumentOwnership } from './data/documents.ts';
 import type { AppDeps } from './deps.ts';
 import { fromAppDatabaseError } from './errors.ts';
 
-export const SESSION_COOKIE = 'sponge_session';
+export { SESSION_COOKIE };
 
 export type Caller =
-  | { kind: 'user'; user: User; tokenHash: string }
+  /** `sessionToken`: what sign-out revokes. */
+  | { kind: 'user'; user: User; sessionToken: string }
   | { kind: 'apiKey'; user: User; keyId: string }
   /** The hosted runtime, by RUNTIME_KEY: it claims runs (runtime.*) and nothing else. */
   | { kind: 'runtime' }
@@ -44,7 +46,7 @@ export interface Context {
   clientAddress: string | null;
 }
 
-/** Where the credential came from; only user tokens are honoured from the cookie. */
+/** Where the credential came from; the cookie only ever holds a signed session. */
 export interface Credential {
   token: string;
   from: 'bearer' | 'cookie';
@@ -73,23 +75,33 @@ export function readCredential(headers: {
 export async function resolveCaller(
   deps: AppDeps,
   credential: Credential | 'malformed' | undefined,
+  setCookie: (cookie: string) => void = () => {},
 ): Promise<Caller> {
   if (credential === undefined) return { kind: 'none', credential: 'absent' };
   if (credential === 'malformed') return { kind: 'none', credential: 'invalid' };
+  if (credential.from === 'cookie') {
+    // The library checks the cookie's signature and expiry (and slides it, `setCookie`); the
+    // session it names is then resolved like a bearer one, so a disabled account stops here too.
+    const token = await deps.accounts.sessionTokenFromCookie(credential.token, setCookie);
+    const user = token === null ? null : await userBySessionToken(deps.app, token, deps.now());
+    return user && token
+      ? { kind: 'user', user, sessionToken: token }
+      : { kind: 'none', credential: 'invalid' };
+  }
   const kind = tokenKind(credential.token);
   if (kind === null) {
     // The runtime key is the operator's own string, not one of our prefixed tokens; compared by
-    // hash in constant time, and never from a cookie.
-    const isRuntime =
-      credential.from === 'bearer' && hashesEqual(hashToken(credential.token), deps.runtimeKeyHash);
+    // hash in constant time (a bearer: cookies were handled above).
+    const isRuntime = hashesEqual(hashToken(credential.token), deps.runtimeKeyHash);
     return isRuntime ? { kind: 'runtime' } : { kind: 'none', credential: 'invalid' };
   }
-  if (credential.from === 'cookie' && kind !== 'user') return { kind: 'none', credential: 'invalid' };
-  const hash = hashToken(credential.token);
   if (kind === 'user') {
-    const user = await userByToken(deps.app, hash, deps.now());
-    return user ? { kind: 'user', user, tokenHash: hash } : { kind: 'none', credential: 'invalid' };
+    const user = await userBySessionToken(deps.app, credential.token, deps.now());
+    return user
+      ? { kind: 'user', user, sessionToken: credential.token }
+      : { kind: 'none', credential: 'invalid' };
   }
+  const hash = hashToken(credential.token);
   if (kind === 'apiKey') {
     const found = await userByApiKey(deps.app, hash);
     return found
@@ -114,17 +126,17 @@ export async function createInnerContext(opts: {
   secure?: boolean;
   clientAddress?: string | null;
 }): Promise<Context> {
+  const secure = opts.secure ?? false;
+  const sink = opts.setCookie ?? (() => {});
+  // Secure is decided per request (TLS here or at a proxy in front), whoever made the cookie.
+  const setCookie = (cookie: string) =>
+    sink(secure && !/;\s*secure\b/i.test(cookie) ? `${cookie}; Secure` : cookie);
   const caller = await resolveCaller(
     opts.deps,
     readCredential({ authorization: opts.authorization, cookie: opts.cookie }),
+    setCookie,
   );
-  return {
-    deps: opts.deps,
-    caller,
-    setCookie: opts.setCookie ?? (() => {}),
-    secure: opts.secure ?? false,
-    clientAddress: opts.clientAddress ?? null,
-  };
+  return { deps: opts.deps, caller, setCookie, secure, clientAddress: opts.clientAddress ?? null };
 }
 
 /** The standalone adapter's context: reads headers, and appends cookies to the response. */

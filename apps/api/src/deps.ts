@@ -7,6 +7,7 @@ import type { MemoryStore } from '@oh/memory';
 import type { EmbeddingAdapter } from '@oh/embeddings';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
+import type { AccountService } from './accounts/accounts.ts';
 import type { Library } from './library/library.ts';
 import type { ReviewedKnowledge } from './reviewed/types.ts';
 
@@ -21,6 +22,8 @@ export interface AppDeps {
   embeddings: EmbeddingAdapter;
   /** The owners' libraries: adding documents, background indexing and per-owner search. */
   library: Library;
+  /** Real accounts: sign-up, sign-in and sessions through better-auth (SPEC §6c). */
+  accounts: AccountService;
   log: Logger;
   now: () => Date;
   /** SHA-256 (hex) of the hosted runtime's key; the key itself is not kept. */

@@ -242,7 +242,14 @@ export function createDirectCall<Ctx extends object>(opts: DirectCallOptions<Ctx
       transformTRPCResponse(config, body as Parameters<typeof transformTRPCResponse>[1]),
     );
     if (res.headersSent || res.destroyed) return;
-    res.writeHead(status, { vary: 'trpc-accept, accept', 'content-type': 'application/json' });
+    // As the adapter's `responseMeta` (server.ts): Retry-After beside a `retryAfterSeconds`.
+    const retryAfter = (body as { error?: { data?: { retryAfterSeconds?: unknown } } }).error?.data
+      ?.retryAfterSeconds;
+    res.writeHead(status, {
+      vary: 'trpc-accept, accept',
+      'content-type': 'application/json',
+      ...(typeof retryAfter === 'number' ? { 'retry-after': String(retryAfter) } : {}),
+    });
     res.end(json);
   }
 }

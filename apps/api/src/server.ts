@@ -11,6 +11,7 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { TRPCError } from '@trpc/server';
 import { createHTTPHandler, createHTTPServer } from '@trpc/server/adapters/standalone';
+import type { AuthLimits } from './accounts/limits.ts';
 import type { Config } from './config.ts';
 import { createHttpContextFactory } from './context.ts';
 import { createDirectCall, createErrorAnswer } from './direct-call.ts';
@@ -25,7 +26,7 @@ import { forbidden } from './errors.ts';
 import { answerAfterDrain } from './http/drain.ts';
 import type { DrainBound } from './http/drain.ts';
 import { isLoopbackHost, isLoopbackHostHeader } from './http/loopback.ts';
-import { cookieAuthenticated, fromOwnOrigin } from './http/same-origin.ts';
+import { cookieAuthenticated, crossOriginSignIn, fromOwnOrigin } from './http/same-origin.ts';
 import { securityHeaders } from './http/security-headers.ts';
 
 /** Keep equal to (or above) the web and agent clients' `maxItems`. */
@@ -95,6 +96,8 @@ export async function startServer(
     log?: Logger;
     host?: string;
     /** false: every call through the tRPC adapter (tests compare). */ directCalls?: boolean;
+    /** Sign-in and sign-up limits other than the defaults (tests that time many attempts). */
+    authLimits?: AuthLimits;
   } = {},
 ): Promise<RunningServer> {
   // Tightened before the databases open (SQLite gives -wal/-shm the database's mode) and after
@@ -149,6 +152,8 @@ export async function startServer(
     maxBatchSize: MAX_BATCH_SIZE,
     maxBodySize: MAX_BODY_BYTES,
     createContext,
+    // Retry-After beside every `retryAfterSeconds` (a busy queue, a sign-in limit).
+    responseMeta: retryAfterMeta,
     middleware: (req, res, next) => {
       for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
       const path = (req.url ?? '/').split('?')[0] ?? '/';
@@ -161,8 +166,8 @@ export async function startServer(
       if (
         req.method === 'POST' &&
         path.startsWith('/trpc/') &&
-        cookieAuthenticated(req.headers) &&
-        !fromOwnOrigin(req, config.publicUrl)
+        ((cookieAuthenticated(req.headers) && !fromOwnOrigin(req, config.publicUrl)) ||
+          crossOriginSignIn(req, path.slice('/trpc/'.length), config.publicUrl))
       ) {
         return refuse(req, res, forbidden(CROSS_SITE_MESSAGE), path.slice('/trpc/'.length));
       }

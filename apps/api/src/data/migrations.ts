@@ -213,4 +213,70 @@ export const APP_MIGRATIONS: Migration[] = [
     name: '009_runs_lease',
     statements: ['ALTER TABLE runs ADD COLUMN lease_expires_at TEXT'],
   },
+  {
+    // Real accounts (SPEC §6c, issue 26), in the tables better-auth reads through its Kysely
+    // adapter (accounts/accounts.ts maps its model and field names onto these). `users` gains an
+    // email (demo owners get one at an address that cannot receive mail), `disabled_at` (the
+    // `users` command's disable), and better-auth's own columns. Sessions replace the old login
+    // tokens: better-auth keeps a session's token as it is (not a hash) and signs the cookie; a
+    // session is `ut_…`, 32 random bytes, like the tokens it replaces. Old login tokens are
+    // dropped: people signed in before the upgrade sign in again.
+    name: '010_accounts',
+    statements: [
+      'ALTER TABLE users ADD COLUMN email TEXT',
+      'ALTER TABLE users ADD COLUMN email_verified INTEGER NOT NULL DEFAULT 0',
+      'ALTER TABLE users ADD COLUMN image TEXT',
+      'ALTER TABLE users ADD COLUMN updated_at TEXT',
+      'ALTER TABLE users ADD COLUMN disabled_at TEXT',
+      'UPDATE users SET updated_at = created_at',
+      `UPDATE users SET email = id || '@demo.invalid' WHERE is_demo = 1`,
+      'CREATE UNIQUE INDEX users_email ON users(email)',
+      `CREATE TABLE auth_sessions (
+        id TEXT PRIMARY KEY,
+        token TEXT NOT NULL UNIQUE,
+        user_id TEXT NOT NULL REFERENCES users(id),
+        expires_at TEXT NOT NULL,
+        ip_address TEXT,
+        user_agent TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      )`,
+      'CREATE INDEX auth_sessions_user ON auth_sessions(user_id)',
+      'CREATE INDEX auth_sessions_expires ON auth_sessions(expires_at)',
+      `CREATE TABLE auth_accounts (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL,
+        provider_id TEXT NOT NULL,
+        user_id TEXT NOT NULL REFERENCES users(id),
+        access_token TEXT,
+        refresh_token TEXT,
+        id_token TEXT,
+        access_token_expires_at TEXT,
+        refresh_token_expires_at TEXT,
+        scope TEXT,
+        password TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      )`,
+      'CREATE INDEX auth_accounts_user ON auth_accounts(user_id)',
+      `CREATE TABLE auth_verifications (
+        id TEXT PRIMARY KEY,
+        identifier TEXT NOT NULL,
+        value TEXT NOT NULL,
+        expires_at TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      )`,
+      // Shares by email (SPEC §6c): the owner shares with an address; whoever holds an account
+      // with it (now or later) reads the document. The answer never says whether one exists.
+      `CREATE TABLE email_shares (
+        document_id TEXT NOT NULL REFERENCES documents(id),
+        email TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (document_id, email)
+      )`,
+      'CREATE INDEX email_shares_email ON email_shares(email)',
+      'DROP TABLE user_tokens',
+    ],
+  },
 ];

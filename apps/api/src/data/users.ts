@@ -6,14 +6,31 @@ export interface User {
   name: string;
 }
 
-/** Login sessions last 30 days; the memory session TTL is unrelated. */
-export const USER_TOKEN_TTL_MS = 30 * 86_400_000;
-
-export async function insertUser(db: Client, user: User & { isDemo: boolean }, now: Date): Promise<void> {
+/** An account row without a password (demo owners, tests); people sign up through better-auth. */
+export async function insertUser(
+  db: Client,
+  user: User & { isDemo: boolean; email?: string },
+  now: Date,
+): Promise<void> {
   await db.execute({
-    sql: 'INSERT INTO users (id, name, is_demo, created_at) VALUES (?, ?, ?, ?)',
-    args: [user.id, user.name, user.isDemo ? 1 : 0, now.toISOString()],
+    sql: 'INSERT INTO users (id, name, email, is_demo, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
+    args: [
+      user.id,
+      user.name,
+      // Demo owners have an address that cannot receive mail (RFC 2606 .invalid).
+      user.email ?? (user.isDemo ? `${user.id}@demo.invalid` : null),
+      user.isDemo ? 1 : 0,
+      now.toISOString(),
+      now.toISOString(),
+    ],
   });
+}
+
+/** The signed-in person's own view of their account. */
+export async function getAccount(db: Client, id: string): Promise<(User & { email: string | null }) | null> {
+  const rs = await db.execute({ sql: 'SELECT id, name, email FROM users WHERE id = ?', args: [id] });
+  const r = rs.rows[0];
+  return r ? { id: String(r.id), name: String(r.name), email: r.email === null ? null : String(r.email) } : null;
 }
 
 export async function getUser(db: Client, id: string): Promise<User | null> {
@@ -28,43 +45,23 @@ export async function listDemoUsers(db: Client): Promise<User[]> {
 }
 
 /**
- * A new login token. Expired ones (of anyone) are deleted in the same batch: each sign-in adds a
- * row, and nothing else would ever remove the ones nobody signs out of.
+ * The live session a `ut_…` token names (better-auth's table, accounts/accounts.ts): not expired,
+ * and its account not disabled, checked on every call.
  */
-export async function createUserToken(db: Client, userId: string, now: Date): Promise<string> {
-  const token = newToken('user');
-  await db.batch(
-    [
-      { sql: 'DELETE FROM user_tokens WHERE expires_at <= ?', args: [now.toISOString()] },
-      {
-        sql: 'INSERT INTO user_tokens (token_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)',
-        args: [
-          hashToken(token),
-          userId,
-          now.toISOString(),
-          new Date(now.getTime() + USER_TOKEN_TTL_MS).toISOString(),
-        ],
-      },
-    ],
-    'write',
-  );
-  return token;
-}
-
-export async function userByToken(db: Client, tokenHash: string, now: Date): Promise<User | null> {
+export async function userBySessionToken(db: Client, token: string, now: Date): Promise<User | null> {
   const rs = await db.execute({
-    sql: `SELECT t.token_hash, t.expires_at, u.id, u.name
-          FROM user_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = ?`,
-    args: [tokenHash],
+    sql: `SELECT s.expires_at, u.id, u.name FROM auth_sessions s JOIN users u ON u.id = s.user_id
+          WHERE s.token = ? AND u.disabled_at IS NULL`,
+    args: [token],
   });
   const r = rs.rows[0];
-  if (!r || !hashesEqual(String(r.token_hash), tokenHash)) return null;
-  if (Date.parse(String(r.expires_at)) <= now.getTime()) return null;
+  if (!r || Date.parse(String(r.expires_at)) <= now.getTime()) return null;
   return { id: String(r.id), name: String(r.name) };
 }
 
-export async function deleteUserToken(db: Client, tokenHash: string): Promise<void> {
-  await db.execute({ sql: 'DELETE FROM user_tokens WHERE token_hash = ?', args: [tokenHash] });
+/** Sign-out: the session stops working at once, wherever its token or cookie is replayed. */
+export async function deleteSession(db: Client, token: string): Promise<void> {
+  await db.execute({ sql: 'DELETE FROM auth_sessions WHERE token = ?', args: [token] });
 }
 
 export interface ApiKeyInfo {
@@ -109,7 +106,8 @@ export async function revokeApiKey(db: Client, userId: string, keyId: string, no
 export async function userByApiKey(db: Client, keyHash: string): Promise<(User & { keyId: string }) | null> {
   const rs = await db.execute({
     sql: `SELECT k.id AS key_id, k.key_hash, u.id, u.name
-          FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
+          FROM api_keys k JOIN users u ON u.id = k.user_id
+          WHERE k.key_hash = ? AND k.revoked_at IS NULL AND u.disabled_at IS NULL`,
     args: [keyHash],
   });
   const r = rs.rows[0];

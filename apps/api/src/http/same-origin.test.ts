@@ -9,18 +9,23 @@ import type { Json, TestServer } from '../testing/harness.ts';
 
 let s: TestServer;
 let ada: string;
+/** Ada's session cookie (signed), as her browser sends it. */
+let adaCookie: string;
 /** A page on another port of the same host: same site, so a Lax cookie still goes with it. */
 let foreign: string;
 
 beforeAll(async () => {
   s = await startTestServer();
   ada = await s.login('user-ada');
+  adaCookie = (await s.loginCookie('user-ada')).cookie;
   const url = new URL(s.url);
   foreign = `${url.protocol}//${url.hostname}:${Number(url.port) === 65_535 ? 1 : Number(url.port) + 1}`;
 });
 afterAll(async () => {
   await s?.close();
 });
+
+const ADA = { id: 'user-ada', name: 'Ada Lovelace', email: 'user-ada@demo.invalid' };
 
 type Credential = { cookie: string } | { bearer: string };
 
@@ -71,7 +76,7 @@ describe('a POST with the session cookie', () => {
   it.each(refusals)(
     'from %s: mutation, upload and sign-out answer 403 forbidden, nothing changes',
     async (_label, given) => {
-      const token = await s.login('user-ada');
+      const { token, cookie } = await s.loginCookie('user-ada');
       const headers = given.origin === '' ? { origin: foreign } : given;
       const before = await state(token);
       const cases: Array<[string, Json]> = [
@@ -81,7 +86,7 @@ describe('a POST with the session cookie', () => {
         ['auth.logout', null],
       ];
       for (const [path, body] of cases) {
-        const r = await post(path, body, { cookie: token }, headers);
+        const r = await post(path, body, { cookie }, headers);
         expect([path, r.status, r.json.error?.data?.code, r.json.error?.data?.reason]).toEqual([
           path,
           403,
@@ -91,34 +96,29 @@ describe('a POST with the session cookie', () => {
         expect(r.json.error.message).toMatch(/own pages/);
       }
       expect(await state(token)).toEqual(before);
-      expect(before.me).toEqual({ id: 'user-ada', name: 'Ada Lovelace' });
+      expect(before.me).toEqual(ADA);
     },
   );
 
   it('from the same origin (Origin or Sec-Fetch-Site) goes through: the browser path', async () => {
-    const token = await s.login('user-ada');
-    const byOrigin = await post(
-      'auth.createApiKey',
-      { label: 'same origin' },
-      { cookie: token },
-      { origin: s.url },
-    );
+    const { token, cookie } = await s.loginCookie('user-ada');
+    const byOrigin = await post('auth.createApiKey', { label: 'same origin' }, { cookie }, { origin: s.url });
     expect(byOrigin.status).toBe(200);
     const byFetchSite = await post(
       'documents.upload',
       upload(),
-      { cookie: token },
+      { cookie },
       { 'sec-fetch-site': 'same-origin', origin: foreign },
     );
     expect(byFetchSite.status).toBe(200);
-    const out = await post('auth.logout', null, { cookie: token }, { origin: s.url });
+    const out = await post('auth.logout', null, { cookie }, { origin: s.url });
     expect(out.status).toBe(200);
     expect(await s.client(token).auth.me.query()).toBeNull();
   });
 
   it('a query with the cookie needs no Origin (it changes nothing and another origin cannot read it)', async () => {
-    const res = await fetch(`${s.url}/trpc/auth.me`, { headers: { cookie: `sponge_session=${ada}` } });
-    expect(((await res.json()) as Json).result.data).toEqual({ id: 'user-ada', name: 'Ada Lovelace' });
+    const res = await fetch(`${s.url}/trpc/auth.me`, { headers: { cookie: `sponge_session=${adaCookie}` } });
+    expect(((await res.json()) as Json).result.data).toEqual(ADA);
   });
 });
 
@@ -128,7 +128,7 @@ describe('a POST with a bearer token', () => {
     const variants: Array<Record<string, string>> = [
       { origin: foreign },
       {},
-      { cookie: `sponge_session=${ada}`, origin: foreign },
+      { cookie: `sponge_session=${adaCookie}`, origin: foreign },
     ];
     for (const headers of variants) {
       const key = await post('auth.createApiKey', { label: 'script' }, { bearer: token }, headers);
@@ -145,11 +145,11 @@ describe('behind a proxy (PUBLIC_URL)', () => {
   it('takes an Origin equal to PUBLIC_URL, refuses others, and sends HSTS for https', async () => {
     const p = await startTestServer({ PUBLIC_URL: 'https://sponge.example' });
     try {
-      const token = await p.login('user-ada');
+      const { cookie } = await p.loginCookie('user-ada');
       const call = (origin: string) =>
         fetch(`${p.url}/trpc/auth.createApiKey`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', cookie: `sponge_session=${token}`, origin },
+          headers: { 'content-type': 'application/json', cookie: `sponge_session=${cookie}`, origin },
           body: JSON.stringify({ label: 'proxied' }),
         });
       const ok = await call('https://sponge.example');

@@ -31,3 +31,23 @@ export function fromOwnOrigin(req: IncomingMessage, publicUrl: string | null): b
     req.headers['x-forwarded-proto'] === 'https';
   return origin === `${tls ? 'https' : 'http'}://${host}`;
 }
+
+/** The procedures that start a session: a page of another site must not sign a browser in. */
+const SIGN_IN_PROCEDURES = new Set(['auth.signIn', 'auth.signUp', 'auth.login']);
+
+/**
+ * Login CSRF: a form on another site could sign the owner's browser into the attacker's account,
+ * so that what the owner then adds lands in the attacker's library. These POSTs carry no session
+ * cookie yet, so the rule above does not see them: refused when the browser says they come from
+ * another origin. A script sends neither header and is not affected.
+ */
+export function crossOriginSignIn(
+  req: IncomingMessage,
+  procedures: string,
+  publicUrl: string | null,
+): boolean {
+  if (!procedures.split(',').some((p) => SIGN_IN_PROCEDURES.has(p))) return false;
+  const site = req.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return true;
+  return req.headers.origin !== undefined && !fromOwnOrigin(req, publicUrl);
+}

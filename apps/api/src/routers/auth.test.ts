@@ -1,13 +1,13 @@
 /**
  * Demo sign-in does not pile up rows or run unbounded (issue 24, point 10): each login deletes
- * the expired tokens, and logins are rate-limited per client address with a clear
+ * the expired sessions, and logins are rate-limited per client address with a clear
  * TOO_MANY_REQUESTS that says when to retry. The clock is injected; nothing waits.
  */
 import { createClient } from '@libsql/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestServer } from '../testing/harness.ts';
 import type { TestServer } from '../testing/harness.ts';
-import { USER_TOKEN_TTL_MS } from '../data/users.ts';
+import { SESSION_TTL_SECONDS } from '../accounts/accounts.ts';
 import { LOGIN_RATE_LIMIT } from './auth.ts';
 
 let s: TestServer | undefined;
@@ -16,8 +16,11 @@ afterEach(async () => {
   s = undefined;
 });
 
-/** A clock the test moves by hand. */
-function clock(start = Date.parse('2026-12-03T12:00:00Z')) {
+/**
+ * A clock the test moves by hand. It starts at the real time: better-auth stamps a session's
+ * expiry with the real clock, the API judges it (and deletes expired ones) by this one.
+ */
+function clock(start = Date.now()) {
   let t = start;
   return { now: () => new Date(t), advance: (ms: number) => void (t += ms) };
 }
@@ -26,7 +29,7 @@ async function tokenRows(server: TestServer, now: Date): Promise<{ all: number; 
   const db = createClient({ url: server.appUrl });
   try {
     const rs = await db.execute({
-      sql: 'SELECT count(*) AS n, coalesce(sum(expires_at <= ?), 0) AS expired FROM user_tokens',
+      sql: 'SELECT count(*) AS n, coalesce(sum(expires_at <= ?), 0) AS expired FROM auth_sessions',
       args: [now.toISOString()],
     });
     return { all: Number(rs.rows[0]!.n), expired: Number(rs.rows[0]!.expired) };
@@ -36,18 +39,22 @@ async function tokenRows(server: TestServer, now: Date): Promise<{ all: number; 
 }
 
 describe('auth.login', () => {
-  it('deletes the expired tokens when someone signs in', async () => {
+  it('deletes the expired sessions when someone signs in', async () => {
     const c = clock();
     s = await startTestServer({}, { now: c.now });
     const first = await s.login('user-ada');
     await s.login('user-grace');
     expect(await tokenRows(s, c.now())).toEqual({ all: 2, expired: 0 });
-    c.advance(USER_TOKEN_TTL_MS + 1_000);
+    c.advance(SESSION_TTL_SECONDS * 1000 + 60_000);
     expect(await tokenRows(s, c.now())).toEqual({ all: 2, expired: 2 });
     const fresh = await s.login('user-ada');
     expect(await tokenRows(s, c.now())).toEqual({ all: 1, expired: 0 });
     expect(await s.client(first).auth.me.query()).toBeNull();
-    expect(await s.client(fresh).auth.me.query()).toEqual({ id: 'user-ada', name: 'Ada Lovelace' });
+    expect(await s.client(fresh).auth.me.query()).toEqual({
+      id: 'user-ada',
+      name: 'Ada Lovelace',
+      email: 'user-ada@demo.invalid',
+    });
   });
 
   it('is rate-limited per client address, says when to retry, and refills with time', async () => {

@@ -1,40 +1,23 @@
 import type { TRPCRouterRecord } from '@trpc/server';
-import { stringifySetCookie } from 'cookie';
-import { ownerInputs } from '@sponge/contract';
+import { ownerInputs, PASSWORD_RULES } from '@sponge/contract';
 import {
   createApiKey,
-  createUserToken,
-  deleteUserToken,
-  getUser,
+  deleteSession,
+  getAccount,
   listApiKeys,
   listDemoUsers,
   revokeApiKey,
-  USER_TOKEN_TTL_MS,
 } from '../data/users.ts';
-import { SESSION_COOKIE } from '../context.ts';
 import { ApiError, forbidden, notFound } from '../errors.ts';
 import type { AppDeps } from '../deps.ts';
 import { RateLimiter } from '../rate-limit.ts';
 import { ownerProcedure, publicProcedure } from '../trpc.ts';
-
-function sessionCookie(value: string, maxAgeSeconds: number, secure: boolean): string {
-  // HttpOnly: scripts never see the token. SameSite=Lax: no cookie on cross-site POSTs, which is
-  // what keeps a tRPC mutation from being triggered by another site's form.
-  return stringifySetCookie({
-    name: SESSION_COOKIE,
-    value,
-    path: '/',
-    httpOnly: true,
-    sameSite: 'lax',
-    maxAge: maxAgeSeconds,
-    secure,
-  });
-}
+import type { Context } from '../context.ts';
 
 /**
- * Demo sign-ins per client address: 30 at once, then one every 2 seconds. Each adds a token row;
- * real accounts (a later issue) bring their own limits on failed attempts. Not measured: a bound
- * on token rows a script can add (1,800 an hour per address), far above a person signing in.
+ * Demo sign-ins per client address: 30 at once, then one every 2 seconds. Each adds a session
+ * row. Not measured: a bound on session rows a script can add (1,800 an hour per address), far
+ * above a person signing in. Real accounts have their own limits (accounts/limits.ts).
  */
 export const LOGIN_RATE_LIMIT = { burst: 30, refillSeconds: 2 } as const;
 
@@ -47,7 +30,34 @@ function loginLimiter(deps: AppDeps): RateLimiter {
   return limiter;
 }
 
+/** Limits count per client address; calls made in-process (tests) share one. */
+const addressOf = (ctx: Context) => ctx.clientAddress ?? 'in-process';
+
 export const authRouter = {
+  /** What the sign-in and sign-up pages offer on this server. */
+  options: publicProcedure.query(({ ctx }) => ({
+    signUp: ctx.deps.accounts.signUpMode,
+    demo: ctx.deps.config.demo,
+    passwordRules: PASSWORD_RULES,
+  })),
+
+  /** A new account (SIGNUP=open), signed in at once: sets the session cookie. */
+  signUp: publicProcedure.input(ownerInputs['auth.signUp']).mutation(async ({ ctx, input }) => {
+    const { user, cookies } = await ctx.deps.accounts.signUp(input, addressOf(ctx));
+    for (const c of cookies) ctx.setCookie(c);
+    return { user };
+  }),
+
+  /**
+   * Email and password. The token stays in the HttpOnly cookie: a script uses an API key (or, on
+   * a demo server, `auth.login`'s token), never a password.
+   */
+  signIn: publicProcedure.input(ownerInputs['auth.signIn']).mutation(async ({ ctx, input }) => {
+    const { user, cookies } = await ctx.deps.accounts.signIn(input, addressOf(ctx));
+    for (const c of cookies) ctx.setCookie(c);
+    return { user };
+  }),
+
   /** The demo owners to sign in as; empty when DEMO is off. */
   demoUsers: publicProcedure.query(async ({ ctx }) =>
     ctx.deps.config.demo ? listDemoUsers(ctx.deps.app) : [],
@@ -56,7 +66,7 @@ export const authRouter = {
   /** Demo sign-in: only with DEMO on and only as a demo user. Sets the session cookie too. */
   login: publicProcedure.input(ownerInputs['auth.login']).mutation(async ({ ctx, input }) => {
     if (!ctx.deps.config.demo) throw forbidden('Demo sign-in is off on this server (DEMO=0).');
-    const wait = loginLimiter(ctx.deps).take(ctx.clientAddress ?? 'in-process', ctx.deps.now().getTime());
+    const wait = loginLimiter(ctx.deps).take(addressOf(ctx), ctx.deps.now().getTime());
     if (wait > 0) {
       throw new ApiError({
         code: 'TOO_MANY_REQUESTS',
@@ -67,23 +77,26 @@ export const authRouter = {
     }
     const demo = await listDemoUsers(ctx.deps.app);
     if (!demo.some((u) => u.id === input.userId)) throw notFound('The demo user');
-    const userToken = await createUserToken(ctx.deps.app, input.userId, ctx.deps.now());
-    ctx.setCookie(sessionCookie(userToken, Math.floor(USER_TOKEN_TTL_MS / 1000), ctx.secure));
-    return { userToken };
+    // A demo owner is an ordinary account without a password: this makes it a real session.
+    const { token, cookies } = await ctx.deps.accounts.demoSignIn(input.userId);
+    for (const c of cookies) ctx.setCookie(c);
+    return { userToken: token };
   }),
 
   /** The signed-in person (or the owner of the API key); null for anyone else. */
   me: publicProcedure.query(async ({ ctx }) => {
     const c = ctx.caller;
     if (c.kind !== 'user' && c.kind !== 'apiKey') return null;
-    const user = await getUser(ctx.deps.app, c.user.id);
-    return user ? { id: user.id, name: user.name } : null;
+    return getAccount(ctx.deps.app, c.user.id);
   }),
 
-  /** Ends the login session (revokes the token) and clears the cookie. Safe to call twice. */
+  /**
+   * Ends the session on the server (its token and cookie stop working wherever they are
+   * replayed) and clears the cookie. Safe to call twice.
+   */
   logout: publicProcedure.mutation(async ({ ctx }) => {
-    if (ctx.caller.kind === 'user') await deleteUserToken(ctx.deps.app, ctx.caller.tokenHash);
-    ctx.setCookie(sessionCookie('', 0, ctx.secure));
+    if (ctx.caller.kind === 'user') await deleteSession(ctx.deps.app, ctx.caller.sessionToken);
+    ctx.setCookie(ctx.deps.accounts.clearedCookie());
     return { ok: true as const };
   }),
 

@@ -9,6 +9,7 @@ import {
   publishDocument,
   removeDocument,
   shareDocument,
+  shareDocumentByEmail,
 } from '../data/documents.ts';
 import type { DocumentSummary } from '../data/documents.ts';
 import { getUser } from '../data/users.ts';
@@ -120,13 +121,25 @@ export const documentsRouter = {
     .input(ownerInputs['documents.search'])
     .query(({ ctx, input }) => ctx.deps.library.search.search(ctx.user.id, input.query, input.limit ?? 10)),
 
-  /** Lets another user read the document. Never exposes working memory or runs. */
+  /**
+   * Lets another person read the document: by account id, or by email. Never exposes working
+   * memory or runs.
+   */
   share: ownerProcedure.input(ownerInputs['documents.share']).mutation(async ({ ctx, input }) => {
     await requireOwnedDocument(ctx.deps, ctx.user.id, input.documentId);
-    if (input.userId === ctx.user.id) throw invalidInput('userId: you already own this document.');
-    const user = await getUser(ctx.deps.app, input.userId);
+    if (input.email !== undefined) {
+      // The same answer whether or not the address has an account (SPEC §6c): the share waits
+      // for it, and the list shows the address, not who is behind it.
+      await shareDocumentByEmail(ctx.deps.app, input.documentId, ctx.user.id, input.email, ctx.deps.now());
+      return { documentId: input.documentId, sharedWith: await listShares(ctx.deps.app, input.documentId) };
+    }
+    const userId = input.userId!;
+    if (userId === ctx.user.id) throw invalidInput('userId: you already own this document.');
+    // By id: ids are random (the demo's are listed by auth.demoUsers anyway), so this answer
+    // tells nothing an id's holder does not know.
+    const user = await getUser(ctx.deps.app, userId);
     if (!user) throw notFound('The user');
-    await shareDocument(ctx.deps.app, input.documentId, input.userId, ctx.deps.now());
+    await shareDocument(ctx.deps.app, input.documentId, userId, ctx.deps.now());
     return { documentId: input.documentId, sharedWith: await listShares(ctx.deps.app, input.documentId) };
   }),
 

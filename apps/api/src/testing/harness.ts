@@ -15,6 +15,7 @@ import { startServer } from '../server.ts';
 import type { RunningServer } from '../server.ts';
 import { createLogger } from '../log.ts';
 import type { Logger } from 'pino';
+import type { AuthLimits } from '../accounts/limits.ts';
 
 export const TEST_TOKEN_SECRET = 'api-test-token-secret-0123456789abcdef';
 /** The hosted runtime's credential in tests (RUNTIME_KEY). */
@@ -30,6 +31,8 @@ export interface TestServer extends RunningServer {
   client(token?: string, opts?: { batch?: boolean }): ReturnType<typeof createTRPCClient<AppRouter>>;
   call(kind: 'query' | 'mutation', path: string, input?: unknown, token?: string): Promise<RawResult>;
   login(userId: string): Promise<string>;
+  /** A demo sign-in as a browser gets it: the token and the signed cookie's value. */
+  loginCookie(userId: string): Promise<{ token: string; cookie: string }>;
   /**
    * What the owner and the hosted runtime do together: the owner accepts a run (`runs.accept`,
    * which hands out no token), the runtime claims it with RUNTIME_KEY and gets the run token.
@@ -75,6 +78,7 @@ export async function startTestServer(
     directCalls?: boolean;
     /** Another test server's databases (a second API process on the same data). */
     sameDataAs?: TestServer;
+    authLimits?: AuthLimits;
   } = {},
 ): Promise<TestServer> {
   const dir = overrides.dir ?? overrides.sameDataAs?.dir ?? mkdtempSync(join(tmpdir(), 'sponge-api-test-'));
@@ -105,6 +109,7 @@ export async function startTestServer(
     log: overrides.log ?? createLogger(config.logLevel),
     ...(overrides.now ? { now: overrides.now } : {}),
     ...(overrides.directCalls !== undefined ? { directCalls: overrides.directCalls } : {}),
+    ...(overrides.authLimits ? { authLimits: overrides.authLimits } : {}),
   });
   const trpcUrl = `${server.url}/trpc`;
 
@@ -161,6 +166,18 @@ export async function startTestServer(
       const r = await call('mutation', 'auth.login', { userId });
       if (!r.ok) throw new Error(`login ${userId} failed: ${r.text}`);
       return r.data.userToken as string;
+    },
+    async loginCookie(userId) {
+      const res = await fetch(`${server.url}/trpc/auth.login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ userId }),
+      });
+      if (!res.ok) throw new Error(`login ${userId} failed: ${await res.text()}`);
+      const token = ((await res.json()) as Json).result.data.userToken as string;
+      const cookie = /sponge_session=([^;]*)/.exec(res.headers.get('set-cookie') ?? '')?.[1];
+      if (!cookie) throw new Error(`login ${userId} set no session cookie`);
+      return { token, cookie };
     },
     async acceptRun(ownerToken, input) {
       const accepted = await call('mutation', 'runs.accept', input, ownerToken);

@@ -1,0 +1,186 @@
+/**
+ * The `users` command (SPEC §6c) on real database files: an account it adds signs in on a
+ * server with SIGNUP=closed; disable signs it out everywhere and stops its keys; the password
+ * comes from --password, or stdin when the command runs as its own process.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, TEST_TOKEN_SECRET } from '../testing/harness.ts';
+import type { TestServer } from '../testing/harness.ts';
+import { runUsers } from './users-command.ts';
+
+const apiRoot = join(dirname(fileURLToPath(import.meta.url)), '../..');
+
+async function users(dir: string, argv: string[], password = '') {
+  let out = '';
+  let err = '';
+  const code = await runUsers(argv, {
+    env: { DATA_DIR: dir, TOKEN_SECRET: TEST_TOKEN_SECRET, LOG_LEVEL: 'silent' },
+    cwd: dir,
+    out: { write: (s: string) => (out += s) },
+    err: { write: (s: string) => (err += s) },
+    readPassword: () => Promise.resolve(password),
+  });
+  return { code, out, err };
+}
+
+async function signIn(s: TestServer, email: string, password: string) {
+  return s.call('mutation', 'auth.signIn', { email, password });
+}
+
+describe('users add | list | disable | enable', () => {
+  let dir: string;
+  let s: TestServer;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sponge-users-'));
+    // Before any server: the command makes the database and its tables itself.
+    const added = await users(dir, [
+      'add',
+      '--email',
+      'Lise@Example.org',
+      '--name',
+      'Lise Meitner',
+      '--password',
+      'fission 1938 Berlin',
+    ]);
+    expect(added).toMatchObject({ code: 0, err: '' });
+    expect(added.out).toMatch(/^added lise@example\.org \(user_[0-9a-f]{32}\)\n$/);
+    s = await startTestServer({ SIGNUP: 'closed', DEMO: '0' }, { dir });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  it('the added account signs in where sign-up is closed', async () => {
+    expect(
+      (
+        await s.call('mutation', 'auth.signUp', {
+          name: 'X',
+          email: 'x@example.org',
+          password: 'long enough pw',
+        })
+      ).status,
+    ).toBe(403);
+    const r = await signIn(s, 'lise@example.org', 'fission 1938 Berlin');
+    expect(r.status).toBe(200);
+    expect(r.data.user).toMatchObject({ name: 'Lise Meitner', email: 'lise@example.org' });
+  });
+
+  it('refuses a taken email, a short password, a missing name; nothing is added', async () => {
+    expect(
+      (
+        await users(dir, [
+          'add',
+          '--email',
+          'lise@example.org',
+          '--name',
+          'Again',
+          '--password',
+          'another long one',
+        ])
+      ).code,
+    ).toBe(1);
+    const short = await users(dir, [
+      'add',
+      '--email',
+      'new@example.org',
+      '--name',
+      'New',
+      '--password',
+      'short',
+    ]);
+    expect(short.code).toBe(2);
+    expect(short.err).toMatch(/at least 10 characters/);
+    expect(
+      (await users(dir, ['add', '--email', 'new@example.org', '--password', 'long enough pw'])).code,
+    ).toBe(2);
+    expect(
+      (await users(dir, ['add', '--email', 'not-an-email', '--name', 'N', '--password', 'long enough pw']))
+        .code,
+    ).toBe(2);
+    expect((await users(dir, ['frobnicate'])).code).toBe(2);
+    expect((await users(dir, ['list'])).out).not.toMatch(/new@example\.org/);
+  });
+
+  it('takes the password from the prompt when --password is absent', async () => {
+    const r = await users(
+      dir,
+      ['add', '--email', 'prompt@example.org', '--name', 'Prompted'],
+      'typed at the prompt',
+    );
+    expect(r.code).toBe(0);
+    expect((await signIn(s, 'prompt@example.org', 'typed at the prompt')).status).toBe(200);
+  });
+
+  it('disable: sessions and API keys stop at once, sign-in says disabled only with the right password; enable undoes it', async () => {
+    await users(dir, [
+      'add',
+      '--email',
+      'otto@example.org',
+      '--name',
+      'Otto Hahn',
+      '--password',
+      'radiochemistry',
+    ]);
+    // A session, read back through its cookie as a browser holds it.
+    const meByCookie = async (c: string) =>
+      (
+        (await (await fetch(`${s.url}/trpc/auth.me`, { headers: { cookie: c } })).json()) as {
+          result: { data: unknown };
+        }
+      ).result.data;
+    const setCookie = await fetch(`${s.url}/trpc/auth.signIn`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'otto@example.org', password: 'radiochemistry' }),
+    });
+    const sessionCookie = /sponge_session=[^;]+/.exec(setCookie.headers.get('set-cookie') ?? '')?.[0] ?? '';
+    expect(await meByCookie(sessionCookie)).toMatchObject({ email: 'otto@example.org' });
+    const key = await fetch(`${s.url}/trpc/auth.createApiKey`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie: sessionCookie, 'sec-fetch-site': 'same-origin' },
+      body: JSON.stringify({ label: 'my agent' }),
+    });
+    const apiKey = ((await key.json()) as { result: { data: { apiKey: string } } }).result.data.apiKey;
+    expect(await s.client(apiKey).auth.me.query()).toMatchObject({ email: 'otto@example.org' });
+
+    expect(await users(dir, ['disable', '--email', 'otto@example.org'])).toMatchObject({
+      code: 0,
+      out: 'disabled otto@example.org\n',
+    });
+    expect(await meByCookie(sessionCookie)).toBeNull();
+    expect(await s.client(apiKey).auth.me.query()).toBeNull();
+    const right = await signIn(s, 'otto@example.org', 'radiochemistry');
+    expect([right.status, right.error?.message]).toEqual([403, 'This account is disabled.']);
+    const wrong = await signIn(s, 'otto@example.org', 'a wrong password');
+    expect([wrong.status, wrong.error?.message]).toEqual([401, 'Wrong email or password.']);
+    expect((await users(dir, ['list'])).out).toMatch(/^otto@example\.org\tOtto Hahn\t\S+\tdisabled\t/m);
+
+    expect((await users(dir, ['enable', '--email', 'otto@example.org'])).code).toBe(0);
+    expect(await s.client(apiKey).auth.me.query()).toMatchObject({ email: 'otto@example.org' });
+    expect((await signIn(s, 'otto@example.org', 'radiochemistry')).status).toBe(200);
+    expect((await users(dir, ['disable', '--email', 'nobody@example.org'])).code).toBe(1);
+  });
+
+  it('as its own process, reads the password from stdin', async () => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'src/users-main.ts', 'add', '--email', 'stdin@example.org', '--name', 'From Stdin'],
+      {
+        cwd: apiRoot,
+        env: { ...process.env, DATA_DIR: dir, TOKEN_SECRET: TEST_TOKEN_SECRET, LOG_LEVEL: 'silent' },
+      },
+    );
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stdin.end('piped in password\n');
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    expect(out).toMatch(/^added stdin@example\.org/);
+    expect((await signIn(s, 'stdin@example.org', 'piped in password')).status).toBe(200);
+  });
+});
