@@ -1,31 +1,109 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { useNavigate, useSearchParams } from 'react-router';
+import { useState } from 'react';
+import type { FormEvent } from 'react';
+import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
+import { FormField } from '../components/form-field.tsx';
 import { ErrorState, PageLoading } from '../components/states.tsx';
+import { safeNext, signInProblems, type SignInProblems } from '../lib/account.ts';
 import { errorMessage } from '../lib/errors.ts';
 import { useTitle } from '../lib/use-title.ts';
 import { queryClient, trpc } from '../trpc.ts';
 
-/** Demo owner picker: the API sets the HttpOnly session cookie on `auth.login`. */
+/**
+ * Email and password (`auth.signIn`), a way to sign up when the server takes new accounts, and
+ * the demo owners when DEMO is on. The API sets the HttpOnly session cookie; afterwards the page
+ * goes on to `?next=` (a signed-out visit to a document comes back to it).
+ */
 export default function SignInPage() {
   useTitle('Sign in');
-  const users = useQuery(trpc.auth.demoUsers.queryOptions());
-  const navigate = useNavigate();
+  const options = useQuery(trpc.auth.options.queryOptions());
+  const me = useQuery(trpc.auth.me.queryOptions());
   const [params] = useSearchParams();
-  const login = useMutation(
-    trpc.auth.login.mutationOptions({
-      onSuccess: async () => {
-        // Nothing of the previous user's may linger in the cache.
-        queryClient.clear();
-        await navigate(safeNext(params.get('next')), { replace: true });
-      },
-    }),
-  );
+  const next = safeNext(params.get('next'));
+  const navigate = useNavigate();
+  const onSignedIn = async () => {
+    // Nothing of the previous user's may linger in the cache.
+    queryClient.clear();
+    await navigate(next, { replace: true });
+  };
 
+  // Already signed in (a second tab, the back button): the page has nothing to do.
+  if (me.data) return <Navigate to={next} replace />;
+
+  const nextQuery = next === '/' ? '' : `?next=${encodeURIComponent(next)}`;
   return (
     <div className="signin box">
       <h1>Sign in</h1>
-      <p className="muted">
-        Choose a demo owner. Each owner sees their own library and the documents shared with them.
+      <p className="muted">Sponge — your private research library.</p>
+      <SignInForm onSignedIn={onSignedIn} />
+      {options.data?.signUp === 'open' && (
+        <p className="signin-switch">
+          New here? <Link to={`/signup${nextQuery}`}>Create an account</Link>
+        </p>
+      )}
+      {options.data?.demo && <DemoOwners onSignedIn={onSignedIn} />}
+    </div>
+  );
+}
+
+function SignInForm({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [shown, setShown] = useState<SignInProblems | null>(null);
+  const signIn = useMutation(trpc.auth.signIn.mutationOptions({ onSuccess: onSignedIn }));
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const wrong = signInProblems({ email, password });
+    setShown(wrong);
+    if (wrong) return;
+    signIn.mutate({ email: email.trim(), password });
+  };
+  return (
+    <form className="account-form" onSubmit={submit} noValidate>
+      <FormField
+        label="Email"
+        type="email"
+        name="email"
+        autoComplete="email"
+        value={email}
+        onValueChange={setEmail}
+        error={shown?.email}
+      />
+      <FormField
+        label="Password"
+        type="password"
+        name="password"
+        autoComplete="current-password"
+        value={password}
+        onValueChange={setPassword}
+        error={shown?.password}
+      />
+      {signIn.isError && (
+        <p className="notice error" role="alert">
+          {errorMessage(signIn.error)}
+        </p>
+      )}
+      <button
+        type="submit"
+        className="button primary"
+        disabled={signIn.isPending}
+        aria-busy={signIn.isPending || undefined}
+      >
+        Sign in
+      </button>
+    </form>
+  );
+}
+
+/** Demo sign-in (`auth.login`), offered only when the server runs with DEMO on. */
+function DemoOwners({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
+  const users = useQuery(trpc.auth.demoUsers.queryOptions());
+  const login = useMutation(trpc.auth.login.mutationOptions({ onSuccess: onSignedIn }));
+  return (
+    <section className="signin-demo" aria-labelledby="signin-demo-title">
+      <h2 id="signin-demo-title">Demo</h2>
+      <p className="muted small">
+        Or sign in as a demo owner. Each sees their own library and the documents shared with them.
       </p>
       {users.isPending ? (
         <PageLoading />
@@ -35,8 +113,6 @@ export default function SignInPage() {
           onRetry={() => void users.refetch()}
           title="Could not load the demo owners"
         />
-      ) : users.data.length === 0 ? (
-        <p className="notice">There are no demo owners. Start the API with DEMO on.</p>
       ) : (
         <ul>
           {users.data.map((user) => (
@@ -54,15 +130,10 @@ export default function SignInPage() {
         </ul>
       )}
       {login.isError && (
-        <p className="notice error" role="alert" style={{ marginTop: '1rem' }}>
+        <p className="notice error" role="alert">
           {errorMessage(login.error)}
         </p>
       )}
-    </div>
+    </section>
   );
-}
-
-/** Only a path of this site, never another origin. */
-function safeNext(next: string | null): string {
-  return next && next.startsWith('/') && !next.startsWith('//') ? next : '/';
 }
