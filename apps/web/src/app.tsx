@@ -6,6 +6,8 @@ import { NotFoundPage } from './pages/not-found.tsx';
 
 // One chunk per page: the Memory panel route loads only what it needs (no document text, no menu).
 const SignInPage = lazy(() => import('./pages/sign-in.tsx'));
+const SignUpPage = lazy(() => import('./pages/sign-up.tsx'));
+const ApiKeysPage = lazy(() => import('./pages/api-keys.tsx'));
 const LibraryPage = lazy(() => import('./pages/library.tsx'));
 const DocumentPage = lazy(() => import('./pages/document.tsx'));
 const MemoryPage = lazy(() => import('./pages/memory.tsx'));
@@ -21,6 +23,14 @@ export function App() {
           element={
             <Lazy>
               <SignInPage />
+            </Lazy>
+          }
+        />
+        <Route
+          path="/signup"
+          element={
+            <Lazy>
+              <SignUpPage />
             </Lazy>
           }
         />
@@ -62,6 +72,14 @@ export function App() {
             element={
               <Lazy>
                 <ProfilesPage />
+              </Lazy>
+            }
+          />
+          <Route
+            path="/account/api-keys"
+            element={
+              <Lazy>
+                <ApiKeysPage />
               </Lazy>
             }
           />

@@ -1,13 +1,13 @@
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
-import { Link, Navigate, NavLink, Outlet, useLocation, useNavigate } from 'react-router';
-import { queryClient, trpc } from '../trpc.ts';
+import { Link, Navigate, NavLink, Outlet, useLocation } from 'react-router';
+import { trpc } from '../trpc.ts';
+import { AccountMenu } from './account-menu.tsx';
 import { ErrorState, PageLoading } from './states.tsx';
 
 /** Header, navigation and the main landmark around every page. */
 export function AppShell() {
   const me = useQuery(trpc.auth.me.queryOptions());
-  const navigate = useNavigate();
   const { pathname } = useLocation();
   const mainRef = useRef<HTMLElement>(null);
   const firstRender = useRef(true);
@@ -20,15 +20,6 @@ export function AppShell() {
     }
     mainRef.current?.focus();
   }, [pathname]);
-
-  const signOut = useMutation(
-    trpc.auth.logout.mutationOptions({
-      onSettled: () => {
-        queryClient.clear();
-        void navigate('/signin');
-      },
-    }),
-  );
 
   const user = me.data ?? null;
   return (
@@ -51,20 +42,7 @@ export function AppShell() {
             </ul>
           </nav>
         )}
-        {user && (
-          <div className="user">
-            <span className="visually-hidden">Signed in as </span>
-            <span className="user-name">{user.name}</span>
-            <button
-              type="button"
-              className="button"
-              onClick={() => signOut.mutate()}
-              disabled={signOut.isPending}
-            >
-              Sign out
-            </button>
-          </div>
-        )}
+        {user && <AccountMenu user={user} />}
       </header>
       <main id="main" ref={mainRef} tabIndex={-1}>
         <Outlet />

@@ -1,10 +1,13 @@
 import * as Dialog from '@radix-ui/react-dialog';
 import * as Menu from '@radix-ui/react-dropdown-menu';
-import { useMutation, useQuery } from '@tanstack/react-query';
-import { useId, useRef, useState } from 'react';
+import { useMutation } from '@tanstack/react-query';
+import { useRef, useState } from 'react';
+import type { FormEvent } from 'react';
 import { Link } from 'react-router';
+import { shareEmailProblem, shareEntryLabel } from '../lib/account.ts';
 import { errorMessage } from '../lib/errors.ts';
 import { queryClient, trpc, type RouterOutputs } from '../trpc.ts';
+import { FormField } from './form-field.tsx';
 
 type Doc = RouterOutputs['documents']['get'];
 type Open = 'share' | 'publish' | null;
@@ -65,21 +68,33 @@ interface DialogProps {
   onCloseAutoFocus: (event: Event) => void;
 }
 
-function ShareDialog({ doc, onDone, onCloseAutoFocus }: DialogProps) {
-  const selectId = useId();
-  const users = useQuery(trpc.auth.demoUsers.queryOptions());
-  const shared = new Set((doc.sharedWith ?? []).map((u) => u.id));
-  const candidates = (users.data ?? []).filter((u) => u.id !== doc.ownerId && !shared.has(u.id));
-  const [userId, setUserId] = useState('');
-  const chosen = userId || candidates[0]?.id || '';
+/**
+ * Share by email (`documents.share`). The answer is the same whether or not the address has an
+ * account (SPEC §6c), so the dialog says what happens in both cases rather than guessing.
+ */
+function ShareDialog({ doc, onCloseAutoFocus }: DialogProps) {
+  const [email, setEmail] = useState('');
+  const [problem, setProblem] = useState<string | undefined>();
+  const [sharedTo, setSharedTo] = useState<string | null>(null);
   const share = useMutation(
     trpc.documents.share.mutationOptions({
-      onSuccess: async () => {
-        await queryClient.invalidateQueries({ queryKey: trpc.documents.pathKey() });
-        onDone();
+      onSuccess: (_, input) => {
+        setSharedTo(input.email ?? null);
+        setEmail('');
+        return queryClient.invalidateQueries({ queryKey: trpc.documents.pathKey() });
       },
     }),
   );
+  const sharedWith = doc.sharedWith ?? [];
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const wrong = shareEmailProblem(email);
+    setProblem(wrong);
+    if (wrong) return;
+    setSharedTo(null);
+    // As the API keeps it (lowercased), so the answer below reads as the list will.
+    share.mutate({ documentId: doc.id, email: email.trim().toLowerCase() });
+  };
   return (
     <Dialog.Portal>
       <Dialog.Overlay className="overlay" />
@@ -88,43 +103,40 @@ function ShareDialog({ doc, onDone, onCloseAutoFocus }: DialogProps) {
         <Dialog.Description>
           The person can read the document. Its runs and working memory stay yours alone.
         </Dialog.Description>
-        {doc.sharedWith && doc.sharedWith.length > 0 && (
+        {sharedWith.length > 0 && (
           <p className="small muted" style={{ marginTop: '0.6rem' }}>
-            Shared with {doc.sharedWith.map((u) => u.name).join(', ')}.
+            Shared with {sharedWith.map(shareEntryLabel).join(', ')}.
           </p>
         )}
-        <form
-          onSubmit={(e) => {
-            e.preventDefault();
-            if (chosen) share.mutate({ documentId: doc.id, userId: chosen });
-          }}
-        >
-          {candidates.length > 0 ? (
-            <p className="field" style={{ marginTop: '0.9rem' }}>
-              <label htmlFor={selectId}>Person</label>{' '}
-              <select id={selectId} value={chosen} onChange={(e) => setUserId(e.target.value)}>
-                {candidates.map((u) => (
-                  <option key={u.id} value={u.id}>
-                    {u.name}
-                  </option>
-                ))}
-              </select>
-            </p>
-          ) : (
-            <p className="notice" style={{ marginTop: '0.9rem' }}>
-              {users.isPending ? 'Loading people…' : 'There is no one else to share with.'}
-            </p>
-          )}
+        <form className="account-form" onSubmit={submit} noValidate style={{ marginTop: '0.9rem' }}>
+          <FormField
+            label="Email of the person"
+            type="email"
+            name="email"
+            autoComplete="off"
+            value={email}
+            onValueChange={setEmail}
+            hint="If no one has an account with this address yet, they can read it once they sign up with it."
+            error={problem}
+          />
           {share.isError && (
             <p className="notice error" role="alert">
               {errorMessage(share.error)}
             </p>
           )}
+          <p role="status" className="small">
+            {sharedTo && `Shared with ${sharedTo}.`}
+          </p>
           <div className="dialog-actions">
             <Dialog.Close className="button" type="button">
-              Cancel
+              {sharedTo ? 'Done' : 'Cancel'}
             </Dialog.Close>
-            <button type="submit" className="button primary" disabled={!chosen || share.isPending}>
+            <button
+              type="submit"
+              className="button primary"
+              disabled={share.isPending}
+              aria-busy={share.isPending || undefined}
+            >
               Share
             </button>
           </div>
