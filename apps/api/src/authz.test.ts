@@ -423,7 +423,7 @@ const MAY_SEE_BETA: ReadonlySet<Principal> = new Set(['owner']);
 beforeAll(async () => {
   // Every cell signs up from this one address: room for them all.
   s = await startTestServer(
-    {},
+    { SIGNUP: 'open' },
     {
       authLimits: {
         failuresPerAccount: 5,

@@ -357,3 +357,19 @@ describe('every embeddings variable reaches the adapter', () => {
     expect(performance.now() - started).toBeLessThan(5_000);
   });
 });
+
+describe('SIGNUP (issue 26)', () => {
+  it('is open on the embedded setup, closed with a remote app database, and only open or closed', () => {
+    expect(loadConfig({ DATA_DIR: '/tmp/x' }).signUp).toBe('open');
+    expect(loadConfig({ DATA_DIR: '/tmp/x', APP_DATABASE_URL: 'http://127.0.0.1:8080' }).signUp).toBe(
+      'closed',
+    );
+    expect(
+      loadConfig({ DATA_DIR: '/tmp/x', APP_DATABASE_URL: 'http://127.0.0.1:8080', SIGNUP: 'open' }).signUp,
+    ).toBe('open');
+    expect(loadConfig({ DATA_DIR: '/tmp/x', SIGNUP: 'closed' }).signUp).toBe('closed');
+    expect(() => loadConfig({ DATA_DIR: '/tmp/x', SIGNUP: 'maybe' })).toThrow(
+      /SIGNUP: expected 'open' or 'closed'/,
+    );
+  });
+});

@@ -201,7 +201,7 @@ describe('failed sign-ins', () => {
   });
 
   it('are limited per account before the 10th failure, say when to retry, and say nothing of the account', async () => {
-    s = await startTestServer({ DEMO: '0' });
+    s = await startTestServer({ DEMO: '0', SIGNUP: 'open' });
     const b = browser(s);
     await b.send('mutation', 'auth.signUp', {
       name: 'Target',
@@ -238,7 +238,7 @@ describe('failed sign-ins', () => {
   });
 
   it('counts attempts sent at once: ten in parallel check at most five passwords', async () => {
-    s = await startTestServer({ DEMO: '0' });
+    s = await startTestServer({ DEMO: '0', SIGNUP: 'open' });
     await browser(s).send('mutation', 'auth.signUp', {
       name: 'P',
       email: 'parallel@example.org',
@@ -258,7 +258,7 @@ describe('failed sign-ins', () => {
   });
 
   it('are limited per client address across accounts', async () => {
-    s = await startTestServer({ DEMO: '0' });
+    s = await startTestServer({ DEMO: '0', SIGNUP: 'open' });
     const b = browser(s);
     const statuses: number[] = [];
     for (let i = 0; i < DEFAULT_AUTH_LIMITS.failuresPerAddress + 1; i++) {
@@ -276,7 +276,7 @@ describe('failed sign-ins', () => {
   });
 
   it('a success starts the account count again', async () => {
-    s = await startTestServer({ DEMO: '0' });
+    s = await startTestServer({ DEMO: '0', SIGNUP: 'open' });
     const b = browser(s);
     await b.send('mutation', 'auth.signUp', { name: 'R', email: 'reset@example.org', password: PASSWORD });
     for (let round = 0; round < 3; round++) {
@@ -299,7 +299,7 @@ describe('failed sign-ins', () => {
   it('an unknown email and a wrong password get the same answer after the same work', async () => {
     // Limits out of the way: this measures the answers, many of them.
     s = await startTestServer(
-      { DEMO: '0' },
+      { DEMO: '0', SIGNUP: 'open' },
       {
         authLimits: {
           failuresPerAccount: 1_000,

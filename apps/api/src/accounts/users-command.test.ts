@@ -4,7 +4,7 @@
  * comes from --password, or stdin when the command runs as its own process.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,14 +15,23 @@ import { runUsers } from './users-command.ts';
 
 const apiRoot = join(dirname(fileURLToPath(import.meta.url)), '../..');
 
-async function users(dir: string, argv: string[], password = '') {
+/** The command's environment: the server's own databases (files, or libSQL servers in the sqld run). */
+const envOf = (s: TestServer) => ({
+  DATA_DIR: s.dir,
+  APP_DATABASE_URL: s.appUrl,
+  MEMORY_DATABASE_URL: s.memoryUrl,
+  TOKEN_SECRET: TEST_TOKEN_SECRET,
+  LOG_LEVEL: 'silent',
+});
+
+async function users(s: TestServer, argv: string[], password = '') {
   let out = '';
   let err = '';
   const code = await runUsers(argv, {
-    env: { DATA_DIR: dir, TOKEN_SECRET: TEST_TOKEN_SECRET, LOG_LEVEL: 'silent' },
-    cwd: dir,
-    out: { write: (s: string) => (out += s) },
-    err: { write: (s: string) => (err += s) },
+    env: envOf(s),
+    cwd: s.dir,
+    out: { write: (text: string) => (out += text) },
+    err: { write: (text: string) => (err += text) },
     readPassword: () => Promise.resolve(password),
   });
   return { code, out, err };
@@ -33,12 +42,10 @@ async function signIn(s: TestServer, email: string, password: string) {
 }
 
 describe('users add | list | disable | enable', () => {
-  let dir: string;
   let s: TestServer;
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'sponge-users-'));
-    // Before any server: the command makes the database and its tables itself.
-    const added = await users(dir, [
+    s = await startTestServer({ SIGNUP: 'closed', DEMO: '0' });
+    const added = await users(s, [
       'add',
       '--email',
       'Lise@Example.org',
@@ -49,7 +56,6 @@ describe('users add | list | disable | enable', () => {
     ]);
     expect(added).toMatchObject({ code: 0, err: '' });
     expect(added.out).toMatch(/^added lise@example\.org \(user_[0-9a-f]{32}\)\n$/);
-    s = await startTestServer({ SIGNUP: 'closed', DEMO: '0' }, { dir });
   });
   afterAll(async () => {
     await s?.close();
@@ -73,7 +79,7 @@ describe('users add | list | disable | enable', () => {
   it('refuses a taken email, a short password, a missing name; nothing is added', async () => {
     expect(
       (
-        await users(dir, [
+        await users(s, [
           'add',
           '--email',
           'lise@example.org',
@@ -84,7 +90,7 @@ describe('users add | list | disable | enable', () => {
         ])
       ).code,
     ).toBe(1);
-    const short = await users(dir, [
+    const short = await users(s, [
       'add',
       '--email',
       'new@example.org',
@@ -95,20 +101,20 @@ describe('users add | list | disable | enable', () => {
     ]);
     expect(short.code).toBe(2);
     expect(short.err).toMatch(/at least 10 characters/);
+    expect((await users(s, ['add', '--email', 'new@example.org', '--password', 'long enough pw'])).code).toBe(
+      2,
+    );
     expect(
-      (await users(dir, ['add', '--email', 'new@example.org', '--password', 'long enough pw'])).code,
-    ).toBe(2);
-    expect(
-      (await users(dir, ['add', '--email', 'not-an-email', '--name', 'N', '--password', 'long enough pw']))
+      (await users(s, ['add', '--email', 'not-an-email', '--name', 'N', '--password', 'long enough pw']))
         .code,
     ).toBe(2);
-    expect((await users(dir, ['frobnicate'])).code).toBe(2);
-    expect((await users(dir, ['list'])).out).not.toMatch(/new@example\.org/);
+    expect((await users(s, ['frobnicate'])).code).toBe(2);
+    expect((await users(s, ['list'])).out).not.toMatch(/new@example\.org/);
   });
 
   it('takes the password from the prompt when --password is absent', async () => {
     const r = await users(
-      dir,
+      s,
       ['add', '--email', 'prompt@example.org', '--name', 'Prompted'],
       'typed at the prompt',
     );
@@ -117,7 +123,7 @@ describe('users add | list | disable | enable', () => {
   });
 
   it('disable: sessions and API keys stop at once, sign-in says disabled only with the right password; enable undoes it', async () => {
-    await users(dir, [
+    await users(s, [
       'add',
       '--email',
       'otto@example.org',
@@ -148,7 +154,7 @@ describe('users add | list | disable | enable', () => {
     const apiKey = ((await key.json()) as { result: { data: { apiKey: string } } }).result.data.apiKey;
     expect(await s.client(apiKey).auth.me.query()).toMatchObject({ email: 'otto@example.org' });
 
-    expect(await users(dir, ['disable', '--email', 'otto@example.org'])).toMatchObject({
+    expect(await users(s, ['disable', '--email', 'otto@example.org'])).toMatchObject({
       code: 0,
       out: 'disabled otto@example.org\n',
     });
@@ -158,12 +164,12 @@ describe('users add | list | disable | enable', () => {
     expect([right.status, right.error?.message]).toEqual([403, 'This account is disabled.']);
     const wrong = await signIn(s, 'otto@example.org', 'a wrong password');
     expect([wrong.status, wrong.error?.message]).toEqual([401, 'Wrong email or password.']);
-    expect((await users(dir, ['list'])).out).toMatch(/^otto@example\.org\tOtto Hahn\t\S+\tdisabled\t/m);
+    expect((await users(s, ['list'])).out).toMatch(/^otto@example\.org\tOtto Hahn\t\S+\tdisabled\t/m);
 
-    expect((await users(dir, ['enable', '--email', 'otto@example.org'])).code).toBe(0);
+    expect((await users(s, ['enable', '--email', 'otto@example.org'])).code).toBe(0);
     expect(await s.client(apiKey).auth.me.query()).toMatchObject({ email: 'otto@example.org' });
     expect((await signIn(s, 'otto@example.org', 'radiochemistry')).status).toBe(200);
-    expect((await users(dir, ['disable', '--email', 'nobody@example.org'])).code).toBe(1);
+    expect((await users(s, ['disable', '--email', 'nobody@example.org'])).code).toBe(1);
   });
 
   it('as its own process, reads the password from stdin', async () => {
@@ -172,7 +178,7 @@ describe('users add | list | disable | enable', () => {
       ['--import', 'tsx', 'src/users-main.ts', 'add', '--email', 'stdin@example.org', '--name', 'From Stdin'],
       {
         cwd: apiRoot,
-        env: { ...process.env, DATA_DIR: dir, TOKEN_SECRET: TEST_TOKEN_SECRET, LOG_LEVEL: 'silent' },
+        env: { ...process.env, ...envOf(s) },
       },
     );
     let out = '';
@@ -182,5 +188,23 @@ describe('users add | list | disable | enable', () => {
     expect(code).toBe(0);
     expect(out).toMatch(/^added stdin@example\.org/);
     expect((await signIn(s, 'stdin@example.org', 'piped in password')).status).toBe(200);
+  });
+});
+
+describe('users on a DATA_DIR no API has opened yet', () => {
+  it('makes the application database and its tables itself (0600)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sponge-users-fresh-'));
+    const io = (out: string[]) => ({
+      env: { DATA_DIR: dir, TOKEN_SECRET: TEST_TOKEN_SECRET, LOG_LEVEL: 'silent' },
+      cwd: dir,
+      out: { write: (s: string) => out.push(s) },
+      err: { write: (s: string) => out.push(s) },
+      readPassword: () => Promise.resolve('first account here'),
+    });
+    const out: string[] = [];
+    expect(await runUsers(['add', '--email', 'first@example.org', '--name', 'First'], io(out))).toBe(0);
+    expect(await runUsers(['list'], io(out))).toBe(0);
+    expect(out.join('')).toMatch(/^first@example\.org\tFirst\t\S+\tactive\t/m);
+    expect(statSync(join(dir, 'sponge.db')).mode & 0o777).toBe(0o600);
   });
 });

@@ -112,7 +112,11 @@ export async function listVisibleDocuments(db: Client, userId: string): Promise<
 }
 
 /** The document if the user may read it (owner, shared, public); null otherwise or when removed. */
-export async function getVisibleDocument(db: Client, userId: string, documentId: string): Promise<DocumentRecord | null> {
+export async function getVisibleDocument(
+  db: Client,
+  userId: string,
+  documentId: string,
+): Promise<DocumentRecord | null> {
   const rs = await db.execute({
     sql: `SELECT ${SUMMARY_COLUMNS}, d.text, d.page_starts, d.memory_in_staged_runs, ${ACCESS_SQL} AS access
           ${FROM_VISIBLE} AND d.id = :doc`,
@@ -141,7 +145,10 @@ export interface DocumentOwnership {
   memoryInStagedRuns: boolean;
 }
 
-export async function getDocumentOwnership(db: Client, documentId: string): Promise<DocumentOwnership | null> {
+export async function getDocumentOwnership(
+  db: Client,
+  documentId: string,
+): Promise<DocumentOwnership | null> {
   const rs = await db.execute({
     sql: 'SELECT id, owner_id, removed_at, memory_in_staged_runs FROM documents WHERE id = ?',
     args: [documentId],
@@ -183,7 +190,13 @@ export function joinPages(pages: readonly string[]): { text: string; pageStarts:
  * from the start (`index_total`), so the owner's chunk quota counts documents not indexed yet.
  */
 export function insertDocumentStatement(doc: NewDocument, now: Date): InStatement {
-  return insertStatement(doc, documentChunkCount(doc), now, 'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)', () => []);
+  return insertStatement(
+    doc,
+    documentChunkCount(doc),
+    now,
+    'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)',
+    () => [],
+  );
 }
 
 /** What one owner's library may hold (SPEC §6b); a document past any of them is refused. */
@@ -272,7 +285,12 @@ export async function insertDocument(db: Client, doc: NewDocument, now: Date): P
 }
 
 /** Idempotent: sharing twice keeps the first share. */
-export async function shareDocument(db: Client, documentId: string, userId: string, now: Date): Promise<void> {
+export async function shareDocument(
+  db: Client,
+  documentId: string,
+  userId: string,
+  now: Date,
+): Promise<void> {
   await db.execute({
     sql: `INSERT INTO shares (document_id, user_id, created_at) VALUES (?, ?, ?)
           ON CONFLICT (document_id, user_id) DO NOTHING`,
@@ -347,7 +365,10 @@ export async function publishDocument(db: Client, documentId: string, now: Date)
     sql: `INSERT INTO publications (document_id, published_at) VALUES (?, ?) ON CONFLICT (document_id) DO NOTHING`,
     args: [documentId, now.toISOString()],
   });
-  const rs = await db.execute({ sql: 'SELECT published_at FROM publications WHERE document_id = ?', args: [documentId] });
+  const rs = await db.execute({
+    sql: 'SELECT published_at FROM publications WHERE document_id = ?',
+    args: [documentId],
+  });
   return String(rs.rows[0]?.published_at);
 }
 

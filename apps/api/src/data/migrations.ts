@@ -144,7 +144,9 @@ export const APP_MIGRATIONS: Migration[] = [
     derive: ({ dimensions }) => {
       if (dimensions === undefined) return undefined;
       if (typeof dimensions !== 'number' || !Number.isInteger(dimensions) || dimensions < 1) {
-        throw new RangeError(`document_chunks: dimensions must be a positive integer, not ${String(dimensions)}`);
+        throw new RangeError(
+          `document_chunks: dimensions must be a positive integer, not ${String(dimensions)}`,
+        );
       }
       // v2 (issue 17): each chunk keeps its page and passage, so search answers with them without
       // reading the document. The shape names the version: a v1 table is rebuilt, and

@@ -39,7 +39,11 @@ export async function listInstalledProfiles(db: Client, documentId: string): Pro
   return rs.rows.map(toInstalled);
 }
 
-export async function getInstalledProfile(db: Client, documentId: string, profile: string): Promise<InstalledProfile | null> {
+export async function getInstalledProfile(
+  db: Client,
+  documentId: string,
+  profile: string,
+): Promise<InstalledProfile | null> {
   const rs = await db.execute({
     sql: `SELECT ${COLUMNS} FROM document_profiles WHERE document_id = ? AND profile = ?`,
     args: [documentId, profile],
@@ -59,7 +63,8 @@ export async function installProfile(
   now: Date,
 ): Promise<InstalledProfile> {
   const pack = shippedRelease(install.profile, install.digest);
-  if (!pack) throw new Error(`installProfile: ${install.profile} ${install.version} is not the shipped release`);
+  if (!pack)
+    throw new Error(`installProfile: ${install.profile} ${install.version} is not the shipped release`);
   const [, , read] = await db.batch(
     [
       {
@@ -72,7 +77,14 @@ export async function installProfile(
                 SET version = excluded.version, digest = excluded.digest,
                     installed_by = excluded.installed_by, installed_at = excluded.installed_at
               WHERE document_profiles.digest <> excluded.digest`,
-        args: [install.documentId, install.profile, install.version, install.digest, install.installedBy, now.toISOString()],
+        args: [
+          install.documentId,
+          install.profile,
+          install.version,
+          install.digest,
+          install.installedBy,
+          now.toISOString(),
+        ],
       },
       {
         sql: `SELECT ${COLUMNS} FROM document_profiles WHERE document_id = ? AND profile = ?`,
@@ -105,14 +117,21 @@ export async function installedPack(db: Client, installed: InstalledProfile): Pr
   if (shipped) return shipped;
   let pack = keptPacks.get(installed.digest);
   if (!pack) {
-    const rs = await db.execute({ sql: 'SELECT pack FROM profile_packs WHERE digest = ?', args: [installed.digest] });
+    const rs = await db.execute({
+      sql: 'SELECT pack FROM profile_packs WHERE digest = ?',
+      args: [installed.digest],
+    });
     const text = rs.rows[0]?.pack;
     if (typeof text !== 'string') return null;
     // loadPack checks the structure and that the content hashes to the digest it carries.
     pack = loadPack(JSON.parse(text));
     if (pack.digest === installed.digest) keptPacks.set(pack.digest, pack);
   }
-  if (pack.digest !== installed.digest || pack.name !== installed.profile || pack.version !== installed.version) {
+  if (
+    pack.digest !== installed.digest ||
+    pack.name !== installed.profile ||
+    pack.version !== installed.version
+  ) {
     throw new ProfileError(
       'integrity',
       `the pack kept for ${installed.profile} ${installed.version} (${installed.digest}) is ${pack.name} ${pack.version} (${pack.digest})`,

@@ -35,7 +35,17 @@ function toRun(r: Row): Run {
 export async function insertRun(db: Client, run: Run, tokenHash: string): Promise<void> {
   await db.execute({
     sql: `INSERT INTO runs (${COLUMNS}, token_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    args: [run.id, run.documentId, run.ownerId, run.mode, run.status, run.sessionId, run.acceptedAt, run.finishedAt, tokenHash],
+    args: [
+      run.id,
+      run.documentId,
+      run.ownerId,
+      run.mode,
+      run.status,
+      run.sessionId,
+      run.acceptedAt,
+      run.finishedAt,
+      tokenHash,
+    ],
   });
 }
 
@@ -94,7 +104,10 @@ async function leaseRefusal(db: Client, runId: string): Promise<LeaseRefusal> {
   });
   const row = rs.rows[0];
   if (!row) return { kind: 'not_found' };
-  return { kind: 'claimed', leaseExpiresAt: row.lease_expires_at === null ? null : String(row.lease_expires_at) };
+  return {
+    kind: 'claimed',
+    leaseExpiresAt: row.lease_expires_at === null ? null : String(row.lease_expires_at),
+  };
 }
 
 /**
@@ -163,9 +176,14 @@ export async function setRunSession(db: Client, runId: string, sessionId: string
  * The run a token opens, with its document's ownership read in the same statement: every agent
  * call checks both (agent.ts), and one read instead of two is a measurable share of a call.
  */
-export async function runByTokenHash(db: Client, tokenHash: string): Promise<{ run: Run; document: DocumentOwnership | null } | null> {
+export async function runByTokenHash(
+  db: Client,
+  tokenHash: string,
+): Promise<{ run: Run; document: DocumentOwnership | null } | null> {
   const rs = await db.execute({
-    sql: `SELECT ${COLUMNS.split(', ').map((c) => `r.${c}`).join(', ')}, r.token_hash,
+    sql: `SELECT ${COLUMNS.split(', ')
+      .map((c) => `r.${c}`)
+      .join(', ')}, r.token_hash,
                  d.id AS doc_id, d.owner_id AS doc_owner_id, d.removed_at AS doc_removed_at,
                  d.memory_in_staged_runs AS doc_memory_in_staged_runs
             FROM runs AS r LEFT JOIN documents AS d ON d.id = r.document_id
@@ -226,7 +244,11 @@ export async function listMessages(db: Client, runId: string): Promise<Transcrip
     sql: 'SELECT at, role, text FROM transcript_messages WHERE run_id = ? ORDER BY id',
     args: [runId],
   });
-  return rs.rows.map((r) => ({ at: String(r.at), role: String(r.role) as 'you' | 'agent', text: String(r.text) }));
+  return rs.rows.map((r) => ({
+    at: String(r.at),
+    role: String(r.role) as 'you' | 'agent',
+    text: String(r.text),
+  }));
 }
 
 export interface RecallEvent {
@@ -248,5 +270,10 @@ export async function listRecallEvents(db: Client, runId: string): Promise<Recal
     sql: 'SELECT session_id, at, mode, count FROM recall_events WHERE run_id = ? ORDER BY id',
     args: [runId],
   });
-  return rs.rows.map((r) => ({ sessionId: String(r.session_id), at: String(r.at), mode: String(r.mode), count: Number(r.count) }));
+  return rs.rows.map((r) => ({
+    sessionId: String(r.session_id),
+    at: String(r.at),
+    mode: String(r.mode),
+    count: Number(r.count),
+  }));
 }

@@ -30,7 +30,9 @@ export async function insertUser(
 export async function getAccount(db: Client, id: string): Promise<(User & { email: string | null }) | null> {
   const rs = await db.execute({ sql: 'SELECT id, name, email FROM users WHERE id = ?', args: [id] });
   const r = rs.rows[0];
-  return r ? { id: String(r.id), name: String(r.name), email: r.email === null ? null : String(r.email) } : null;
+  return r
+    ? { id: String(r.id), name: String(r.name), email: r.email === null ? null : String(r.email) }
+    : null;
 }
 
 export async function getUser(db: Client, id: string): Promise<User | null> {
