@@ -1,7 +1,8 @@
 // End-to-end tests drive the real built app (API + web from one origin) on fresh temp data in
-// Debian's Chromium. Three servers: the usual one, one whose sessions live a few seconds so the
-// expired → purged flow can be seen without waiting a day, and one with the hosted runtime
-// beside it, so an owner's question is answered as in production. The runtime has a server of
+// Debian's Chromium. Five servers: the usual one, one whose sessions live a few seconds so the
+// expired → purged flow can be seen without waiting a day, one with the hosted runtime beside
+// it, so an owner's question is answered as in production, and two with DEMO off for real
+// accounts (sign-up open, sign-up closed). The runtime has a server of
 // its own because on the usual one the tests play the runtime themselves (they claim runs with
 // RUNTIME_KEY and count exactly the notes they write): a real one would race them for their runs.
 import { defineConfig } from '@playwright/test';
@@ -25,6 +26,18 @@ export const servers = {
   main: { port: basePort, dataDir: mkdtempSync(join(tmpdir(), 'sponge-e2e-')) },
   shortTtl: { port: basePort + 1, dataDir: mkdtempSync(join(tmpdir(), 'sponge-e2e-ttl-')), ttlSeconds: 4 },
   chat: { port: basePort + 2, dataDir: mkdtempSync(join(tmpdir(), 'sponge-e2e-chat-')) },
+  // Real accounts, as a server that is not a demo runs: sign-up open, then closed (accounts made
+  // with the users CLI).
+  accounts: {
+    port: basePort + 3,
+    dataDir: mkdtempSync(join(tmpdir(), 'sponge-e2e-accounts-')),
+    env: { DEMO: '0', SIGNUP: 'open' },
+  },
+  closed: {
+    port: basePort + 4,
+    dataDir: mkdtempSync(join(tmpdir(), 'sponge-e2e-closed-')),
+    env: { DEMO: '0', SIGNUP: 'closed' },
+  },
 };
 // Workers are separate processes: they read the servers from the environment, not this module.
 process.env.SPONGE_E2E_SERVERS ??= JSON.stringify(servers);
@@ -33,7 +46,7 @@ const chosen = JSON.parse(process.env.SPONGE_E2E_SERVERS) as typeof servers;
 const purgeKey = 'e2e-purge-key-0123456789abcdef';
 // The hosted runtime's credential: the tests stand in for the runtime and claim runs with it.
 const runtimeKey = 'e2e-runtime-key-0123456789abcdef';
-const start = (s: { port: number; dataDir: string; ttlSeconds?: number }) => ({
+const start = (s: { port: number; dataDir: string; ttlSeconds?: number; env?: Record<string, string> }) => ({
   command: 'pnpm --silent --filter @sponge/api start',
   url: `http://127.0.0.1:${s.port}/trpc/health`,
   reuseExistingServer: false,
@@ -48,6 +61,7 @@ const start = (s: { port: number; dataDir: string; ttlSeconds?: number }) => ({
     RUNTIME_KEY: runtimeKey,
     LOG_LEVEL: 'warn',
     ...(s.ttlSeconds ? { SESSION_TTL_SECONDS: String(s.ttlSeconds) } : {}),
+    ...s.env,
   },
 });
 // No URL to wait on: the runtime waits for the API's health itself, and the entries start in
@@ -86,5 +100,12 @@ export default defineConfig({
     },
   },
   projects: [{ name: 'chromium', use: { browserName: 'chromium' } }],
-  webServer: [start(chosen.main), start(chosen.shortTtl), start(chosen.chat), runtime(chosen.chat)],
+  webServer: [
+    start(chosen.main),
+    start(chosen.shortTtl),
+    start(chosen.chat),
+    runtime(chosen.chat),
+    start(chosen.accounts),
+    start(chosen.closed),
+  ],
 });

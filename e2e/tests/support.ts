@@ -29,6 +29,10 @@ interface Servers {
   shortTtl: ServerInfo & { ttlSeconds: number };
   /** The hosted runtime runs beside this server and answers its owners' questions. */
   chat: ServerInfo;
+  /** DEMO off, SIGNUP open: real accounts, made on the sign-up page. */
+  accounts: ServerInfo;
+  /** DEMO off, SIGNUP closed: accounts only from the users CLI. */
+  closed: ServerInfo;
 }
 
 function readServers(): Servers {
@@ -83,19 +87,17 @@ export async function login(name: string, server: ServerInfo = servers.main): Pr
 }
 
 /**
- * Gives the browser the user's session cookie, as `auth.login` would have set it. Cookies are
- * per host, not per port: a context talks to one server as one user.
+ * Signs the browser context in as the demo user, as the sign-in page's button does
+ * (`auth.login` from the app's own origin): the API sets its signed, HttpOnly session cookie in
+ * the context. Cookies are per host, not per port: a context talks to one server as one user.
  */
 export async function signInBrowser(context: BrowserContext, user: User): Promise<void> {
-  await context.addCookies([
-    {
-      name: 'sponge_session',
-      value: user.token,
-      url: originOf(user.server),
-      httpOnly: true,
-      sameSite: 'Lax',
-    },
-  ]);
+  const origin = originOf(user.server);
+  const response = await context.request.post(`${origin}/trpc/auth.login`, {
+    data: { userId: user.id },
+    headers: { origin },
+  });
+  expect(response.status(), await response.text()).toBe(200);
 }
 
 /** A document of the user's library by its title. */
@@ -181,6 +183,72 @@ export async function purgeOnce(server: ServerInfo): Promise<{ code: number | nu
     child.on('error', fail);
     child.on('close', (code) => done({ code, output }));
   });
+}
+
+/**
+ * The users CLI (`pnpm --filter @sponge/api users -- …`) on the server's data, as its operator
+ * runs it beside the running server.
+ */
+export async function usersCli(
+  server: ServerInfo,
+  args: string[],
+): Promise<{ code: number | null; output: string }> {
+  return new Promise((done, fail) => {
+    const child = spawn('pnpm', ['--silent', '--filter', '@sponge/api', 'users', '--', ...args], {
+      cwd: repoRoot,
+      env: { ...process.env, DATA_DIR: server.dataDir, LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    child.on('error', fail);
+    child.on('close', (code) => done({ code, output }));
+  });
+}
+
+/** A new person's details: a unique address, so tests never meet each other's accounts. */
+export function newPerson(name: string): { name: string; email: string; password: string } {
+  const id = unique();
+  return {
+    name,
+    email: `${name.split(' ')[0]?.toLowerCase()}.${id}@example.org`,
+    password: `correct horse ${id}`,
+  };
+}
+
+/** Signs up on the sign-up page, from the sign-in page; ends in the library. */
+export async function signUpInBrowser(
+  page: Page,
+  server: ServerInfo,
+  person: { name: string; email: string; password: string },
+): Promise<void> {
+  await page.goto(`${originOf(server)}/signin`);
+  await page.getByRole('link', { name: 'Create an account' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Create an account' })).toBeVisible();
+  await page.getByLabel('Name').fill(person.name);
+  await page.getByLabel('Email').fill(person.email);
+  await page.getByLabel('Password').fill(person.password);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Library' })).toBeVisible();
+}
+
+/** Signs in on the sign-in page, where the page is now (it keeps `?next=`). */
+export async function signInWithPassword(
+  page: Page,
+  person: { email: string; password: string },
+): Promise<void> {
+  await page.getByLabel('Email').fill(person.email);
+  await page.getByLabel('Password').fill(person.password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+}
+
+/** The account menu in the header, opened. */
+export async function openAccountMenu(page: Page, name: string) {
+  await page.getByRole('button', { name: `Account: ${name}` }).click();
+  const menu = page.getByRole('menu');
+  await expect(menu).toBeVisible();
+  return menu;
 }
 
 /**

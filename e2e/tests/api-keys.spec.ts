@@ -1,0 +1,67 @@
+// Flow: the account menu's API keys (SPEC §6c, UI.md). A key is created with a label and shown
+// once; it lets the owner's own agent list the library; revoked after a confirmation, it is gone
+// from the list and refused.
+import { expect, test } from '@playwright/test';
+import {
+  apiClient,
+  errorCodeOf,
+  keepScreenshot,
+  newPerson,
+  openAccountMenu,
+  servers,
+  signUpInBrowser,
+  unique,
+} from './support.ts';
+
+const server = servers.accounts;
+
+test('create an API key, see it once, use it, and revoke it', async ({ page }, testInfo) => {
+  const owner = newPerson('Katherine Coleman');
+  await signUpInBrowser(page, server, owner);
+  const menu = await openAccountMenu(page, owner.name);
+  await menu.getByRole('menuitem', { name: 'API keys' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'API keys' })).toBeVisible();
+  await expect(page.getByText('You have no API keys.')).toBeVisible();
+
+  // A key needs a label, said next to the input.
+  const label = page.getByLabel('Label');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  await expect(label).toHaveAccessibleDescription(/Give the key a label/);
+
+  const name = `laptop agent ${unique()}`;
+  await label.fill(name);
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const shown = page.getByRole('status').filter({ hasText: 'shown only this once' });
+  await expect(shown).toContainText(`Key “${name}” created.`);
+  const key = await shown.getByLabel('New API key').inputValue();
+  expect(key).toMatch(/^ak_/);
+  const rows = page.getByRole('table').getByRole('row');
+  await expect(rows.filter({ hasText: name })).toHaveCount(1);
+  await keepScreenshot(page, testInfo, 'api-keys-created');
+
+  // The owner's own agent lists the library with it.
+  const agent = apiClient(server, key);
+  expect(await agent.documents.list.query()).toEqual([]);
+
+  // Leaving the page forgets the key: it is never shown again.
+  await page.reload();
+  await expect(page.getByRole('heading', { level: 1, name: 'API keys' })).toBeVisible();
+  await expect(rows.filter({ hasText: name })).toHaveCount(1);
+  await expect(page.getByText(key)).toHaveCount(0);
+  await expect(page.getByLabel('New API key')).toHaveCount(0);
+
+  // Revoke: a confirmation first; Cancel keeps the key.
+  const revoke = page.getByRole('button', { name: `Revoke ${name}` });
+  await revoke.click();
+  let dialog = page.getByRole('dialog', { name: `Revoke “${name}”?` });
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await expect(dialog).toBeHidden();
+  await expect(revoke).toBeFocused();
+  await revoke.click();
+  dialog = page.getByRole('dialog', { name: `Revoke “${name}”?` });
+  await dialog.getByRole('button', { name: 'Revoke key' }).click();
+  await expect(dialog).toBeHidden();
+  await expect(page.getByText('You have no API keys.')).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Your keys' })).toBeFocused();
+  expect(await errorCodeOf(agent.documents.list.query())).toBe('UNAUTHORIZED');
+});
