@@ -335,6 +335,9 @@ describe('failed sign-ins', () => {
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const ratio = median(unknown) / median(known);
+    console.log(
+      `sign-in timing: unknown email ${median(unknown).toFixed(1)} ms, wrong password ${median(known).toFixed(1)} ms (medians of 12, ratio ${ratio.toFixed(2)})`,
+    );
     // Both hash once with scrypt (tens of ms); a skipped hash would be ~1 ms, a ratio near 0.02.
     expect(
       ratio,

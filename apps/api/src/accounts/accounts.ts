@@ -295,7 +295,8 @@ export function createAccountService(opts: AccountsOptions & { limits?: AuthLimi
             message: 'An account with this email already exists: sign in instead.',
           });
         }
-        if (e instanceof APIError) throw invalidInput(e.message);
+        if (e instanceof APIError && (e.status === 'BAD_REQUEST' || e.status === 'UNPROCESSABLE_ENTITY'))
+          throw invalidInput(e.message);
         throw e;
       }
     },
@@ -311,7 +312,9 @@ export function createAccountService(opts: AccountsOptions & { limits?: AuthLimi
         if (codeOf(e) === ACCOUNT_DISABLED) throw forbidden('This account is disabled.');
         // Unknown email, no password, wrong password: one answer, after the same work (the
         // library hashes the password it was given when there is nothing to compare it with).
-        if (e instanceof APIError) throw unauthenticated(WRONG_CREDENTIALS);
+        // Anything else (a database that cannot answer) is not a wrong password.
+        if (e instanceof APIError && e.status === 'UNAUTHORIZED') throw unauthenticated(WRONG_CREDENTIALS);
+        if (e instanceof APIError && e.status === 'BAD_REQUEST') throw invalidInput(e.message);
         throw e;
       }
     },
