@@ -169,12 +169,17 @@ export async function errorCodeOf(call: Promise<unknown>): Promise<string> {
   );
 }
 
-/** One purge pass (`pnpm --filter @sponge/api purge -- --once`) over the server's data. */
-export async function purgeOnce(server: ServerInfo): Promise<{ code: number | null; output: string }> {
+/** A command of the API package (`pnpm --filter @sponge/api <script> -- …`) on the server's data. */
+function apiCommand(
+  server: ServerInfo,
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; output: string }> {
   return new Promise((done, fail) => {
-    const child = spawn('pnpm', ['--silent', '--filter', '@sponge/api', 'purge', '--', '--once'], {
+    const child = spawn('pnpm', ['--silent', '--filter', '@sponge/api', script, '--', ...args], {
       cwd: repoRoot,
-      env: { ...process.env, DATA_DIR: server.dataDir, PURGE_KEY, LOG_LEVEL: 'info' },
+      env: { ...process.env, DATA_DIR: server.dataDir, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -185,26 +190,20 @@ export async function purgeOnce(server: ServerInfo): Promise<{ code: number | nu
   });
 }
 
+/** One purge pass (`pnpm --filter @sponge/api purge -- --once`) over the server's data. */
+export function purgeOnce(server: ServerInfo): Promise<{ code: number | null; output: string }> {
+  return apiCommand(server, 'purge', ['--once'], { PURGE_KEY, LOG_LEVEL: 'info' });
+}
+
 /**
  * The users CLI (`pnpm --filter @sponge/api users -- …`) on the server's data, as its operator
  * runs it beside the running server.
  */
-export async function usersCli(
+export function usersCli(
   server: ServerInfo,
   args: string[],
 ): Promise<{ code: number | null; output: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn('pnpm', ['--silent', '--filter', '@sponge/api', 'users', '--', ...args], {
-      cwd: repoRoot,
-      env: { ...process.env, DATA_DIR: server.dataDir, LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, output }));
-  });
+  return apiCommand(server, 'users', args, { LOG_LEVEL: 'warn' });
 }
 
 /** A new person's details: a unique address, so tests never meet each other's accounts. */
