@@ -215,6 +215,50 @@ describe('pnpm --filter @sponge/api verify', () => {
     );
   });
 
+  it('finds a deleted keyword row and vector row of the library; --repair indexes them again', async () => {
+    await s.app.library.indexer.idle();
+    const clean = await verify(env);
+    expect(clean.code, clean.out).toBe(0);
+    expect(clean.out).toMatch(/^library search indexes: [1-9]\d* ready documents, [1-9]\d* chunks: ok$/m);
+    const raw = createClient({ url: s.appUrl });
+    try {
+      await raw.execute({
+        sql: `DELETE FROM document_keywords WHERE rowid IN
+                (SELECT id FROM document_chunk_spans WHERE document_id = ? AND chunk = 0)`,
+        args: [REEF_DOCUMENT_ID],
+      });
+      const gone = await raw.execute({
+        sql: 'DELETE FROM document_chunks WHERE document_id = ? AND chunk = 1',
+        args: [REEF_DOCUMENT_ID],
+      });
+      expect(gone.rowsAffected).toBe(1);
+    } finally {
+      raw.close();
+    }
+    const found = await verify(env);
+    expect(found.code).toBe(1);
+    expect(found.out).toMatch(
+      new RegExp(
+        `^ {2}document_chunks: document ${REEF_DOCUMENT_ID}: (\\d+) of its (\\d+) chunks are in the vector index \\[repairable\\]$`,
+        'm',
+      ),
+    );
+    expect(found.out).toMatch(
+      new RegExp(
+        `^ {2}document_keywords: document ${REEF_DOCUMENT_ID}: \\d+ of its \\d+ chunks are in the keyword index \\[repairable\\]$`,
+        'm',
+      ),
+    );
+    expect(found.out.trimEnd().split('\n').at(-1)).toMatch(
+      /the library's search indexes have 2 mismatches \(run verify --repair\)$/,
+    );
+
+    const repaired = await verify(env, '--repair');
+    expect(repaired.code, repaired.out).toBe(0);
+    expect(repaired.out).toMatch(/^ {2}repair: 1 document indexed again\n {2}after repair: .*: ok$/m);
+    expect((await verify(env)).code).toBe(0);
+  });
+
   it('refuses what it cannot verify with exit 2: bad flags, an unknown session, no database', async () => {
     const bad = await verify(env, '--sessoin', mine);
     expect(bad.code).toBe(2);

@@ -4,14 +4,17 @@
  * databases, and for every session (or the `--session` ones) replays the log against the notes
  * and checks every stored digest, the link index and the recall vectors (@oh/memory's verifier);
  * forgotten and purged sessions must hold no content. Without `--session` it also recomputes the
- * digests of reviewed knowledge in the application database.
+ * digests of reviewed knowledge in the application database and checks the library's search
+ * indexes (every ready document's chunks in the vector and the keyword index, nothing indexed
+ * for a removed document: library/verify-library.ts).
  *
  * The report goes to standard output, one block per session and a final line; progress is logged
  * with pino on standard error. Exit status: 0 when everything verifies, 1 when a mismatch remains,
  * 2 for bad arguments, configuration or a database that is not there.
  *
  * `--repair` rebuilds what is derived (notes, link index, note counts, recall vectors) from the
- * log and the notes, then verifies again. It never changes the log, the history or a tombstone.
+ * log and the notes, and the library's vector and keyword indexes from its documents, then
+ * verifies again. It never changes the log, the history or a tombstone.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +24,8 @@ import { isMemoryError, openVerifier } from '@oh/memory';
 import type { MemoryVerifier, SessionVerification, VerifyFinding } from '@oh/memory';
 import { ConfigError, loadConfig } from './config.ts';
 import type { Config } from './config.ts';
+import { repairLibrary, verifyLibrary } from './library/verify-library.ts';
+import type { LibraryVerification } from './library/verify-library.ts';
 import { createLogger } from './log.ts';
 import { verifyReviewed } from './reviewed/verify.ts';
 import type { ReviewedVerification } from './reviewed/verify.ts';
@@ -30,11 +35,14 @@ export const USAGE = `usage: pnpm --filter @sponge/api verify [-- [--repair] [--
 
 Replays every working-memory session's log against its notes, recomputes every stored digest,
 checks the link index and the recall vectors, and checks that forgotten and purged sessions hold
-no content. It reads the API's configuration (DATA_DIR, MEMORY_DATABASE_URL, APP_DATABASE_URL, ...).
+no content; then reviewed knowledge and the library's search indexes (vectors and keywords).
+It reads the API's configuration (DATA_DIR, MEMORY_DATABASE_URL, APP_DATABASE_URL, ...).
 
   --repair        rebuild what is derived (notes, link index, note counts, recall vectors) from
-                  the log, then verify again; the log and tombstones are never changed
-  --session <id>  verify only this session (repeatable); reviewed knowledge is then not checked
+                  the log, and the library's search indexes from its documents, then verify
+                  again; the log and tombstones are never changed
+  --session <id>  verify only this session (repeatable); reviewed knowledge and the library are
+                  then not checked
   -h, --help      show this text
 
 Exit status: 0 verified, 1 a mismatch remains, 2 bad arguments, configuration or database.`;
@@ -185,7 +193,9 @@ async function verifyAll(
     );
     for (const f of reviewed.findings.slice(0, SHOWN_FINDINGS)) print(`  ${findingLine(f)}`);
   }
-  const reviewedBad = reviewed !== null && reviewed.findings.length > 0;
+  const library = args.sessions.length === 0 ? await checkLibrary(config, args.repair, print, log) : null;
+  const reviewedBad =
+    (reviewed !== null && reviewed.findings.length > 0) || (library !== null && library.findings.length > 0);
   log.info(
     {
       ...tally,
@@ -194,7 +204,7 @@ async function verifyAll(
     },
     'verify done',
   );
-  print(finalLine(tally, reviewed, args.repair));
+  print(finalLine(tally, reviewed, args.repair, library));
   return tally.failed > 0 || reviewedBad ? 1 : 0;
 }
 
@@ -209,6 +219,41 @@ async function* sessionIds(verifier: MemoryVerifier, asked: string[]): AsyncGene
     yield* page;
     if (page.length < 500) return;
     after = page[page.length - 1]!;
+  }
+}
+
+/**
+ * The library's search indexes, in the application database (none there yet: nothing to check).
+ * With `--repair`, a mismatch is repaired and the check runs again; the result is the last check.
+ */
+async function checkLibrary(
+  config: Config,
+  repair: boolean,
+  print: (line: string) => void,
+  log: Logger,
+): Promise<LibraryVerification | null> {
+  const path = filePath(config.appDb.url);
+  if (path !== null && !existsSync(path)) return null;
+  const adapter = openEmbeddings(config.embeddings);
+  const app = await openAppDatabase(config.appDb);
+  try {
+    const line = (head: string, r: LibraryVerification, indent: string) => {
+      print(
+        `${head}: ${r.documents} ready documents, ${r.chunks} chunks: ${r.findings.length === 0 ? 'ok' : 'MISMATCH'}`,
+      );
+      for (const f of r.findings.slice(0, SHOWN_FINDINGS)) print(`${indent}${findingLine(f)}`);
+    };
+    let report = await verifyLibrary(app, adapter.id);
+    line('library search indexes', report, '  ');
+    if (repair && report.findings.length > 0) {
+      const sent = await repairLibrary(app, adapter, log);
+      print(`  repair: ${sent} document${sent === 1 ? '' : 's'} indexed again`);
+      report = await verifyLibrary(app, adapter.id);
+      line('  after repair', report, '    ');
+    }
+    return report;
+  } finally {
+    app.close();
   }
 }
 
@@ -257,16 +302,21 @@ function finalLine(
   t: { sessions: number; failed: number; repaired: number; repairable: number },
   reviewed: ReviewedVerification | null,
   repaired: boolean,
+  library: LibraryVerification | null = null,
 ): string {
+  const libraryBad = library !== null && library.findings.length > 0;
   const reviewedPart =
     reviewed === null
       ? ''
       : `; reviewed knowledge ${reviewed.findings.length === 0 ? 'ok' : `has ${reviewed.findings.length} mismatches`}`;
   const repairedPart = t.repaired > 0 ? `, ${t.repaired} repaired` : '';
-  if (t.failed === 0 && (reviewed === null || reviewed.findings.length === 0)) {
+  const libraryPart = libraryBad
+    ? `; the library's search indexes have ${library.findings.length} mismatches${repaired ? '' : ' (run verify --repair)'}`
+    : '';
+  if (t.failed === 0 && (reviewed === null || reviewed.findings.length === 0) && !libraryBad) {
     return `OK: ${t.sessions} session${t.sessions === 1 ? '' : 's'} verified${repairedPart}${reviewedPart}`;
   }
   const hint =
     t.repairable > 0 && !repaired ? ` (${t.repairable} with repairable findings: run verify --repair)` : '';
-  return `FAILED: ${t.failed} of ${t.sessions} sessions with mismatches${repairedPart}${hint}${reviewedPart}`;
+  return `FAILED: ${t.failed} of ${t.sessions} sessions with mismatches${repairedPart}${hint}${reviewedPart}${libraryPart}`;
 }

@@ -119,6 +119,8 @@ export const ownerInputs = {
       .min(1, 'query must not be empty')
       .max(1_000, 'query is at most 1,000 characters'),
     limit: z.number().int().min(1).max(50).optional(),
+    /** Narrows to one of the caller's own documents; any other finds nothing (never an error). */
+    documentId: idSchema.optional(),
   }),
   /** Pasted text or Markdown (SPEC §6b); the upload of a file is `documents.upload` (FormData). */
   'documents.add': z.strictObject({

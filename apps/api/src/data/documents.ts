@@ -373,7 +373,7 @@ export async function publishDocument(db: Client, documentId: string, now: Date)
 }
 
 /**
- * Removal: the text, its chunks and their vectors are deleted in one batch (the database runs
+ * Removal: the text, its chunks, their vectors and keywords are deleted in one batch (the database runs
  * with secure_delete, and the caller checkpoints the WAL, so they are gone from the files as
  * forgotten notes are). The row stays, with its title, so runs keep a target; no one can see or
  * use the document any more. The owner's library version moves, so every API process drops the
@@ -389,6 +389,13 @@ export async function removeDocument(db: Client, documentId: string, now: Date):
         args: [now.toISOString(), documentId],
       },
       { sql: 'DELETE FROM document_chunks WHERE document_id = ?', args: [documentId] },
+      // Its keywords too (migration 011; library/keyword-index.ts): the index and the spans.
+      {
+        sql: `DELETE FROM document_keywords
+              WHERE rowid IN (SELECT id FROM document_chunk_spans WHERE document_id = ?)`,
+        args: [documentId],
+      },
+      { sql: 'DELETE FROM document_chunk_spans WHERE document_id = ?', args: [documentId] },
       bumpLibraryVersionStatement({ documentId }),
     ],
     'write',

@@ -281,4 +281,34 @@ export const APP_MIGRATIONS: Migration[] = [
       'DROP TABLE user_tokens',
     ],
   },
+  {
+    // The keyword index (SPEC §6b, issue 27): FTS5 with BM25 beside the vectors, derived like them
+    // (rebuilt, empty, whenever 005 rebuilds document_chunks or this shape changes; the indexer
+    // refills it, see library/keyword-index.ts). `document_chunk_spans` gives every indexed chunk
+    // an integer id (the FTS rowid) and its character span in the document's text. The keyword
+    // table holds the passage (`text`) and a `scope` of one owner token and one document token, so
+    // a search intersects with the owner's postings instead of filtering every owner's matches.
+    // Porter stemming over unicode61 without diacritics: a DOI, "8 DHW" or --max-pages are
+    // searched as phrases of their parts (library/keyword-index.ts matchQuery). secure-delete:
+    // a removed document's terms leave the index at once, as its text leaves the database.
+    name: '011_document_keywords',
+    derive: () => ({
+      shape: 'v1 porter unicode61 remove_diacritics 2',
+      statements: [
+        `CREATE TABLE document_chunk_spans (
+          id INTEGER PRIMARY KEY,
+          document_id TEXT NOT NULL,
+          chunk INTEGER NOT NULL,
+          start INTEGER NOT NULL,
+          end INTEGER NOT NULL,
+          UNIQUE (document_id, chunk)
+        )`,
+        `CREATE VIRTUAL TABLE document_keywords USING fts5(
+          text, scope, tokenize = "porter unicode61 remove_diacritics 2"
+        )`,
+        `INSERT INTO document_keywords (document_keywords, rank) VALUES ('secure-delete', 1)`,
+      ],
+    }),
+    drop: ['DROP TABLE IF EXISTS document_keywords', 'DROP TABLE IF EXISTS document_chunk_spans'],
+  },
 ];

@@ -1,7 +1,7 @@
 /**
  * The search index's rows in the application database: chunk vectors (`document_chunks`, a
- * derived table sized for the embedding adapter), each document's indexing state, and each
- * owner's library version. libSQL holds the truth; every API process keeps an in-memory index
+ * derived table sized for the embedding adapter) and keywords (keyword-index.ts), each document's
+ * indexing state, and each owner's library version. libSQL holds the truth; every API process keeps an in-memory index
  * rebuilt from it (search.ts).
  */
 import type { Client, InStatement } from '@libsql/client';
@@ -11,6 +11,7 @@ import { bumpLibraryVersionStatement } from '../data/documents.ts';
 import { APP_MIGRATIONS } from '../data/migrations.ts';
 import type { Chunk } from './chunks.ts';
 import { splitPages } from './chunks.ts';
+import { deleteKeywordStatements, writeKeywordStatements } from './keyword-index.ts';
 
 /** The namespace app.ts migrates APP_MIGRATIONS under. */
 const APP_NAMESPACE = 'app';
@@ -18,8 +19,9 @@ const APP_NAMESPACE = 'app';
 /**
  * Makes `document_chunks` fit the adapter: applies the app's migrations again, now with the
  * adapter's dimension, so the derived `005_document_chunks_sized` builds the table (or rebuilds
- * it, for another dimension or shape). A document called ready whose chunks for this model are
- * gone (a rebuilt table, another model) goes back to indexing, which refills it.
+ * it, for another dimension or shape). A document called ready whose chunks for this model or
+ * whose keywords are gone (a rebuilt table, another model) goes back to indexing, which refills
+ * them (keywords alone cost no embedding).
  */
 export async function prepareDocumentIndex(
   db: Client,
@@ -30,13 +32,15 @@ export async function prepareDocumentIndex(
   await db.execute({
     sql: `UPDATE documents SET index_state = 'indexing', index_error = NULL, index_done = 0
           WHERE removed_at IS NULL AND index_state = 'ready'
-            AND NOT EXISTS (SELECT 1 FROM document_chunks c WHERE c.document_id = documents.id AND c.model = ?)`,
+            AND (NOT EXISTS (SELECT 1 FROM document_chunks c WHERE c.document_id = documents.id AND c.model = ?)
+              OR NOT EXISTS (SELECT 1 FROM document_chunk_spans s WHERE s.document_id = documents.id))`,
     args: [adapter.id],
   });
 }
 
 export interface DocumentToIndex {
   id: string;
+  ownerId: string;
   title: string;
   abstract: string;
   pages: string[];
@@ -48,7 +52,7 @@ export async function nextDocumentToIndex(
   skip: ReadonlySet<string>,
 ): Promise<DocumentToIndex | null> {
   const rs = await db.execute({
-    sql: `SELECT id, title, abstract, text, page_starts FROM documents
+    sql: `SELECT id, owner_id, title, abstract, text, page_starts FROM documents
           WHERE index_state = 'indexing' AND removed_at IS NULL
             AND id NOT IN (SELECT value FROM json_each(?))
           ORDER BY created_at, id LIMIT 1`,
@@ -59,24 +63,45 @@ export async function nextDocumentToIndex(
   const pageStarts = (JSON.parse(String(r.page_starts)) as unknown[]).map(Number);
   return {
     id: String(r.id),
+    ownerId: String(r.owner_id),
     title: String(r.title),
     abstract: String(r.abstract),
     pages: splitPages(String(r.text), pageStarts),
   };
 }
 
-/** Chunk numbers already stored for this content and model (a resumed indexing skips them). */
+/**
+ * Chunk numbers already stored for this content and model (a resumed indexing skips them), and
+ * which of them have their keywords too (the others get only those written).
+ */
 export async function storedChunks(
   db: Client,
   documentId: string,
   digest: string,
   model: string,
-): Promise<Set<number>> {
+): Promise<{ vectors: Set<number>; keywords: Set<number> }> {
   const rs = await db.execute({
-    sql: 'SELECT chunk FROM document_chunks WHERE document_id = ? AND digest = ? AND model = ?',
+    sql: `SELECT c.chunk, EXISTS (SELECT 1 FROM document_keywords k WHERE k.rowid = s.id) AS keywords
+          FROM document_chunks c
+          LEFT JOIN document_chunk_spans s ON s.document_id = c.document_id AND s.chunk = c.chunk
+          WHERE c.document_id = ? AND c.digest = ? AND c.model = ?`,
     args: [documentId, digest, model],
   });
-  return new Set(rs.rows.map((r) => Number(r.chunk)));
+  const vectors = new Set<number>();
+  const keywords = new Set<number>();
+  for (const r of rs.rows) {
+    vectors.add(Number(r.chunk));
+    if (Number(r.keywords) === 1) keywords.add(Number(r.chunk));
+  }
+  return { vectors, keywords };
+}
+
+/** Keys a document's chunks are written under. */
+export interface ChunkKey {
+  id: string;
+  ownerId: string;
+  digest: string;
+  model: string;
 }
 
 function vectorBytes(v: Float32Array): Uint8Array {
@@ -84,21 +109,25 @@ function vectorBytes(v: Float32Array): Uint8Array {
 }
 
 /**
- * One batch of embedded chunks and the progress they make, atomically. Nothing is written for a
- * document removed meanwhile: every insert is conditional on the document still standing.
+ * One batch of embedded chunks, their keywords and the progress they make, atomically. Nothing is
+ * written for a document removed meanwhile: every insert is conditional on the document still
+ * standing.
  */
 export async function writeChunks(
   db: Client,
-  doc: { id: string; digest: string; model: string },
+  doc: ChunkKey,
   chunks: ReadonlyArray<{ chunk: Chunk; vector: Float32Array }>,
   progress: { done: number; total: number },
 ): Promise<void> {
-  const statements: InStatement[] = chunks.map(({ chunk, vector }) => ({
-    sql: `INSERT OR REPLACE INTO document_chunks (document_id, chunk, page, text, digest, model, embedding)
-          SELECT ?, ?, ?, ?, ?, ?, vector32(?)
-          WHERE EXISTS (SELECT 1 FROM documents WHERE id = ? AND removed_at IS NULL)`,
-    args: [doc.id, chunk.chunk, chunk.page, chunk.text, doc.digest, doc.model, vectorBytes(vector), doc.id],
-  }));
+  const statements: InStatement[] = chunks.flatMap(({ chunk, vector }) => [
+    {
+      sql: `INSERT OR REPLACE INTO document_chunks (document_id, chunk, page, text, digest, model, embedding)
+            SELECT ?, ?, ?, ?, ?, ?, vector32(?)
+            WHERE EXISTS (SELECT 1 FROM documents WHERE id = ? AND removed_at IS NULL)`,
+      args: [doc.id, chunk.chunk, chunk.page, chunk.text, doc.digest, doc.model, vectorBytes(vector), doc.id],
+    },
+    ...writeKeywordStatements(doc, chunk),
+  ]);
   statements.push({
     sql: `UPDATE documents SET index_done = ?, index_total = ? WHERE id = ? AND index_state = 'indexing'`,
     args: [progress.done, progress.total, doc.id],
@@ -106,18 +135,23 @@ export async function writeChunks(
   await db.batch(statements, 'write');
 }
 
+/** Keywords alone, for chunks whose vectors are stored already (a keyword index rebuilt). */
+export async function writeKeywords(db: Client, doc: ChunkKey, chunks: readonly Chunk[]): Promise<void> {
+  await db.batch(
+    chunks.flatMap((chunk) => writeKeywordStatements(doc, chunk)),
+    'write',
+  );
+}
+
 /** Every chunk is in: stale chunks go, the document is ready, and its owner's version moves. */
-export async function markReady(
-  db: Client,
-  doc: { id: string; digest: string; model: string },
-  total: number,
-): Promise<void> {
+export async function markReady(db: Client, doc: ChunkKey, total: number): Promise<void> {
   await db.batch(
     [
       {
         sql: 'DELETE FROM document_chunks WHERE document_id = ? AND (chunk >= ? OR digest != ? OR model != ?)',
         args: [doc.id, total, doc.digest, doc.model],
       },
+      ...deleteKeywordStatements('document_id = ? AND chunk >= ?', [doc.id, total]),
       {
         sql: `UPDATE documents SET index_state = 'ready', index_error = NULL, index_done = ?, index_total = ?
               WHERE id = ? AND removed_at IS NULL`,
@@ -199,6 +233,9 @@ export interface Passage {
   page: number;
   text: string;
   title: string;
+  /** The passage's span in the document's text (see Chunk). */
+  start: number;
+  end: number;
 }
 
 /**
@@ -215,10 +252,11 @@ export async function loadPassages(
   // CROSS JOIN fixes the loop order: one primary-key lookup per hit. Left to the planner, it
   // walked every chunk of the owner's documents instead (measured: 40 ms at 10k chunks).
   const rs = await db.execute({
-    sql: `SELECT c.document_id, c.chunk, c.page, c.text, d.title
+    sql: `SELECT c.document_id, c.chunk, c.page, c.text, d.title, s.start, s.end
           FROM json_each(?) AS h
           CROSS JOIN document_chunks c ON c.document_id = json_extract(h.value, '$[0]') AND c.chunk = json_extract(h.value, '$[1]')
           CROSS JOIN documents d ON d.id = c.document_id
+          LEFT JOIN document_chunk_spans s ON s.document_id = c.document_id AND s.chunk = c.chunk
           WHERE d.owner_id = ? AND d.removed_at IS NULL AND d.index_state = 'ready'`,
     args: [JSON.stringify(hits.map((h) => [h.documentId, h.chunk])), ownerId],
   });
@@ -229,6 +267,8 @@ export async function loadPassages(
       page: Number(r.page),
       text: String(r.text),
       title: String(r.title),
+      start: Number(r.start ?? 0),
+      end: Number(r.end ?? 0),
     };
     out.set(`${p.documentId}#${p.chunk}`, p);
   }

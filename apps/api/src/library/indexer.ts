@@ -10,7 +10,14 @@ import { isLockError } from '@oh/memory';
 import { EmbeddingError } from '@oh/embeddings';
 import type { EmbeddingAdapter } from '@oh/embeddings';
 import { chunkDocument, contentDigest, embeddingText } from './chunks.ts';
-import { markFailed, markReady, nextDocumentToIndex, storedChunks, writeChunks } from './index-store.ts';
+import {
+  markFailed,
+  markReady,
+  nextDocumentToIndex,
+  storedChunks,
+  writeChunks,
+  writeKeywords,
+} from './index-store.ts';
 import type { DocumentToIndex } from './index-store.ts';
 
 /** What the indexer logs through (a pino logger, or anything with these two methods). */
@@ -25,6 +32,9 @@ export interface IndexerLog {
  * alone embedded 2,775 (bench/README.md, notebook, "The library figure").
  */
 export const EMBED_BATCH = 64;
+
+/** Chunks per write when only their keywords are missing (no embedding): not measured. */
+const KEYWORD_BATCH = 256;
 
 /**
  * After another process's lock stopped a document, the next pass starts this much later. Not
@@ -88,9 +98,14 @@ export function createIndexer(options: { db: Client; adapter: EmbeddingAdapter; 
   /** Chunks, embeds and writes one document, then marks it ready (unless stopped meanwhile). */
   async function indexOne(doc: DocumentToIndex): Promise<void> {
     const chunks = chunkDocument(doc);
-    const key = { id: doc.id, digest: contentDigest(doc), model: adapter.id };
+    const key = { id: doc.id, ownerId: doc.ownerId, digest: contentDigest(doc), model: adapter.id };
     const have = await storedChunks(db, doc.id, key.digest, key.model);
-    const todo = chunks.filter((c) => !have.has(c.chunk));
+    const keywordsOnly = chunks.filter((c) => have.vectors.has(c.chunk) && !have.keywords.has(c.chunk));
+    for (let i = 0; i < keywordsOnly.length; i += KEYWORD_BATCH) {
+      if (stopped) return;
+      await writeKeywords(db, key, keywordsOnly.slice(i, i + KEYWORD_BATCH));
+    }
+    const todo = chunks.filter((c) => !have.vectors.has(c.chunk));
     let done = chunks.length - todo.length;
     for (let i = 0; i < todo.length; i += EMBED_BATCH) {
       if (stopped) return;

@@ -1,5 +1,14 @@
 /**
- * `documents.search` (SPEC §6b): ranks only the caller's own documents. Each API process keeps
+ * `documents.search` (SPEC §6b): ranks only the caller's own documents, hybrid by default: the
+ * keyword index (keyword-index.ts, FTS5 BM25) and the vector index each rank candidates, and
+ * reciprocal rank fusion (k = 60) merges the two lists. Across the library the lists are of
+ * documents (each document's best chunk, as vector search has always answered) and a hit is a
+ * document with its best passage; within one document (`documentId`) they are of chunks, and
+ * every hit is a passage of it. The passage shown is the chunk of the list that ranked the
+ * document higher (the keyword one on a tie: it holds the terms). `keyword` and `vector` modes
+ * rank with one list alone (the relevance test compares the three).
+ *
+ * Each API process keeps
  * one in-memory vector index per owner (vector-index.ts), filled from `document_chunks` and
  * checked against the owner's library version before every search, so a document another
  * process indexed or removed is reflected at once. The database stays the truth: passages are
@@ -11,22 +20,54 @@
 import type { Client } from '@libsql/client';
 import type { EmbeddingAdapter } from '@oh/embeddings';
 import { libraryVersion, loadPassages, loadVectors, readyDocumentIds } from './index-store.ts';
+import { matchedTerms, searchKeywords } from './keyword-index.ts';
 import { OwnerVectorIndex } from './vector-index.ts';
 
 export interface DocumentHit {
+  /** The document (`id` and `documentId` are the same; `id` is what the web has always read). */
   id: string;
+  documentId: string;
   title: string;
-  /** Cosine similarity of the best passage, 0..1 (documents scoring ≤ 0 are left out). */
+  /**
+   * 0..1, higher is better. Hybrid: the fused score scaled so that first in both lists is 1;
+   * keyword: the same for one list; vector: the passage's cosine similarity (≤ 0 left out).
+   */
   score: number;
   access: 'owner';
   /** The best-matching passage, its page (1-based) and its chunk number. */
   passage: string;
   page: number;
   chunk: number;
+  /** The passage's span in the document's text ([0, 0) for a passage of the abstract). */
+  start: number;
+  end: number;
+  /** The query's terms found in the passage, as it spells them (for highlighting). */
+  terms: string[];
 }
 
+export type SearchMode = 'keyword' | 'vector' | 'hybrid';
+
+export interface SearchOptions {
+  /** Narrows to one of the owner's documents (another's finds nothing); hits are then its passages. */
+  documentId?: string;
+  /** `hybrid` unless told. */
+  mode?: SearchMode;
+}
+
+/** Reciprocal rank fusion's constant: a list's rank r counts 1 / (RRF_K + r). */
+export const RRF_K = 60;
+
+/**
+ * Candidates each list ranks before fusion (documents across the library, chunks in one document).
+ * Not measured: deeper lists let a document ranked low by one method but high by the other rise.
+ */
+const CANDIDATES = 100;
+
+/** Keyword chunks ranked to find the best chunks of `CANDIDATES` documents. Not measured. */
+const KEYWORD_CHUNKS = 400;
+
 export interface LibrarySearch {
-  search(ownerId: string, query: string, limit: number): Promise<DocumentHit[]>;
+  search(ownerId: string, query: string, limit: number, options?: SearchOptions): Promise<DocumentHit[]>;
   /** Drops an owner's in-memory index (it is rebuilt on their next search). */
   forget(ownerId: string): void;
   /** Resolves when the owner's index holds every vector it loaded in its graph (bench, tests). */
@@ -117,31 +158,88 @@ export function createLibrarySearch(options: {
     return entry;
   }
 
+  /** The vector list: each document's best chunk across the library, or one document's chunks. */
+  async function vectorList(ownerId: string, query: string, options: SearchOptions): Promise<Ranked[]> {
+    if (options.documentId !== undefined) {
+      const [[q], vectors] = await Promise.all([
+        adapter.embed([query]),
+        ownsReady(ownerId, options.documentId).then((owned) =>
+          owned ? loadVectors(db, [options.documentId!], adapter.id) : new Map<string, never[]>(),
+        ),
+      ]);
+      const chunks = vectors.get(options.documentId) ?? [];
+      if (!q) return [];
+      return chunks
+        .map(({ chunk, vector }) => ({ documentId: options.documentId!, chunk, score: cosine(q, vector) }))
+        .filter((h) => h.score > 0)
+        .sort((a, b) => b.score - a.score || a.chunk - b.chunk)
+        .slice(0, CANDIDATES);
+    }
+    const entry = entryOf(ownerId);
+    entry.inUse++;
+    try {
+      const [, [q]] = await Promise.all([current(ownerId, entry), adapter.embed([query])]);
+      if (!q || entry.index.size === 0) return [];
+      return entry.index.search(q, CANDIDATES).filter((h) => h.score > 0);
+    } finally {
+      entry.inUse--;
+    }
+  }
+
+  /** The keyword list: documents by their best chunk, or one document's chunks. */
+  async function keywordList(ownerId: string, query: string, options: SearchOptions): Promise<Ranked[]> {
+    const { documentId } = options;
+    const chunks = await searchKeywords(
+      db,
+      ownerId,
+      query,
+      documentId ? CANDIDATES : KEYWORD_CHUNKS,
+      documentId,
+    );
+    const ranked = chunks.map((h) => ({ documentId: h.documentId, chunk: h.chunk, score: -h.bm25 }));
+    if (documentId !== undefined) return ranked;
+    const seen = new Set<string>();
+    return ranked.filter((h) => !seen.has(h.documentId) && seen.add(h.documentId)).slice(0, CANDIDATES);
+  }
+
+  async function ownsReady(ownerId: string, documentId: string): Promise<boolean> {
+    const rs = await db.execute({
+      sql: `SELECT 1 FROM documents WHERE id = ? AND owner_id = ? AND index_state = 'ready' AND removed_at IS NULL`,
+      args: [documentId, ownerId],
+    });
+    return rs.rows.length > 0;
+  }
+
   return {
-    async search(ownerId, query, limit) {
-      const entry = entryOf(ownerId);
-      entry.inUse++;
-      let hits;
-      try {
-        const [, [q]] = await Promise.all([current(ownerId, entry), adapter.embed([query])]);
-        if (!q || entry.index.size === 0) return [];
-        hits = entry.index.search(q, limit).filter((h) => h.score > 0);
-      } finally {
-        entry.inUse--;
-      }
-      const passages = await loadPassages(db, ownerId, hits);
+    async search(ownerId, query, limit, options = {}) {
+      const mode = options.mode ?? 'hybrid';
+      const [vector, keyword] = await Promise.all([
+        mode === 'keyword' ? [] : vectorList(ownerId, query, options),
+        mode === 'vector' ? [] : keywordList(ownerId, query, options),
+      ]);
+      const perChunk = options.documentId !== undefined;
+      const fused =
+        mode === 'vector'
+          ? vector.map((h) => ({ ...h, score: Math.min(1, Math.round(h.score * 1e6) / 1e6) }))
+          : fuse(mode === 'keyword' ? [keyword] : [keyword, vector], perChunk);
+      const top = fused.slice(0, limit);
+      const passages = await loadPassages(db, ownerId, top);
       const out: DocumentHit[] = [];
-      for (const h of hits) {
+      for (const h of top) {
         const p = passages.get(`${h.documentId}#${h.chunk}`);
         if (!p) continue; // removed or re-indexed since the index was read
         out.push({
           id: h.documentId,
+          documentId: h.documentId,
           title: p.title,
-          score: Math.min(1, Math.round(h.score * 1e6) / 1e6),
+          score: h.score,
           access: 'owner',
           passage: p.text,
           page: p.page,
           chunk: p.chunk,
+          start: p.start,
+          end: p.end,
+          terms: matchedTerms(query, p.text),
         });
       }
       return out;
@@ -160,4 +258,57 @@ export function createLibrarySearch(options: {
       owners.clear();
     },
   };
+}
+
+/** A candidate of one list, best first; `score` only orders within its list. */
+interface Ranked {
+  documentId: string;
+  chunk: number;
+  score: number;
+}
+
+/**
+ * Reciprocal rank fusion of lists (best first) of documents (`perChunk` false: one entry each)
+ * or of chunks. Each entry keeps the chunk of the list that ranked it highest (the earlier list
+ * on a tie); its score is the fused sum scaled so that first in every list is 1.
+ */
+export function fuse(lists: ReadonlyArray<readonly Ranked[]>, perChunk: boolean): Ranked[] {
+  const fused = new Map<string, { hit: Ranked; sum: number; best: number }>();
+  for (const list of lists) {
+    list.forEach((h, i) => {
+      const key = perChunk ? `${h.documentId}#${h.chunk}` : h.documentId;
+      const rank = i + 1;
+      const held = fused.get(key);
+      if (!held) fused.set(key, { hit: h, sum: 1 / (RRF_K + rank), best: rank });
+      else {
+        held.sum += 1 / (RRF_K + rank);
+        if (rank < held.best) {
+          held.hit = h;
+          held.best = rank;
+        }
+      }
+    });
+  }
+  const top = lists.length / (RRF_K + 1);
+  return [...fused.values()]
+    .sort(
+      (a, b) =>
+        b.sum - a.sum ||
+        a.best - b.best ||
+        (a.hit.documentId < b.hit.documentId ? -1 : a.hit.documentId > b.hit.documentId ? 1 : 0) ||
+        a.hit.chunk - b.hit.chunk,
+    )
+    .map(({ hit, sum }) => ({ ...hit, score: Math.round((sum / top) * 1e6) / 1e6 }));
+}
+
+function cosine(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let aa = 0;
+  let bb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    aa += a[i]! * a[i]!;
+    bb += b[i]! * b[i]!;
+  }
+  return aa > 0 && bb > 0 ? dot / Math.sqrt(aa * bb) : 0;
 }

@@ -114,12 +114,16 @@ export const documentsRouter = {
   }),
 
   /**
-   * The caller's own documents ranked by meaning (SPEC §6b): `[{ id, title, score, access,
-   * passage, page, chunk }]`, best first. Shared and published documents of others never rank.
+   * The caller's own documents ranked by keywords and meaning together (SPEC §6b, hybrid):
+   * `[{ id, documentId, title, score, access, passage, page, chunk, start, end, terms }]`, best
+   * first. Shared and published documents of others never rank; `documentId` narrows to one of the
+   * caller's own documents (hits are then its passages), and another's finds nothing.
    */
-  search: ownerOrApiKeyProcedure
-    .input(ownerInputs['documents.search'])
-    .query(({ ctx, input }) => ctx.deps.library.search.search(ctx.user.id, input.query, input.limit ?? 10)),
+  search: ownerOrApiKeyProcedure.input(ownerInputs['documents.search']).query(({ ctx, input }) =>
+    ctx.deps.library.search.search(ctx.user.id, input.query, input.limit ?? 10, {
+      ...(input.documentId === undefined ? {} : { documentId: input.documentId }),
+    }),
+  ),
 
   /**
    * Lets another person read the document: by account id, or by email. Never exposes working
