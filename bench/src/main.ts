@@ -20,6 +20,7 @@ import { agentsConcurrently } from './figures/agents-50.ts';
 import { agentsOnServer } from './figures/agents-server.ts';
 import { shadowCost } from './figures/shadow-cost.ts';
 import { documentSearch } from './figures/document-search.ts';
+import { relevance } from './figures/relevance.ts';
 import { purgeWhileWriting } from './figures/purge.ts';
 import { queryAndRead } from './figures/query-read-scaling.ts';
 import { recallSearch } from './figures/recall.ts';
@@ -45,6 +46,7 @@ const steps: Record<FigureName, Figure[]> = {
   query: [queryAndRead],
   recall: [recallSearch],
   library: [documentSearch],
+  relevance: [relevance],
   // The headline is the configuration users run (worker thread, FULL, recall in shadow); the
   // other settings sit beside it.
   agents: [

@@ -58,6 +58,7 @@ export async function openApp(
       quotas: config.libraryQuotas,
       uploadQueue: config.uploadQueue,
       uploadsInFlight: config.uploadsInFlight,
+      ocr: config.ocr,
     });
     // Stopped before the database closes (closers run in reverse), so no batch is cut short.
     closers.push(() => void library.close());
@@ -116,6 +117,8 @@ export async function openApp(
     }
     // Documents added but not indexed yet (new ones, or a restart mid-way) are picked up here.
     library.indexer.kick();
+    // Scans whose OCR a restart cut short resume at the first page not done.
+    library.recognizer.kick();
     let closed = false;
     return {
       ...deps,

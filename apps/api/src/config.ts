@@ -15,7 +15,14 @@ import { fileURLToPath } from 'node:url';
 import { MAX_EMBEDDING_DIMENSIONS } from '@oh/embeddings';
 import type { CloudEmbeddingOptions, LocalEmbeddingOptions } from '@oh/embeddings';
 import { z } from 'zod';
-import { DEFAULT_LIBRARY_QUOTAS, DEFAULT_UPLOAD_QUEUE, DEFAULT_UPLOADS_IN_FLIGHT } from './library/limits.ts';
+import {
+  DEFAULT_LIBRARY_QUOTAS,
+  DEFAULT_OCR_LIMITS,
+  DEFAULT_UPLOAD_QUEUE,
+  DEFAULT_UPLOADS_IN_FLIGHT,
+} from './library/limits.ts';
+import { parseOcrLanguages, resolveOcrLanguages } from './library/ocr/languages.ts';
+import type { OcrLanguage } from './library/ocr/languages.ts';
 import { isLoopbackHost } from './http/loopback.ts';
 
 export class ConfigError extends Error {
@@ -148,6 +155,9 @@ const envSchema = z.object({
   LIBRARY_MAX_DOCUMENTS: intIn(1, 1e9, DEFAULT_LIBRARY_QUOTAS.documents),
   LIBRARY_MAX_CHARACTERS: intIn(1, 1e15, DEFAULT_LIBRARY_QUOTAS.characters),
   LIBRARY_MAX_CHUNKS: intIn(1, 1e9, DEFAULT_LIBRARY_QUOTAS.chunks),
+  OCR_LANGUAGES: optionalString,
+  OCR_MAX_PAGES: intIn(1, 100_000, DEFAULT_OCR_LIMITS.maxPages),
+  OCR_PAGE_SECONDS: intIn(1, 3_600, DEFAULT_OCR_LIMITS.pageSeconds),
   WEB_DIST: optionalString,
   LOG_LEVEL: optionalString.pipe(
     z
@@ -198,6 +208,8 @@ export interface Config {
   uploadsInFlight: number;
   /** What one owner's library may hold; past it, 429 `quota`. */
   libraryQuotas: { documents: number; characters: number; chunks: number };
+  /** OCR of scanned pages: installed languages (`@tesseract.js-data/<code>`) and its limits. */
+  ocr: { languages: OcrLanguage[]; maxPages: number; pageSeconds: number };
   webDist: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
@@ -247,7 +259,10 @@ export function loadConfig(
       'MEMORY_DATABASE_URL: must differ from APP_DATABASE_URL (agent memory lives in its own database)',
     );
   }
-  if (problems.length > 0) throw new ConfigError(problems);
+  // Traineddata comes from installed packages only: a missing one is an error now, not a download.
+  const ocrLanguages = resolveOcrLanguages(parseOcrLanguages(e.OCR_LANGUAGES));
+  if (!ocrLanguages.ok) for (const p of ocrLanguages.problems) problems.push(`OCR_LANGUAGES: ${p}`);
+  if (problems.length > 0 || !ocrLanguages.ok) throw new ConfigError(problems);
   const host = e.HOST ?? '127.0.0.1';
   return {
     port: e.PORT,
@@ -288,6 +303,7 @@ export function loadConfig(
       characters: e.LIBRARY_MAX_CHARACTERS,
       chunks: e.LIBRARY_MAX_CHUNKS,
     },
+    ocr: { languages: ocrLanguages.languages, maxPages: e.OCR_MAX_PAGES, pageSeconds: e.OCR_PAGE_SECONDS },
     webDist: e.WEB_DIST !== undefined ? resolve(cwd, e.WEB_DIST) : DEFAULT_WEB_DIST,
     logLevel: e.LOG_LEVEL,
   };

@@ -3,14 +3,19 @@ import type { DocumentSource } from '@sponge/contract';
 import { chunkDocument } from '../library/chunks.ts';
 
 export type Access = 'owner' | 'shared' | 'public';
-export type IndexState = 'indexing' | 'ready' | 'failed';
+export type IndexState = 'recognizing' | 'indexing' | 'ready' | 'failed';
 
-/** Where indexing for search stands (SPEC §6b); `done` of `total` chunks are embedded. */
+/**
+ * Where the document stands on its way to search (SPEC §6b): `recognizing`, `done` of `total`
+ * scanned pages read by OCR; `indexing`, `done` of `total` chunks embedded; `ready`; `failed`
+ * with its reason. `note` says what OCR left out (a page cap or a page past its time), or null.
+ */
 export interface IndexStatus {
   state: IndexState;
   reason: string | null;
   done: number;
   total: number;
+  note: string | null;
 }
 
 export interface DocumentSummary {
@@ -40,12 +45,15 @@ export interface DocumentRecord extends DocumentSummary {
   text: string;
   /** Offsets in `text` where each page starts (one entry, 0, for a text or Markdown document). */
   pageStarts: number[];
+  /** Pages (1-based) whose text OCR recognised from a scan, to be checked against it. */
+  ocrPages: number[];
   memoryInStagedRuns: boolean;
 }
 
 const SUMMARY_COLUMNS = `d.id, d.title, d.owner_id, u.name AS owner_name, d.authors, d.abstract, p.published_at,
   d.source, json_array_length(d.page_starts) AS pages, d.characters, d.created_at,
-  d.index_state, d.index_error, d.index_done, d.index_total,
+  d.index_state, d.index_error, d.index_done, d.index_total, d.ocr_note,
+  (SELECT json_array(j.done, json_array_length(j.pages)) FROM ocr_jobs j WHERE j.document_id = d.id) AS ocr_progress,
   CASE WHEN d.owner_id = :user THEN max(d.created_at,
          coalesce((SELECT max(r.accepted_at) FROM runs r WHERE r.document_id = d.id), ''),
          coalesce((SELECT max(m.at) FROM runs r JOIN transcript_messages m ON m.run_id = r.id
@@ -91,13 +99,23 @@ function toSummary(r: Row): DocumentSummary {
     characters: Number(r.characters),
     createdAt: String(r.created_at),
     lastActivityAt: String(r.last_activity_at),
-    index: {
-      state: String(r.index_state) as IndexState,
-      reason: r.index_error === null ? null : String(r.index_error),
-      done: Number(r.index_done),
-      total: Number(r.index_total),
-    },
+    index: indexStatus(r),
     newestSessionId: r.newest_session === null ? null : String(r.newest_session),
+  };
+}
+
+function indexStatus(r: Row): IndexStatus {
+  const note = r.ocr_note === null ? null : String(r.ocr_note);
+  if (r.ocr_progress !== null) {
+    const [done, total] = (JSON.parse(String(r.ocr_progress)) as unknown[]).map(Number);
+    return { state: 'recognizing', reason: null, done: done ?? 0, total: total ?? 0, note };
+  }
+  return {
+    state: String(r.index_state) as IndexState,
+    reason: r.index_error === null ? null : String(r.index_error),
+    done: Number(r.index_done),
+    total: Number(r.index_total),
+    note,
   };
 }
 
@@ -118,7 +136,7 @@ export async function getVisibleDocument(
   documentId: string,
 ): Promise<DocumentRecord | null> {
   const rs = await db.execute({
-    sql: `SELECT ${SUMMARY_COLUMNS}, d.text, d.page_starts, d.memory_in_staged_runs, ${ACCESS_SQL} AS access
+    sql: `SELECT ${SUMMARY_COLUMNS}, d.text, d.page_starts, d.ocr_pages, d.memory_in_staged_runs, ${ACCESS_SQL} AS access
           ${FROM_VISIBLE} AND d.id = :doc`,
     args: { user: userId, doc: documentId },
   });
@@ -128,6 +146,7 @@ export async function getVisibleDocument(
     ...toSummary(r),
     text: String(r.text),
     pageStarts: parsePageStarts(r.page_starts),
+    ocrPages: (JSON.parse(String(r.ocr_pages)) as unknown[]).map(Number),
     memoryInStagedRuns: Number(r.memory_in_staged_runs) === 1,
   };
 }
@@ -389,6 +408,8 @@ export async function removeDocument(db: Client, documentId: string, now: Date):
         args: [now.toISOString(), documentId],
       },
       { sql: 'DELETE FROM document_chunks WHERE document_id = ?', args: [documentId] },
+      // A scan still waiting for OCR: the job and the PDF it kept (migration 012).
+      { sql: 'DELETE FROM ocr_jobs WHERE document_id = ?', args: [documentId] },
       // Its keywords too (migration 011; library/keyword-index.ts): the index and the spans.
       {
         sql: `DELETE FROM document_keywords

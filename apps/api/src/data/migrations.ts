@@ -311,4 +311,27 @@ export const APP_MIGRATIONS: Migration[] = [
     }),
     drop: ['DROP TABLE IF EXISTS document_keywords', 'DROP TABLE IF EXISTS document_chunk_spans'],
   },
+  {
+    // OCR of scanned pages (SPEC §6b, issue 27). A PDF with pages that have no text layer is
+    // stored with those pages empty and an OCR job: the file itself (kept only until OCR ends),
+    // the pages to read (JSON, 1-based, at most OCR_MAX_PAGES of them) and how many are done, so a
+    // restart resumes; `missed` lists pages that timed out or could not be drawn. While its job
+    // exists a document is `recognizing` and the indexer leaves it alone. The document keeps which
+    // pages OCR recognised (`ocr_pages`, JSON) and what OCR left out (`ocr_note`).
+    name: '012_ocr',
+    statements: [
+      `CREATE TABLE ocr_jobs (
+        document_id TEXT PRIMARY KEY REFERENCES documents(id),
+        owner_id TEXT NOT NULL REFERENCES users(id),
+        pdf BLOB NOT NULL,
+        pages TEXT NOT NULL,
+        done INTEGER NOT NULL DEFAULT 0,
+        missed TEXT NOT NULL DEFAULT '[]',
+        created_at TEXT NOT NULL
+      )`,
+      'CREATE INDEX ocr_jobs_created ON ocr_jobs(created_at)',
+      `ALTER TABLE documents ADD COLUMN ocr_pages TEXT NOT NULL DEFAULT '[]'`,
+      'ALTER TABLE documents ADD COLUMN ocr_note TEXT',
+    ],
+  },
 ];
