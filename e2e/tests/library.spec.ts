@@ -129,11 +129,13 @@ test('add a PDF, find it by a question, cite a passage of it, and accept a note 
     .first();
   await expect(hit).toContainText('p. 2');
   await expect(hit).toContainText('62 percent');
+  // The question's words the passage holds are marked (hybrid search, issue 27).
+  await expect(hit.locator('mark', { hasText: /^canopy$/i })).toBeVisible();
   await hit.getByRole('link', { name: title }).click();
 
   // The document page: the text with its page markers; a selected passage is kept for review.
   await expect(page.getByRole('heading', { level: 1, name: title })).toBeVisible();
-  await expect(page).toHaveURL(/#page-2$/);
+  await expect(page).toHaveURL(/\?page=2#page-2$/);
   const text = page.getByRole('article', { name: 'Document' });
   await expect(text.getByRole('heading', { name: 'Page 1' })).toBeVisible();
   await expect(text.getByRole('heading', { name: 'Page 2' })).toBeVisible();

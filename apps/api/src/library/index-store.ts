@@ -55,6 +55,7 @@ export async function nextDocumentToIndex(
     sql: `SELECT id, owner_id, title, abstract, text, page_starts FROM documents
           WHERE index_state = 'indexing' AND removed_at IS NULL
             AND id NOT IN (SELECT value FROM json_each(?))
+            AND NOT EXISTS (SELECT 1 FROM ocr_jobs o WHERE o.document_id = documents.id)
           ORDER BY created_at, id LIMIT 1`,
     args: [JSON.stringify([...skip])],
   });

@@ -3,6 +3,8 @@ import {
   accessLabel,
   activityLabel,
   anyIndexing,
+  excerpt,
+  highlight,
   holdsMemory,
   indexLabel,
   memoryLabel,
@@ -120,5 +122,33 @@ describe('shorten and pageLabel', () => {
     expect(pageLabel(3, 'pdf')).toBe('p. 3');
     expect(pageLabel(1, 'markdown')).toBeNull();
     expect(pageLabel(null, 'pdf')).toBeNull();
+  });
+});
+
+describe('search hit highlighting', () => {
+  it('marks every matched term, case aside, longest first, and never alters the text', () => {
+    const text = 'At 8 DHW in 2018 the reef bleached; dhw counts heat. See 10.1038/nature21707 (a DOI).';
+    const pieces = highlight(text, ['DHW', '8', '10.1038/nature21707', ' dhw ']);
+    expect(pieces.map((p) => p.text).join('')).toBe(text);
+    expect(pieces.filter((p) => p.mark).map((p) => p.text)).toEqual([
+      '8',
+      'DHW',
+      'dhw',
+      '10.1038/nature21707',
+    ]);
+    expect(highlight('plain', [])).toEqual([{ text: 'plain', mark: false }]);
+    expect(highlight('a (b) c', ['(b)'])).toEqual([
+      { text: 'a ', mark: false },
+      { text: '(b)', mark: true },
+      { text: ' c', mark: false },
+    ]);
+  });
+  it('starts the excerpt near the first matched term when it lies past the cut', () => {
+    const text = `${'filler '.repeat(60)}the marker term here ${'tail '.repeat(40)}`;
+    const shown = excerpt(text, ['marker'], 120);
+    expect(shown.startsWith('…')).toBe(true);
+    expect(shown).toContain('marker');
+    expect(excerpt('short marker text', ['marker'])).toBe('short marker text');
+    expect(excerpt(text, [], 120)).toBe(shorten(text, 120));
   });
 });

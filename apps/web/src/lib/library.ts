@@ -112,3 +112,39 @@ export function shorten(text: string, max = 240): string {
 /** "p. 3" for a hit in a PDF; other documents have no pages worth naming. */
 export const pageLabel = (page: number | null | undefined, source: string | undefined): string | null =>
   source === 'pdf' && typeof page === 'number' ? `p. ${page}` : null;
+
+/**
+ * A search hit's passage for the list: shortened like `shorten`, but when its first matched term
+ * lies past the cut, the excerpt starts a little before that term (with a leading "…").
+ */
+export function excerpt(text: string, terms: readonly string[], max = 240): string {
+  const flat = text.replace(/\s+/gu, ' ').trim();
+  const first = Math.min(
+    ...terms.map((t) => flat.toLowerCase().indexOf(t.toLowerCase())).filter((i) => i >= 0),
+  );
+  if (!Number.isFinite(first) || first < max * 0.75) return shorten(flat, max);
+  const from = flat.lastIndexOf(' ', Math.max(0, first - 60));
+  return `…${shorten(flat.slice(from + 1), max)}`;
+}
+
+/**
+ * Cuts a passage into plain and matched pieces, case aside, so the matched terms can be shown in
+ * `<mark>`: the longest term wins where two start at the same place, and a term starts a word.
+ */
+export function highlight(text: string, terms: readonly string[]): Array<{ text: string; mark: boolean }> {
+  const wanted = [...new Set(terms.map((t) => t.trim()).filter((t) => t !== ''))].sort(
+    (a, b) => b.length - a.length,
+  );
+  if (wanted.length === 0) return text === '' ? [] : [{ text, mark: false }];
+  const escaped = wanted.map((t) => t.replace(/[.*+?^${}()|[\]\\/]/gu, '\\$&'));
+  const pieces: Array<{ text: string; mark: boolean }> = [];
+  let at = 0;
+  // A term starts a word ("8" is not marked inside "2018"); it may end inside one ("coral" of "corals").
+  for (const m of text.matchAll(new RegExp(`(?<![\\p{L}\\p{N}])(?:${escaped.join('|')})`, 'giu'))) {
+    if (m.index > at) pieces.push({ text: text.slice(at, m.index), mark: false });
+    pieces.push({ text: m[0], mark: true });
+    at = m.index + m[0].length;
+  }
+  if (at < text.length) pieces.push({ text: text.slice(at), mark: false });
+  return pieces;
+}

@@ -12,7 +12,8 @@ import {
   holdsMemory,
   memoryLabel,
   pageLabel,
-  shorten,
+  excerpt,
+  highlight,
 } from '../lib/library.ts';
 import { useNow } from '../lib/use-now.ts';
 import { useTitle } from '../lib/use-title.ts';
@@ -110,7 +111,10 @@ function DocumentList({ docs }: { docs: Doc[] }) {
   );
 }
 
-/** `documents.search`: the caller's own documents ranked by meaning, with the passage that matched. */
+/**
+ * `documents.search`: the caller's own documents ranked by keywords and meaning, with the passage
+ * that matched, its matched terms marked; a hit opens the document at its page.
+ */
 function LibrarySearch({ documents }: { documents: Doc[] | undefined }) {
   const [draft, setDraft] = useState('');
   const [query, setQuery] = useState('');
@@ -155,14 +159,23 @@ function LibrarySearch({ documents }: { documents: Doc[] | undefined }) {
             return (
               <li key={`${hit.id}/${hit.chunk}`}>
                 <div className="hit-head">
-                  <Link to={`${docPath(hit.id)}${page ? `#page-${hit.page}` : ''}`}>{hit.title}</Link>
+                  <Link to={`${docPath(hit.id)}${page ? `?page=${hit.page}#page-${hit.page}` : ''}`}>
+                    {hit.title}
+                  </Link>
                   {page && <span className="small muted">{page}</span>}
-                  <span className="small faint" title="How close the passage is in meaning, 0 to 1">
+                  <span
+                    className="small faint"
+                    title="How well the passage matches, by its words and its meaning together, 0 to 1"
+                  >
                     <span className="visually-hidden">Score </span>
                     {hit.score.toFixed(2)}
                   </span>
                 </div>
-                <p className="small hit-passage">{shorten(hit.passage)}</p>
+                <p className="small hit-passage">
+                  {highlight(excerpt(hit.passage, hit.terms), hit.terms).map((piece, i) =>
+                    piece.mark ? <mark key={i}>{piece.text}</mark> : piece.text,
+                  )}
+                </p>
               </li>
             );
           })}

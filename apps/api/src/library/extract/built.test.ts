@@ -84,6 +84,7 @@ it('reads a PDF on the compiled thread, silently', async () => {
     source: 'pdf',
     pages: ['Built page one.', 'Built page two.'],
     title: 'Built',
+    scanned: [],
   });
 });
 

@@ -34,6 +34,7 @@ describe('PDF', () => {
       source: 'pdf',
       pages: ['First page.\nSecond line of page one.', 'Page two.', 'Page three.'],
       title: 'Reef survey 2024',
+      scanned: [],
     });
     expect(livePdfThreads()).toBe(0);
   });
@@ -66,7 +67,7 @@ describe('PDF', () => {
       filename: 'paper.pdf',
       mediaType: 'application/pdf',
     });
-    expect(text).toEqual({ source: 'text', pages: ['plain words'], title: null });
+    expect(text).toEqual({ source: 'text', pages: ['plain words'], title: null, scanned: [] });
   });
 
   it('finds a PDF header after leading junk in a binary file, but not in a text that quotes one', async () => {
@@ -105,18 +106,18 @@ describe('PDF', () => {
     });
   });
 
-  it('refuses a PDF without a text layer, saying scanned pages need OCR', async () => {
-    expect(await rejection(extractDocument(pdfInput(await makeImageOnlyPdf())))).toEqual({
-      reason: 'no_text',
-      message: 'This PDF has no text layer — scanned pages need OCR first.',
+  it('accepts a PDF without a text layer, listing its pages for OCR', async () => {
+    expect(await extractDocument(pdfInput(await makeImageOnlyPdf()))).toMatchObject({
+      pages: [''],
+      scanned: [1],
     });
-    // Only blank pages: no text either.
-    expect((await rejection(extractDocument(pdfInput(await makePdf(['', ' ']))))).reason).toBe('no_text');
+    expect((await extractDocument(pdfInput(await makePdf(['', ' '])))).scanned).toEqual([1, 2]);
   });
 
-  it('accepts blank pages beside pages with text', async () => {
+  it('accepts blank pages beside pages with text, listing only those for OCR', async () => {
     const doc = await extractDocument(pdfInput(await makePdf(['', 'Text on page two.', ''])));
     expect(doc.pages).toEqual(['', 'Text on page two.', '']);
+    expect(doc.scanned).toEqual([1, 3]);
   });
 
   it(`refuses more than ${LIMITS.documentPages.toLocaleString('en')} pages, naming the count and the limit`, async () => {
@@ -168,8 +169,8 @@ describe('PDF', () => {
     const sampler = setInterval(() => (most = Math.max(most, livePdfThreads())), 1);
     try {
       const [da, db] = await Promise.all([extractDocument(pdfInput(a)), extractDocument(pdfInput(b))]);
-      expect(da).toEqual({ source: 'pdf', pages: ['Alpha one.', 'Alpha two.'], title: 'Alpha' });
-      expect(db).toEqual({ source: 'pdf', pages: ['Beta one.'], title: 'Beta' });
+      expect(da).toEqual({ source: 'pdf', pages: ['Alpha one.', 'Alpha two.'], title: 'Alpha', scanned: [] });
+      expect(db).toEqual({ source: 'pdf', pages: ['Beta one.'], title: 'Beta', scanned: [] });
     } finally {
       clearInterval(sampler);
     }
@@ -203,7 +204,7 @@ describe('text and Markdown', () => {
   it('gives one page of text, with a null title', async () => {
     expect(
       await extractDocument({ bytes: utf8('Hello, wörld ✓'), filename: 'a.txt', mediaType: 'text/plain' }),
-    ).toEqual({ source: 'text', pages: ['Hello, wörld ✓'], title: null });
+    ).toEqual({ source: 'text', pages: ['Hello, wörld ✓'], title: null, scanned: [] });
   });
 
   it('is Markdown by a .md or .markdown name or a text/markdown media type', async () => {

@@ -14,10 +14,15 @@ export type ExtractedSource = 'pdf' | 'text' | 'markdown';
 
 export interface ExtractedDocument {
   source: ExtractedSource;
-  /** Text of each page, in order (one entry for text and Markdown). Never empty; at least one page has text. */
+  /**
+   * Text of each page, in order (one entry for text and Markdown). Never empty; a page of a PDF is
+   * '' when it has no text layer (it is in `scanned`), and text or Markdown always has text.
+   */
   pages: string[];
   /** The PDF's own Title metadata when it has a usable one, else null. */
   title: string | null;
+  /** Pages (1-based) without a text layer, for OCR; empty for text and Markdown. */
+  scanned: number[];
 }
 
 /** An upload refused for what it is; `message` is plain words for the owner. */
@@ -74,14 +79,19 @@ export async function extractDocument(
         );
       const outcome = options.schedule ? await options.schedule(read) : await read();
       if (!outcome.ok) throw new DocumentRejected(outcome.reason, outcome.message);
-      return { source: 'pdf', pages: outcome.pages, title: usableTitle(outcome.title) };
+      return {
+        source: 'pdf',
+        pages: outcome.pages,
+        title: usableTitle(outcome.title),
+        scanned: outcome.scanned,
+      };
     }
     default: {
       const text = normaliseLines(sniffed.text);
       if (!hasText(text)) throw new DocumentRejected('no_text', MESSAGES.emptyText);
       if (text.length > maxChars)
         throw new DocumentRejected('too_large', MESSAGES.textTooLong(text.length, maxChars));
-      return { source: sniffed.kind, pages: [text], title: null };
+      return { source: sniffed.kind, pages: [text], title: null, scanned: [] };
     }
   }
 }

@@ -47,7 +47,8 @@ async function check(family: string, bytes: Uint8Array, filename: string, mediaT
     );
     expect(['pdf', 'text', 'markdown']).toContain(doc.source);
     expect(doc.pages.length).toBeGreaterThan(0);
-    expect(doc.pages.some((p) => /\S/.test(p))).toBe(true);
+    // Every page has text, or is listed for OCR (a scan), and no other.
+    expect(doc.scanned).toEqual(doc.pages.flatMap((p, i) => (/\S/.test(p) ? [] : [i + 1])));
     for (const page of doc.pages) expect(page).not.toMatch(/\0|\r/);
     expect(doc.pages.reduce((n, p) => n + p.length, 0)).toBeLessThanOrEqual(2_000_000);
     expect(doc.title === null || (typeof doc.title === 'string' && doc.title.length <= 300)).toBe(true);

@@ -26,6 +26,7 @@ describe('PDF thread', () => {
     expect(await readPdfOnThread(job(pdf), { timeoutMs: 10_000 })).toEqual({
       ok: true,
       pages: ['Fits in any sensible heap.'],
+      scanned: [],
       title: null,
     });
   });
@@ -42,6 +43,7 @@ describe('PDF thread', () => {
     expect(await readPdfOnThread(job(bomb), { timeoutMs: 20_000 })).toEqual({
       ok: true,
       pages: ['Hello'],
+      scanned: [],
       title: null,
     });
     expect(livePdfThreads()).toBe(0);

@@ -19,7 +19,8 @@ export interface PdfJob {
 }
 
 export type PdfOutcome =
-  | { ok: true; pages: string[]; title: string | null }
+  /** `scanned`: the pages without a text layer (1-based), for OCR to read later (library/ocr/). */
+  | { ok: true; pages: string[]; scanned: number[]; title: string | null }
   | { ok: false; reason: DocumentReason; message: string };
 
 const refuse = (reason: DocumentReason, message: string): PdfOutcome => ({ ok: false, reason, message });
@@ -71,8 +72,9 @@ async function readOpened(pdf: PDFDocumentProxy, job: PdfJob): Promise<PdfOutcom
     if (chars > job.maxChars) return refuse('too_large', MESSAGES.pdfTooLong(job.maxChars));
     pages.push(text);
   }
-  if (!pages.some(hasText)) return refuse('no_text', MESSAGES.noTextLayer);
-  return { ok: true, pages, title: await readTitle(pdf) };
+  // A page without a text layer (a scan) is not refused: OCR reads it in the background.
+  const scanned = pages.flatMap((text, i) => (hasText(text) ? [] : [i + 1]));
+  return { ok: true, pages, scanned, title: await readTitle(pdf) };
 }
 
 /** The Info dictionary's Title, else XMP's dc:title; null when neither is a string. */
