@@ -198,3 +198,40 @@ function handWrittenPdf(
   }
   return out;
 }
+
+/**
+ * Scanned pages (packages/testing/fixtures/scans, made with ImageMagick 6.9; the README there has
+ * the commands): `page-1.jpg` and `page-2.jpg` hold four printed sentences each, `blank.jpg` only
+ * paper noise. Debian's ImageMagick may not write PDF (its security policy), so the pages are
+ * wrapped here, each JPEG filling an A4 page with no text layer, as a scanner's PDF has them.
+ */
+export type ScanPage = 'page-1' | 'page-2' | 'blank';
+
+export async function makeScannedPdf(pages: readonly ScanPage[]): Promise<Uint8Array> {
+  const { readFile } = await import('node:fs/promises');
+  const doc = await PDFDocument.create();
+  stableMetadata(doc);
+  for (const name of pages) {
+    const jpeg = await readFile(new URL(`../fixtures/scans/${name}.jpg`, import.meta.url));
+    const image = await doc.embedJpg(new Uint8Array(jpeg));
+    const page = doc.addPage([595.28, 841.89]);
+    page.drawImage(image, { x: 0, y: 0, width: 595.28, height: 841.89 });
+  }
+  return doc.save();
+}
+
+/** The sentences printed on the scans, line by line as ImageMagick drew them. */
+export const SCAN_TEXT: Record<Exclude<ScanPage, 'blank'>, string[]> = {
+  'page-1': [
+    'Kelp forests along the northern coast were surveyed',
+    'in the spring of 2019 by divers from three stations.',
+    'Canopy cover fell by half after the marine heatwave,',
+    'and purple urchins grazed the remaining stipes.',
+  ],
+  'page-2': [
+    'Sea otters returned to the sheltered bay in late summer.',
+    'Where otters fed, urchin density dropped within months',
+    'and young kelp recruited on the cleared rock.',
+    'The recovery was slowest on the exposed outer reef.',
+  ],
+};

@@ -19,6 +19,14 @@ export const DEFAULT_LIBRARY_QUOTAS = {
 export const DEFAULT_UPLOAD_QUEUE = { maxWaiting: 8, maxWaitSeconds: 60 } as const;
 
 /**
+ * OCR of scanned pages (OCR_MAX_PAGES, OCR_PAGE_SECONDS): pages read per file, and how long one
+ * page may take. Not measured as limits: a page of A4 reads in about 1.5 s on the project's
+ * machine (bench/README.md, "OCR"), so 50 pages is over a minute of a core per file, and 60 s is
+ * forty times an ordinary page, for a dense or huge one.
+ */
+export const DEFAULT_OCR_LIMITS = { maxPages: 50, pageSeconds: 60 } as const;
+
+/**
  * Upload bodies received at once. Each may hold up to the 20 MiB file limit in memory (twice,
  * while the form is parsed), so this with the queue's size bounds what uploads can take. Not
  * measured: a bound on memory (4 × 2 × 20 MiB), not a throughput choice.

@@ -40,11 +40,9 @@ export async function readUpload(
     throw new ApiError({ code: 'BAD_REQUEST', reason: 'invalid_document', message: 'The file is empty.' });
 
   let extracted;
+  const bytes = new Uint8Array(await file.arrayBuffer());
   try {
-    extracted = await extractDocument(
-      { bytes: new Uint8Array(await file.arrayBuffer()), filename: file.name, mediaType: file.type },
-      options,
-    );
+    extracted = await extractDocument({ bytes, filename: file.name, mediaType: file.type }, options);
   } catch (err) {
     if (err instanceof DocumentRejected)
       throw new ApiError({
@@ -58,7 +56,9 @@ export async function readUpload(
   // (SPEC §6c); the title field was cleaned by its schema.
   const pdfTitle = extracted.title === null ? '' : cleanLine(extracted.title).trim();
   const title = (parsed.data.title ?? (pdfTitle || titleFromFilename(file.name))).slice(0, LIMITS.titleChars);
-  return { title, authors: [], source: extracted.source, pages: extracted.pages };
+  // Scanned pages are read by OCR after the upload has answered (library/ocr/), from the file.
+  const scan = extracted.scanned.length > 0 ? { pdf: bytes, pages: extracted.scanned } : undefined;
+  return { title, authors: [], source: extracted.source, pages: extracted.pages, ...(scan ? { scan } : {}) };
 }
 
 /** `kelp-canopy_2019.pdf` → `kelp-canopy 2019`; never empty, within the title limit. */

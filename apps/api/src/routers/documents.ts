@@ -104,6 +104,8 @@ export const documentsRouter = {
       ...summaryView(d),
       text: d.text,
       pageStarts: d.pageStarts,
+      // Pages whose text OCR recognised: everyone who reads the text sees which ones to check.
+      ocrPages: d.ocrPages,
       publishedAt: d.publishedAt,
       createdAt: d.createdAt,
       sharedWith: isOwner ? await listShares(ctx.deps.app, d.id) : null,

@@ -1,0 +1,176 @@
+/**
+ * OCR's rows in the application database (migration 012): a job per document with scanned pages
+ * (`ocr_jobs`: the PDF, the pages to read, how many are done), and on the document the pages whose
+ * text OCR recognised (`ocr_pages`) and what stopped OCR short (`ocr_note`). While a job exists the
+ * document is `recognizing` and the indexer leaves it alone; the job's row goes when OCR ends, so
+ * the PDF is kept no longer than needed. A restart resumes at the first page not done.
+ */
+import type { Client, InStatement } from '@libsql/client';
+import { joinPages } from '../../data/documents.ts';
+import { splitPages } from '../chunks.ts';
+import { cleanPdfText, hasText } from '../extract/text.ts';
+import { OCR_MESSAGES } from './messages.ts';
+
+/** Stores the PDF and its pages to read, if the document was stored (same batch as its insert). */
+export function insertOcrJobStatement(
+  job: {
+    documentId: string;
+    ownerId: string;
+    pdf: Uint8Array;
+    pages: readonly number[];
+    note: string | null;
+  },
+  now: Date,
+): InStatement[] {
+  return [
+    {
+      sql: `INSERT INTO ocr_jobs (document_id, owner_id, pdf, pages, done, missed, created_at)
+            SELECT ?, ?, ?, ?, 0, '[]', ? WHERE EXISTS (SELECT 1 FROM documents WHERE id = ? AND removed_at IS NULL)`,
+      args: [
+        job.documentId,
+        job.ownerId,
+        job.pdf,
+        JSON.stringify(job.pages),
+        now.toISOString(),
+        job.documentId,
+      ],
+    },
+    {
+      sql: 'UPDATE documents SET ocr_note = ? WHERE id = ?',
+      args: [job.note, job.documentId],
+    },
+  ];
+}
+
+export interface OcrJobRow {
+  documentId: string;
+  ownerId: string;
+  pdf: Uint8Array;
+  pages: number[];
+  done: number;
+}
+
+/** The oldest job of a live document, if any. */
+export async function nextOcrJob(db: Client, skip: ReadonlySet<string>): Promise<OcrJobRow | null> {
+  const rs = await db.execute({
+    sql: `SELECT j.document_id, j.owner_id, j.pdf, j.pages, j.done FROM ocr_jobs j
+          JOIN documents d ON d.id = j.document_id
+          WHERE d.removed_at IS NULL AND j.document_id NOT IN (SELECT value FROM json_each(?))
+          ORDER BY j.created_at, j.document_id LIMIT 1`,
+    args: [JSON.stringify([...skip])],
+  });
+  const r = rs.rows[0];
+  if (!r) return null;
+  const pdf = r.pdf as ArrayBuffer | Uint8Array;
+  return {
+    documentId: String(r.document_id),
+    ownerId: String(r.owner_id),
+    pdf: pdf instanceof Uint8Array ? pdf : new Uint8Array(pdf),
+    pages: (JSON.parse(String(r.pages)) as unknown[]).map(Number),
+    done: Number(r.done),
+  };
+}
+
+export type PageOutcome = 'read' | 'timeout' | 'unrenderable';
+
+/**
+ * One page's answer: its text goes into the document (replacing the page's empty text), the page
+ * is marked as recognised, and the job moves on one page; all at once.
+ */
+export async function savePage(
+  db: Client,
+  documentId: string,
+  page: { page: number; text: string; outcome: PageOutcome },
+): Promise<void> {
+  const rs = await db.execute({
+    sql: 'SELECT text, page_starts, ocr_pages FROM documents WHERE id = ? AND removed_at IS NULL',
+    args: [documentId],
+  });
+  const r = rs.rows[0];
+  if (!r) return;
+  const text = cleanPdfText(page.text).trim();
+  const statements: InStatement[] = [
+    {
+      sql: `UPDATE ocr_jobs SET done = done + 1,
+              missed = CASE WHEN ? = 'read' THEN missed ELSE json_insert(missed, '$[#]', json_array(?, ?)) END
+            WHERE document_id = ?`,
+      args: [page.outcome, page.page, page.outcome, documentId],
+    },
+  ];
+  if (page.outcome === 'read' && hasText(text)) {
+    const pages = splitPages(String(r.text), (JSON.parse(String(r.page_starts)) as unknown[]).map(Number));
+    if (page.page >= 1 && page.page <= pages.length) {
+      pages[page.page - 1] = text;
+      const joined = joinPages(pages);
+      const ocrPages = [...new Set([...(JSON.parse(String(r.ocr_pages)) as number[]), page.page])].sort(
+        (a, b) => a - b,
+      );
+      statements.push({
+        // Only if the text is still the one read above (another process may be on it too).
+        sql: `UPDATE documents SET text = ?, page_starts = ?, characters = ?, ocr_pages = ?
+              WHERE id = ? AND removed_at IS NULL AND text = ?`,
+        args: [
+          joined.text,
+          JSON.stringify(joined.pageStarts),
+          joined.text.length,
+          JSON.stringify(ocrPages),
+          documentId,
+          String(r.text),
+        ],
+      });
+    }
+  }
+  await db.batch(statements, 'write');
+}
+
+/**
+ * OCR is over: the job goes, the note says what stopped it short, and the document goes on to
+ * indexing, or fails with `no_text` when neither its text layer nor OCR gave it any text.
+ * Returns true when the document has text to index.
+ */
+export async function finishOcr(
+  db: Client,
+  documentId: string,
+  limits: { pageSeconds: number },
+): Promise<boolean> {
+  const rs = await db.execute({
+    sql: `SELECT d.text, d.ocr_note, j.missed FROM documents d LEFT JOIN ocr_jobs j ON j.document_id = d.id
+          WHERE d.id = ? AND d.removed_at IS NULL`,
+    args: [documentId],
+  });
+  const r = rs.rows[0];
+  if (!r) {
+    await db.execute({ sql: 'DELETE FROM ocr_jobs WHERE document_id = ?', args: [documentId] });
+    return false;
+  }
+  const missed = JSON.parse(r.missed === null ? '[]' : String(r.missed)) as Array<[number, PageOutcome]>;
+  const pagesWith = (o: PageOutcome) => missed.filter(([, x]) => x === o).map(([p]) => p);
+  const notes = [
+    r.ocr_note === null ? null : String(r.ocr_note),
+    pagesWith('timeout').length > 0
+      ? OCR_MESSAGES.pageTimeout(pagesWith('timeout'), limits.pageSeconds)
+      : null,
+    pagesWith('unrenderable').length > 0 ? OCR_MESSAGES.pageFailed(pagesWith('unrenderable')) : null,
+  ].filter((n) => n !== null);
+  const found = hasText(String(r.text));
+  await db.batch(
+    [
+      { sql: 'DELETE FROM ocr_jobs WHERE document_id = ?', args: [documentId] },
+      {
+        sql: `UPDATE documents SET ocr_note = ?,
+                index_state = CASE WHEN ? THEN index_state ELSE 'failed' END,
+                index_error = CASE WHEN ? THEN index_error ELSE ? END
+              WHERE id = ? AND removed_at IS NULL`,
+        args: [
+          notes.length > 0 ? notes.join(' ') : null,
+          found ? 1 : 0,
+          found ? 1 : 0,
+          OCR_MESSAGES.noText,
+          documentId,
+        ],
+      },
+    ],
+    'write',
+  );
+  return found;
+}
