@@ -128,7 +128,7 @@ function runThread(
         break;
     }
   });
-  worker.on('error', (error) => {
+  worker.on('error', (error: Error) => {
     // On a page, the file brought the thread down (pdf.js, the canvas or tesseract on its image):
     // that page stays without text and the rest go on. Before any page, our install is broken.
     if (current !== undefined) {
