@@ -6,9 +6,13 @@
  * Loaded by that thread with Node's type stripping: erasable TypeScript only (no enums,
  * namespaces or parameter properties), and type-only imports from packages.
  */
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { getDocumentProxy } from 'unpdf';
 import type { PDFDocumentProxy } from 'unpdf/pdfjs';
 import type { DocumentReason } from '@sponge/contract';
+import { assemblePages, layoutPage } from './layout.ts';
+import type { PageText } from './layout.ts';
 import { MESSAGES } from './messages.ts';
 import { cleanPdfText, hasText } from './text.ts';
 
@@ -19,9 +23,21 @@ export interface PdfJob {
 }
 
 export type PdfOutcome =
-  /** `scanned`: the pages without a text layer (1-based), for OCR to read later (library/ocr/). */
-  | { ok: true; pages: string[]; scanned: number[]; title: string | null }
+  | { ok: true; pages: string[]; title: string | null }
   | { ok: false; reason: DocumentReason; message: string };
+
+/**
+ * pdf.js's character maps and standard fonts, from the pdfjs-dist installed beside unpdf (the
+ * same pdf.js version unpdf bundles): read from disk, never fetched. Without the CMaps a font
+ * keyed by a CMap (UniJIS-UTF16-H, GBK-EUC-H, …: common in Japanese, Chinese and Korean papers)
+ * yields no text at all. Paths, not file: URLs: pdf.js reads them with fs.readFile.
+ */
+const PDFJS_DIR = dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
+const PDFJS_DATA = {
+  cMapUrl: `${join(PDFJS_DIR, 'cmaps')}/`,
+  cMapPacked: true,
+  standardFontDataUrl: `${join(PDFJS_DIR, 'standard_fonts')}/`,
+};
 
 const refuse = (reason: DocumentReason, message: string): PdfOutcome => ({ ok: false, reason, message });
 
@@ -36,6 +52,7 @@ export async function readPdf(job: PdfJob): Promise<PdfOutcome> {
     pdf = await getDocumentProxy(job.bytes, {
       // pdf.js prints "Warning: …" for every oddity it recovers from; the outcome says enough.
       verbosity: 0,
+      ...PDFJS_DATA,
     });
   } catch (error) {
     return failure(error);
@@ -58,23 +75,21 @@ async function readOpened(pdf: PDFDocumentProxy, job: PdfJob): Promise<PdfOutcom
 
   // One page at a time (unpdf's extractText asks for all pages at once): memory stays at one
   // page's content, and reading stops as soon as the text passes the limit.
-  const pages: string[] = [];
+  const laidOut: PageText[] = [];
   let chars = 0;
   for (let n = 1; n <= count; n++) {
     const page = await pdf.getPage(n);
     const content = await page.getTextContent();
     page.cleanup();
-    // Items end with hasEOL where pdf.js saw the line end; keeping it keeps the lines.
-    let raw = '';
-    for (const item of content.items) if ('str' in item) raw += item.hasEOL ? `${item.str}\n` : item.str;
-    const text = cleanPdfText(raw);
-    chars += text.length;
+    // In reading order (layout.ts); counted with its head and foot, which may yet be dropped.
+    const laid = layoutPage(content.items.filter((item) => 'str' in item));
+    chars += [laid.head, ...laid.paragraphs, laid.foot].filter((t) => t !== null).join('\n\n').length;
     if (chars > job.maxChars) return refuse('too_large', MESSAGES.pdfTooLong(job.maxChars));
-    pages.push(text);
+    laidOut.push(laid);
   }
-  // A page without a text layer (a scan) is not refused: OCR reads it in the background.
-  const scanned = pages.flatMap((text, i) => (hasText(text) ? [] : [i + 1]));
-  return { ok: true, pages, scanned, title: await readTitle(pdf) };
+  const pages = assemblePages(laidOut).map(cleanPdfText);
+  if (!pages.some(hasText)) return refuse('no_text', MESSAGES.noTextLayer);
+  return { ok: true, pages, title: await readTitle(pdf) };
 }
 
 /** The Info dictionary's Title, else XMP's dc:title; null when neither is a string. */
