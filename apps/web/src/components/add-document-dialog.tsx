@@ -158,7 +158,7 @@ function FileRow({ item, doc }: { item: QueuedFile; doc: ListedDoc | undefined }
         {/* What happened is announced; the indexing progress after it is not, it changes every second. */}
         <span role="status">
           {item.status === 'waiting' && 'Waiting for the files before it…'}
-          {item.status === 'uploading' && (percent < 100 ? 'Uploading…' : 'Reading the text…')}
+          {item.status === 'uploading' && (percent < 100 ? 'Uploading…' : 'Extracting the text…')}
           {item.status === 'failed' && <span className="field-error">{item.error}</span>}
           {item.status === 'added' && <span className="ok-text">Added</span>}
         </span>

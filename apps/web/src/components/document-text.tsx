@@ -11,12 +11,15 @@ export function DocumentText({
   text,
   source,
   pageStarts,
+  ocrPages,
   markerLevel = 2,
   anchors = false,
 }: {
   text: string;
   source?: string;
   pageStarts?: readonly number[] | null;
+  /** Pages whose text OCR recognised from a scan: each says so, to be checked against the scan. */
+  ocrPages?: readonly number[] | null;
   /** Page markers are headings, for jumping page to page with a screen reader. */
   markerLevel?: 2 | 3 | 4;
   /** Gives page markers ids (`page-3`), so a search hit can link to its page; once per screen. */
@@ -33,6 +36,9 @@ export function DocumentText({
             <Marker className="page-no" id={anchors ? `page-${page.number}` : undefined}>
               Page {page.number}
             </Marker>
+          )}
+          {paged && ocrPages?.includes(page.number) && (
+            <p className="ocr-mark">Text recognised by OCR — check it against the scan.</p>
           )}
           {page.paragraphs.length === 0 && paged ? (
             <p className="page-empty">This page has no text.</p>

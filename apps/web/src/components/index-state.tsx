@@ -5,8 +5,9 @@ import type { RowIndex } from '../lib/library.ts';
 import { queryClient, trpc } from '../trpc.ts';
 
 /**
- * A document's search index, for its owner: "indexing… 40%", or "failed: <reason>" with Try
- * again (`documents.reindex`); nothing once ready. The lists that show it poll while indexing.
+ * A document's way to search, for its owner: "recognizing text, page 3 of 12" while OCR reads its
+ * scanned pages, "indexing… 40%", or "failed: <reason>" with Try again (`documents.reindex`);
+ * once ready, only what OCR left out, if anything. The lists that show it poll until it is ready.
  */
 export function IndexState({
   documentId,
@@ -24,10 +25,13 @@ export function IndexState({
     }),
   );
   const label = indexLabel(index);
-  if (!label || !index) return null;
-  if (index.state === 'indexing') {
+  if (!index) return null;
+  if (!label) {
+    return index.note ? <span className="index-state note">{index.note}</span> : null;
+  }
+  if (index.state === 'recognizing' || index.state === 'indexing') {
     return (
-      <span className="index-state indexing">
+      <span className="index-state indexing" role="status">
         <span className="visually-hidden">Search index: </span>
         {label}
       </span>

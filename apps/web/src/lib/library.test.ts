@@ -82,7 +82,7 @@ describe('memoryLabel', () => {
 
 describe('indexLabel and anyIndexing', () => {
   const index = (
-    state: 'indexing' | 'ready' | 'failed',
+    state: 'recognizing' | 'indexing' | 'ready' | 'failed',
     done = 0,
     total = 0,
     reason: string | null = null,
@@ -93,6 +93,9 @@ describe('indexLabel and anyIndexing', () => {
     reason,
   });
   it('shows progress, stays quiet when ready, and says why it failed', () => {
+    expect(indexLabel(index('recognizing', 0, 12))).toBe('recognizing text, page 1 of 12');
+    expect(indexLabel(index('recognizing', 2, 12))).toBe('recognizing text, page 3 of 12');
+    expect(indexLabel(index('recognizing', 12, 12))).toBe('recognizing text, page 12 of 12');
     expect(indexLabel(index('indexing', 4, 10))).toBe('indexing… 40%');
     expect(indexLabel(index('indexing', 0, 0))).toBe('indexing…');
     expect(indexLabel(index('indexing', 12, 10))).toBe('indexing… 100%');
@@ -106,6 +109,7 @@ describe('indexLabel and anyIndexing', () => {
     expect(anyIndexing([{ index: index('ready') }, { index: null }])).toBe(false);
     expect(anyIndexing([{ index: index('ready') }, { index: index('indexing', 1, 3) }])).toBe(true);
     expect(anyIndexing([{ index: index('failed') }])).toBe(false);
+    expect(anyIndexing([{ index: index('recognizing', 0, 2) }])).toBe(true);
     expect(anyIndexing(undefined)).toBe(false);
   });
 });

@@ -8,7 +8,7 @@ const DAY = 24 * HOUR;
 
 export type Access = 'owner' | 'shared' | 'public';
 export type MemoryState = 'opening' | 'open' | 'expired' | 'forgotten' | 'purged' | 'empty';
-export type IndexState = 'indexing' | 'ready' | 'failed';
+export type IndexState = 'recognizing' | 'indexing' | 'ready' | 'failed';
 
 export interface RowMemory {
   sessionId: string;
@@ -16,11 +16,14 @@ export interface RowMemory {
   forgetsAt: string;
 }
 
+/** `done` of `total` scanned pages while recognizing, of chunks while indexing. */
 export interface RowIndex {
   state: IndexState;
   reason: string | null;
   done: number;
   total: number;
+  /** What OCR left out ("OCR stopped after 50 pages (OCR_MAX_PAGES); …"), or null. */
+  note?: string | null;
 }
 
 /** "owner", "shared by Grace Hopper", "public · from Grace Hopper". */
@@ -87,18 +90,27 @@ export function memoryLabel(memory: RowMemory | null, now: number): string | nul
 export const holdsMemory = (memory: RowMemory | null): boolean =>
   memory !== null && (memory.state === 'open' || memory.state === 'expired');
 
-/** "indexing… 40%", "indexing…" before the chunks are counted, "failed: <reason>"; null when ready. */
+/**
+ * "recognizing text, page 3 of 12" while OCR reads scanned pages, "indexing… 40%", "indexing…"
+ * before the chunks are counted, "failed: <reason>"; null when ready.
+ */
 export function indexLabel(index: RowIndex | null): string | null {
   if (!index || index.state === 'ready') return null;
   if (index.state === 'failed') return `failed: ${index.reason ?? 'no reason given'}`;
+  if (index.state === 'recognizing')
+    return `recognizing text, page ${Math.min(index.done + 1, Math.max(index.total, 1))} of ${index.total}`;
   if (index.total <= 0) return 'indexing…';
   const percent = Math.min(100, Math.floor((100 * index.done) / index.total));
   return `indexing… ${percent}%`;
 }
 
-/** The library polls while any of its documents is still being indexed, and stops after. */
+/** Still on its way to search: OCR or indexing under way. */
+export const inProgress = (index: RowIndex | null | undefined): boolean =>
+  index?.state === 'recognizing' || index?.state === 'indexing';
+
+/** The library polls while any of its documents is still being recognised or indexed, and stops after. */
 export const anyIndexing = (docs: ReadonlyArray<{ index: RowIndex | null }> | undefined): boolean =>
-  (docs ?? []).some((d) => d.index?.state === 'indexing');
+  (docs ?? []).some((d) => inProgress(d.index));
 
 /** A passage shortened at a word near `max` characters, whitespace folded: for search hits. */
 export function shorten(text: string, max = 240): string {

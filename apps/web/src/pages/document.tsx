@@ -9,6 +9,7 @@ import { IndexState } from '../components/index-state.tsx';
 import { ErrorState, PageLoading, SkeletonRows } from '../components/states.tsx';
 import { answerState, transcriptRefetchMs, waitingSince } from '../lib/chat.ts';
 import { isNotFound } from '../lib/errors.ts';
+import { inProgress } from '../lib/library.ts';
 import { memoryCardHeadline } from '../lib/memory-card.ts';
 import { formatAgo, formatDateAndClock } from '../lib/time.ts';
 import { useNow } from '../lib/use-now.ts';
@@ -31,7 +32,7 @@ export default function DocumentPage() {
   const doc = useQuery({
     ...trpc.documents.get.queryOptions({ documentId }),
     // A new document is indexed in the background: follow it until it is searchable.
-    refetchInterval: (query) => (query.state.data?.index?.state === 'indexing' ? INDEX_POLL_MS : false),
+    refetchInterval: (query) => (inProgress(query.state.data?.index) ? INDEX_POLL_MS : false),
   });
   // The run the owner is looking at (`?run=`): its question box asks follow-ups, and coming back
   // from the Memory panel finds it again.
@@ -102,7 +103,13 @@ function DocumentBody({ doc }: { doc: Doc }) {
       )}
       <CiteSelection documentId={doc.id} textRef={textRef} />
       <div className="doc-body" ref={textRef}>
-        <DocumentText text={doc.text} source={doc.source} pageStarts={doc.pageStarts} anchors />
+        <DocumentText
+          text={doc.text}
+          source={doc.source}
+          pageStarts={doc.pageStarts}
+          ocrPages={doc.ocrPages}
+          anchors
+        />
       </div>
     </article>
   );
