@@ -132,6 +132,11 @@ describe('joinHyphens', () => {
     expect(joinHyphens(['in-\nformation', 'in the information'])[0]).toBe('information');
   });
 
+  it('has the limits it documents: a compound whose halves the document never uses loses its hyphen', () => {
+    expect(joinHyphens(['the high-\nresolution record'])[0]).toBe('the highresolution\nrecord');
+    expect(joinHyphens(['some-\nthing new', 'some thing'])[0]).toBe('some-thing\nnew');
+  });
+
   it('always joins a soft hyphen and keeps one before a capital or a digit', () => {
     expect(joinHyphens(['co\u00ad\noperation', 'co operation'])[0]).toBe('cooperation');
     expect(joinHyphens(['COVID-\n19 cases'])[0]).toBe('COVID-\n19 cases');

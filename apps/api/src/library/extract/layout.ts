@@ -419,14 +419,19 @@ function sentenceEnd(text: string): number {
  * dictionary, the document's own words decide, in this order:
  *  1. the joined word occurs elsewhere in the document ("recovery") → joined;
  *  2. the hyphenated word occurs elsewhere ("sea-surface") → the hyphen stays;
- *  3. both halves occur elsewhere as words of their own ("sea", "surface") → the hyphen stays;
+ *  3. both halves, of three letters or more, occur elsewhere as words of their own, or an ending
+ *     (-s, -es, -ed, -er, -est, -ing, -ly) away from one ("deep" beside "deeper", "water") → the
+ *     hyphen stays;
  *  4. otherwise → joined (a cut word's halves are rarely words: "recov", "ery").
  * The rest of the word moves up to the line where it starts. A soft hyphen (U+00AD) always joins;
  * a hyphen before a capital or a digit ("COVID-\n19") always stays.
  * Limits: a cut word whose halves are both words and which occurs nowhere else whole ("some-\n
  * thing") keeps its hyphen; a compound that occurs nowhere else and whose halves do not either
- * ("pre-\nprint") loses it.
+ * ("high-\nresolution" in a text without "high", "nineteen-\neighties") loses it. No dictionary is
+ * shipped: the document is the only vocabulary at hand in every language it may be in.
  */
+const ENDINGS = ['s', 'es', 'ed', 'er', 'est', 'ing', 'ly'];
+
 export function joinHyphens(pages: readonly string[]): string[] {
   // The cut word's halves; the rest of the next line's first word (punctuation) and the space after.
   const CUT = /(\p{L}[\p{L}\p{M}]*)([-\u2010\u00ad])\n(\p{Ll}[\p{L}\p{M}]*)(\S*)( |(?=\n)|$)/gu;
@@ -439,12 +444,16 @@ export function joinHyphens(pages: readonly string[]): string[] {
       if (word.includes('-')) for (const part of word.split('-')) words.add(part);
     }
   }
+  // A word of the document, or one an ending away from one ("deep" beside "deeper").
+  const known = (word: string) =>
+    words.has(word) ||
+    ENDINGS.some((e) => words.has(word + e) || (word.endsWith(e) && words.has(word.slice(0, -e.length))));
   const joins = (left: string, hyphen: string, right: string) => {
     if (hyphen === '\u00ad') return true;
     const [l, r] = [left.toLowerCase(), right.toLowerCase()];
     if (words.has(l + r)) return true;
     if (words.has(`${l}-${r}`)) return false;
-    return !(words.has(l) && words.has(r));
+    return !(l.length >= 3 && r.length >= 3 && known(l) && known(r));
   };
   return pages.map((page) =>
     page.replace(CUT, (_, left: string, hyphen: string, right: string, after: string, space: string) => {

@@ -1,0 +1,36 @@
+/**
+ * PDFs made by real typesetters, committed with their sources and the script that makes them
+ * (src/typeset/make.sh: groff and ghostscript on Debian), for the reading-order and CJK tests.
+ *
+ * - article.pdf: a two-column article (groff -ms, .2C) over two pages, with a title and an
+ *   abstract across the page, running heads and footers, page numbers and hyphenated line ends.
+ * - ja-horizontal.pdf, ja-vertical.pdf: three lines of Japanese in a CID-keyed TrueType font
+ *   whose text is read through the UniJIS-UTF16-H and -V CMaps (no ToUnicode map).
+ */
+import { readFile } from 'node:fs/promises';
+
+export type TypesetPdf = 'article' | 'ja-horizontal' | 'ja-vertical';
+
+const folder = new URL('./typeset/', import.meta.url);
+
+export async function typesetPdf(name: TypesetPdf): Promise<Uint8Array> {
+  return new Uint8Array(await readFile(new URL(`${name}.pdf`, folder)));
+}
+
+/**
+ * The text lines of article.ms, in order: the title, authors and institute, then every sentence
+ * of the abstract and the body, and the section headings (the source has one sentence a line).
+ */
+export async function articleSentences(): Promise<string[]> {
+  const source = await readFile(new URL('article.ms', folder), 'utf8');
+  return source.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('.'));
+}
+
+/** The Japanese text of ja-horizontal.ps and ja-vertical.ps, a line (or a column) each. */
+export async function japaneseLines(): Promise<string[]> {
+  const source = await readFile(new URL('ja-horizontal.ps', folder), 'utf8');
+  return source
+    .split('\n')
+    .filter((line, i, all) => line.startsWith('% ') && all[i + 1]?.includes('moveto'))
+    .map((line) => line.slice(2));
+}

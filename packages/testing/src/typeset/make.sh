@@ -1,0 +1,13 @@
+#!/bin/sh
+# Makes the typeset PDFs that apps/api/src/library/extract/typeset.test.ts reads, with a real
+# typesetter (groff -ms, two columns) and ghostscript (CID-keyed CJK fonts with their CMaps).
+# On Debian 12:
+#   apt-get install -y groff ghostscript fonts-ipafont-mincho
+#   sh packages/testing/src/typeset/make.sh
+# The PDFs are committed (the tests do not need these tools); run this after editing a source.
+set -eu
+cd "$(dirname "$0")"
+groff -ms -Tps article.ms | ps2pdf - article.pdf
+for name in ja-horizontal ja-vertical; do
+  gs -q -dNOPAUSE -dBATCH -dSAFER -sDEVICE=pdfwrite -sCIDFMAP=cidfmap -sOutputFile="$name.pdf" "$name.ps"
+done
