@@ -3,6 +3,8 @@
  * sources), read by extractDocument on its threads: reading order on a two-column article, and
  * Japanese whose fonts need pdf.js's CMaps.
  */
+import { createRequire } from 'node:module';
+import { version as bundledPdfjs } from 'unpdf/pdfjs';
 import { describe, expect, it } from 'vitest';
 import { articleSentences, japaneseLines, typesetPdf } from '@sponge/testing/typeset';
 import { extractDocument } from './index.ts';
@@ -50,6 +52,13 @@ describe('a two-column article set by groff', () => {
 });
 
 describe('Japanese in a CID-keyed font (ghostscript, IPA Mincho)', () => {
+  it('takes its CMaps from a pdfjs-dist of the very version of pdf.js that unpdf bundles', () => {
+    // Moving unpdf means moving pdfjs-dist with it (apps/api/package.json, docs/dependencies.md).
+    const installed = (createRequire(import.meta.url)('pdfjs-dist/package.json') as { version: string })
+      .version;
+    expect(installed).toBe(bundledPdfjs);
+  });
+
   it('reads horizontal text through the UniJIS-UTF16-H CMap', async () => {
     const doc = await extractDocument(pdfInput(await typesetPdf('ja-horizontal')));
     expect(doc.pages).toEqual([(await japaneseLines()).join('\n')]);
