@@ -43,8 +43,12 @@ export function scopeToken(kind: 'o' | 'd', id: string): string {
  * The MATCH expression for a query in one owner's library (and one document of it): null when
  * the query holds nothing to search for.
  */
-export function matchQuery(query: string, ownerId: string, documentId?: string): string | null {
-  const terms = queryTerms(query);
+export function matchQuery(
+  query: string | readonly string[],
+  ownerId: string,
+  documentId?: string,
+): string | null {
+  const terms = typeof query === 'string' ? queryTerms(query) : query;
   if (terms.length === 0) return null;
   const scope = [
     scopeToken('o', ownerId),
@@ -81,6 +85,52 @@ export function deleteKeywordStatements(where: string, args: Array<string | numb
   ];
 }
 
+/**
+ * From this many indexed chunks on, a search ranks by its rarer terms only. Scoring rows is the
+ * keyword search's whole cost (measured, 50k chunks: three terms in 41k rows each, 71 ms to rank,
+ * 1.7 ms per term to count up to 25k rows), and the most common terms are worth least: FTS5's BM25
+ * gives a term in half the rows or more an idf of 1e-6 (log((N - n + 0.5) / (n + 0.5)) ≤ 0,
+ * floored), so it adds nothing to any score. Below this size everything is ranked. Not tuned.
+ */
+export const COMMON_TERMS_FROM = 10_000;
+
+/**
+ * Rows the ranked terms may match together in a large library: terms are taken rarest first while
+ * their rows fit, and one matching more alone is left out (the vector list still ranks by the
+ * query's meaning). Chosen so that ranking stays within the search's 30 ms at 100k chunks
+ * (bench/README.md, the `library` figure); it trades away the least informative terms.
+ */
+export const RANKED_ROWS = 12_000;
+
+/** The terms worth ranking by (all of them in a small library; see above). */
+export async function rankingTerms(db: Client, terms: readonly string[]): Promise<string[]> {
+  const rows = Number((await db.execute('SELECT count(*) AS n FROM document_chunk_spans')).rows[0]!.n);
+  if (rows < COMMON_TERMS_FROM) return [...terms];
+  // Counting stops at the bound: a rare term costs its few rows, a common one the bound.
+  const bound = Math.min(Math.ceil(rows / 2), RANKED_ROWS + 1);
+  const rs = await db.execute({
+    sql: `SELECT ${terms
+      .map(
+        (_, i) =>
+          `(SELECT count(*) FROM (SELECT 1 FROM document_keywords WHERE document_keywords MATCH ? LIMIT ${bound})) AS c${i}`,
+      )
+      .join(', ')}`,
+    args: terms.map((t) => `text : (${phrase(t)})`),
+  });
+  const counted = terms
+    .map((term, i) => ({ term, n: Number(rs.rows[0]![`c${i}`]) }))
+    .filter((t) => t.n < bound)
+    .sort((a, b) => a.n - b.n);
+  const kept = new Set<string>();
+  let matched = 0;
+  for (const { term, n } of counted) {
+    if (matched + n > RANKED_ROWS) break;
+    matched += n;
+    kept.add(term);
+  }
+  return terms.filter((t) => kept.has(t));
+}
+
 export interface KeywordHit {
   documentId: string;
   chunk: number;
@@ -99,7 +149,9 @@ export async function searchKeywords(
   depth: number,
   documentId?: string,
 ): Promise<KeywordHit[]> {
-  const match = matchQuery(query, ownerId, documentId);
+  const terms = queryTerms(query);
+  if (terms.length === 0) return [];
+  const match = matchQuery(await rankingTerms(db, terms), ownerId, documentId);
   if (match === null) return [];
   // The scope column weighs nothing: only the passage's terms rank it.
   const rs = await db.execute({

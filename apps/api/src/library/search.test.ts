@@ -19,8 +19,17 @@ import { APP_MIGRATIONS } from '../data/migrations.ts';
 import { migrate, openAppDatabase } from '../stores.ts';
 import { createIndexer } from './indexer.ts';
 import { prepareDocumentIndex } from './index-store.ts';
-import { matchQuery, matchedTerms, queryTerms, searchKeywords } from './keyword-index.ts';
-import { RRF_K, createLibrarySearch, fuse } from './search.ts';
+import {
+  COMMON_TERMS_FROM,
+  RANKED_ROWS,
+  matchQuery,
+  matchedTerms,
+  queryTerms,
+  rankingTerms,
+  scopeToken,
+  searchKeywords,
+} from './keyword-index.ts';
+import { RRF_K, VECTOR_WEIGHT, createLibrarySearch, fuse } from './search.ts';
 import type { LibrarySearch } from './search.ts';
 
 const log = pino({ level: 'silent' });
@@ -160,6 +169,10 @@ describe('hybrid search', () => {
     expect(fuse([keyword, keyword], false)[0]!.score).toBe(1);
     // Per chunk, each chunk is its own entry.
     expect(fuse([keyword, vector], true)).toHaveLength(5);
+    // Weighted: a keyword first stays first over a keyword second that is the vector first.
+    const weighted = fuse([keyword, vector], false, [1, VECTOR_WEIGHT]);
+    expect(weighted.map((h) => h.documentId)).toEqual(['a', 'b', 'c']);
+    expect(fuse([keyword, keyword], false, [1, VECTOR_WEIGHT])[0]!.score).toBe(1);
   });
 });
 
@@ -253,5 +266,49 @@ describe('the keyword index', () => {
       "SELECT COUNT(*) AS n FROM documents WHERE index_state != 'ready' AND removed_at IS NULL",
     );
     expect(Number(rs.rows[0]!.n)).toBe(0);
+  });
+});
+
+describe('the keyword index in a large library', () => {
+  it('ranks by the rarer terms only: none in half the chunks, and at most RANKED_ROWS rows together', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sponge-search-large-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const big = await openAppDatabase({ url: `file:${join(dir, 'sponge.db')}` });
+    cleanups.push(() => big.close());
+    await migrate(big, 'app', APP_MIGRATIONS);
+    await prepareDocumentIndex(big, adapter);
+    await big.execute(
+      "INSERT INTO users (id, name, created_at) VALUES ('u1', 'u1', '2026-01-01T00:00:00.000Z')",
+    );
+    await insertDocument(
+      big,
+      { id: 'big', ownerId: 'u1', title: 'Big', authors: [], abstract: '', pages: ['x'] },
+      new Date(),
+    );
+    await big.execute("UPDATE documents SET index_state = 'ready' WHERE id = 'big'");
+    const rows = 30_000;
+    expect(rows).toBeGreaterThanOrEqual(COMMON_TERMS_FROM);
+    expect(RANKED_ROWS).toBe(12_000); // the counts below are chosen around it
+    const numbers = `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${rows})`;
+    await big.execute(`INSERT INTO document_chunk_spans (id, document_id, chunk, start, end)
+      ${numbers} SELECT i, 'big', i, 0, 0 FROM n`);
+    // common: every row; middling: 13,000 (under half, over RANKED_ROWS); modest: 5,000;
+    // other: 8,000 (modest and other together pass RANKED_ROWS); rare: 3.
+    await big.execute({
+      sql: `INSERT INTO document_keywords (rowid, text, scope) ${numbers}
+        SELECT i, 'common'
+          || CASE WHEN i <= 13000 THEN ' middling' ELSE '' END
+          || CASE WHEN i > 13000 AND i <= 18000 THEN ' modest' ELSE '' END
+          || CASE WHEN i > 18000 AND i <= 26000 THEN ' other' ELSE '' END
+          || CASE WHEN i > 29997 THEN ' rare' ELSE '' END, ? FROM n`,
+      args: [`${scopeToken('o', 'u1')} ${scopeToken('d', 'big')}`],
+    });
+    expect(await rankingTerms(big, ['common', 'middling', 'other', 'modest', 'rare'])).toEqual([
+      'modest',
+      'rare',
+    ]);
+    const hits = await searchKeywords(big, 'u1', 'common rare middling', 50);
+    expect(hits.map((h) => h.chunk).sort()).toEqual([29998, 29999, 30000]);
+    expect(await searchKeywords(big, 'u1', 'common middling', 50)).toEqual([]);
   });
 });
