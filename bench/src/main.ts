@@ -31,6 +31,7 @@ import { fairUploads } from './figures/fair-uploads.ts';
 import { backgroundSteps, recallPacing } from './figures/pacing.ts';
 import { verifyLongLog } from './figures/verify.ts';
 import { healthWhileLocked } from './figures/lock-wait.ts';
+import { ocrWhileServing } from './figures/ocr.ts';
 import { summary, writeResults } from './report.ts';
 
 /** Every figure's parts, run in the order of FIGURES; the headline setting first. */
@@ -69,6 +70,8 @@ const steps: Record<FigureName, Figure[]> = {
   uploads: [fairUploads],
   // Another process's lock on the memory database against the API's event loop (issue 24, point 11).
   lock: [healthWhileLocked],
+  // Scanned pages read by OCR against the API's own calls (issue 27, point 3).
+  ocr: [ocrWhileServing],
 };
 
 let command;

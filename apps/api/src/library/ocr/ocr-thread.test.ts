@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { makePdf, makeScannedPdf, SCAN_TEXT } from '@sponge/testing/pdf-fixtures';
 import { describe, expect, it } from 'vitest';
 import { resolveOcrLanguages } from './languages.ts';
@@ -65,6 +66,39 @@ describe('OCR on its own thread', () => {
     ]);
     expect(liveOcrThreads()).toBe(0);
   });
+
+  // The CPU budget (ocr-worker.ts): the OCR threads at nice 19, the API's own threads as they were.
+  it.runIf(process.platform === 'linux')(
+    "runs OCR at the lowest priority, and leaves the thread pool at the API's",
+    async () => {
+      /** Each thread of this process: its name and nice value (/proc/<pid>/task/<tid>/stat). */
+      const threads = () =>
+        readdirSync('/proc/self/task').map((tid) => {
+          const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+          const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+          const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+          return { name, nice: Number(fields[16]) };
+        });
+      let seen: Array<{ name: string; nice: number }> = [];
+      await recognisePages(
+        { bytes: await makeScannedPdf(['page-1']), pages: [1], languages: english() },
+        {
+          pageTimeoutMs: 60_000,
+          onPage: async () => {
+            seen = threads();
+          },
+        },
+      );
+      // The OCR thread and the tesseract.js thread it started.
+      expect(seen.filter((t) => t.name === 'WorkerThread' && t.nice === 19).length).toBeGreaterThanOrEqual(2);
+      // (The thread pool already runs here, started by vitest; a fresh API process is where
+      // ocr-thread.ts's first use of it matters, checked by hand with ps -L: NI 0.)
+      expect(seen.filter((t) => t.name === 'libuv-worker').map((t) => t.nice)).not.toContain(19);
+      expect(
+        seen.find((t) => t.name !== 'WorkerThread' && t.nice !== 0 && t.name !== 'tokio-rt-worker'),
+      ).toBeUndefined();
+    },
+  );
 
   it('stops when asked, rejecting with the reason', async () => {
     const abort = new AbortController();

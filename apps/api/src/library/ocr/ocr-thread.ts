@@ -6,6 +6,8 @@
  * its time. The pages after it then go on in a fresh thread. One thread at a time per process
  * (recognizer.ts), so OCR takes at most one of the machine's cores, however many scans wait.
  */
+import { stat } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { OcrLanguage } from './languages.ts';
 import type { OcrThreadJob, OcrThreadMessage } from './ocr-worker.ts';
@@ -51,6 +53,10 @@ export async function recognisePages(
   job: { bytes: Uint8Array; pages: readonly number[]; languages: readonly OcrLanguage[] },
   options: RecogniseOptions,
 ): Promise<void> {
+  // The OCR thread lowers its own priority, and threads it starts inherit it (ocr-worker.ts). The
+  // process's libuv thread pool starts at its first use: used here first, from this thread, the
+  // pool (the API's file and crypto work) keeps the API's priority whatever the OCR thread does.
+  await stat(fileURLToPath(WORKER_URL));
   let remaining = [...job.pages];
   while (remaining.length > 0) {
     options.signal?.throwIfAborted();

@@ -10,8 +10,8 @@
  *
  * Loaded with Node's type stripping when the API runs from source: erasable TypeScript only.
  */
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
+import { setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import Tesseract from 'tesseract.js';
@@ -37,6 +37,20 @@ if (!parentPort) throw new Error('ocr-worker runs only as a worker thread (see o
 const port = parentPort;
 const send = (message: OcrThreadMessage) => port.postMessage(message);
 const job = workerData as OcrThreadJob;
+
+/**
+ * The CPU budget: this thread, and the tesseract.js thread it starts (a new thread inherits its
+ * creator's nice value on Linux), run at the lowest priority, so the API's own threads take a
+ * core first whenever they need one and OCR has what is left. On Linux the nice value is per
+ * thread; /proc/thread-self names this one. Elsewhere OCR runs at the API's priority.
+ */
+export const OCR_NICE = 19;
+try {
+  const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+  if (Number.isInteger(tid) && tid > 0) setPriority(tid, OCR_NICE);
+} catch {
+  // Not Linux, or no /proc: one OCR thread per process is the budget then.
+}
 
 const canvasImport = () => import('@napi-rs/canvas');
 const langDir = mkdtempSync(join(tmpdir(), 'sponge-ocr-'));
