@@ -25,12 +25,15 @@ describe('the relevance set', () => {
     expect(exact * 2).toBe(set.queries.length);
     expect(new Set(set.queries.map((q) => q.id)).size).toBe(set.queries.length);
     expect(new Set(set.documents.map((d) => d.id)).size).toBe(set.documents.length);
+    expect(set.heldout.filter((q) => q.kind === 'exact').length * 2).toBe(set.heldout.length);
+    const ids = [...set.queries, ...set.heldout].map((q) => q.id);
+    expect(new Set(ids).size).toBe(ids.length);
   });
 
   it('judges every query relevant to documents of the set, each for a passage the document holds', () => {
     const text = new Map(set.documents.map((d) => [d.id, flat(d.text)]));
     const missing: string[] = [];
-    for (const q of set.queries) {
+    for (const q of [...set.queries, ...set.heldout]) {
       expect(q.relevant.length, q.id).toBeGreaterThan(0);
       for (const { document, reason } of q.relevant) {
         const body = text.get(document);

@@ -1,8 +1,9 @@
 /**
  * The library's relevance set (issue 27, SPEC §6b): excerpts of 18 State of the Union addresses
  * (../corpus, sources and licences in ../README.md) and 48 queries judged by reading them
- * (../judgments.json), half exact-term and half descriptive, with the measures the relevance test
- * and the bench report: success@k, MRR@k and nDCG@k over a ranking of document ids.
+ * (../judgments.json; 20 more held out in ../heldout.json), half exact-term and half descriptive,
+ * with the measures the relevance test and the bench report: success@k, MRR@k and nDCG@k over a
+ * ranking of document ids.
  *
  * Relevance is binary and per document: a judged document is one a reader asking the query wants
  * to see; every other document counts as not relevant.
@@ -32,6 +33,11 @@ export interface JudgedQuery {
 export interface RelevanceSet {
   documents: RelevanceDocument[];
   queries: JudgedQuery[];
+  /**
+   * 20 more queries (../heldout.json), written after search's fusion weight was chosen on
+   * `queries` and never used to choose anything: how far that choice carries to queries it never saw.
+   */
+  heldout: JudgedQuery[];
 }
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -49,6 +55,8 @@ export function loadRelevanceSet(): RelevanceSet {
       text: readFileSync(join(ROOT, d.file), 'utf8'),
     })),
     queries: judgments.queries,
+    heldout: (JSON.parse(readFileSync(join(ROOT, 'heldout.json'), 'utf8')) as { queries: JudgedQuery[] })
+      .queries,
   };
 }
 
