@@ -104,6 +104,13 @@ describe('assemblePages', () => {
     expect(read([page])).toEqual(['A Heading Set Apart\n\nText below it.\nMore text.']);
   });
 
+  it('never empties a page to finish a sentence (an empty page reads as a scan)', () => {
+    expect(read([body(700, ['The last page ends with the']), body(700, ['end.'])])).toEqual([
+      'The last page ends with the',
+      'end.',
+    ]);
+  });
+
   it('leaves pages alone where the next page does not continue a sentence', () => {
     expect(read([body(700, ['12345']), body(700, ['67890'])])).toEqual(['12345', '67890']);
     expect(read([body(700, ['Ends a sentence.']), body(700, ['starts lower.'])])).toEqual([

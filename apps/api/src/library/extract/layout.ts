@@ -372,7 +372,8 @@ export function assemblePages(pages: readonly PageText[]): string[] {
     const first = next.paragraphs[0]!;
     if (!continues(here.at(-1)!, first)) continue;
     const end = sentenceEnd(first);
-    if (end > MAX_CARRY) continue;
+    // A page is never emptied: a page without text reads as a scan (and would go to OCR).
+    if (end > MAX_CARRY || (next.paragraphs.length === 1 && !/\S/.test(first.slice(end)))) continue;
     here[here.length - 1] += `\n${first.slice(0, end).trimEnd()}`;
     const rest = first.slice(end).trimStart();
     if (rest) next.paragraphs[0] = rest;
