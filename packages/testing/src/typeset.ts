@@ -3,13 +3,18 @@
  * (src/typeset/make.sh: groff and ghostscript on Debian), for the reading-order and CJK tests.
  *
  * - article.pdf: a two-column article (groff -ms, .2C) over two pages, with a title and an
- *   abstract across the page, running heads and footers, page numbers and hyphenated line ends.
+ *   abstract across the page, running heads and footers, page numbers and hyphenated line ends;
+ *   article-gropdf.pdf and article-narrow.pdf are the same from groff's own PDF writer and with a
+ *   10-point gutter.
  * - ja-horizontal.pdf, ja-vertical.pdf: three lines of Japanese in a CID-keyed TrueType font
  *   whose text is read through the UniJIS-UTF16-H and -V CMaps (no ToUnicode map).
  */
 import { readFile } from 'node:fs/promises';
 
-export type TypesetPdf = 'article' | 'ja-horizontal' | 'ja-vertical';
+export type TypesetPdf = 'article' | 'article-gropdf' | 'article-narrow' | 'ja-horizontal' | 'ja-vertical';
+
+/** The article as groff -Tps and ps2pdf, groff's own -Tpdf, and -Tps with a 10-point gutter make it. */
+export const ARTICLES = ['article', 'article-gropdf', 'article-narrow'] as const;
 
 const folder = new URL('./typeset/', import.meta.url);
 

@@ -8,6 +8,9 @@
 set -eu
 cd "$(dirname "$0")"
 groff -ms -Tps article.ms | ps2pdf - article.pdf
+# The same article from groff's own PDF writer, and with a gutter of 10 points (LaTeX's default).
+groff -ms -Tpdf article.ms > article-gropdf.pdf
+sed 's/^\.2C$/.MC 2.9i 0.14i/' article.ms | groff -ms -Tps | ps2pdf - article-narrow.pdf
 for name in ja-horizontal ja-vertical; do
   gs -q -dNOPAUSE -dBATCH -dSAFER -sDEVICE=pdfwrite -sCIDFMAP=cidfmap -sOutputFile="$name.pdf" "$name.ps"
 done

@@ -6,38 +6,40 @@
 import { createRequire } from 'node:module';
 import { version as bundledPdfjs } from 'unpdf/pdfjs';
 import { describe, expect, it } from 'vitest';
-import { articleSentences, japaneseLines, typesetPdf } from '@sponge/testing/typeset';
+import { ARTICLES, articleSentences, japaneseLines, typesetPdf } from '@sponge/testing/typeset';
 import { extractDocument } from './index.ts';
 
 const pdfInput = (bytes: Uint8Array) => ({ bytes, filename: 'paper.pdf', mediaType: 'application/pdf' });
 
 describe('a two-column article set by groff', () => {
-  it('has every sentence of its source whole, in order, and inside one paragraph of one page', async () => {
-    const doc = await extractDocument(pdfInput(await typesetPdf('article')));
-    expect(doc.pages).toHaveLength(2);
-    // Paragraphs (and pages) flattened to one line each and set apart by ¶, which no sentence holds.
-    const text = doc.pages
-      .flatMap((page) => page.split(/\n\s*\n/))
-      .map((paragraph) => paragraph.replace(/\s+/g, ' ').trim())
-      .join(' ¶ ');
-    let cursor = 0;
-    const missing: string[] = [];
-    for (const sentence of await articleSentences()) {
-      const at = text.indexOf(sentence, cursor);
-      if (at < 0) missing.push(sentence);
-      else cursor = at + sentence.length;
-    }
-    expect(missing).toEqual([]);
-  });
+  for (const name of ARTICLES) {
+    it(`${name}: has every sentence of its source whole, in order, and inside one paragraph of one page`, async () => {
+      const doc = await extractDocument(pdfInput(await typesetPdf(name)));
+      expect(doc.pages).toHaveLength(2);
+      // Paragraphs (and pages) flattened to one line each and set apart by ¶, which no sentence holds.
+      const text = doc.pages
+        .flatMap((page) => page.split(/\n\s*\n/))
+        .map((paragraph) => paragraph.replace(/\s+/g, ' ').trim())
+        .join(' ¶ ');
+      let cursor = 0;
+      const missing: string[] = [];
+      for (const sentence of await articleSentences()) {
+        const at = text.indexOf(sentence, cursor);
+        if (at < 0) missing.push(sentence);
+        else cursor = at + sentence.length;
+      }
+      expect(missing).toEqual([]);
+    });
 
-  it('leaves out the running heads, footers and page numbers', async () => {
-    const doc = await extractDocument(pdfInput(await typesetPdf('article')));
-    const text = doc.pages.join('\n\n');
-    for (const line of ['Page 2', 'Journal of Example Studies', 'Draft for review'])
-      expect(text).not.toContain(line);
-    // The title is the page's first line, not a running head.
-    expect(doc.pages[0]!.split('\n')[0]).toBe('Recovery of Reef Corals after Repeated Bleaching');
-  });
+    it(`${name}: leaves out the running heads, footers and page numbers`, async () => {
+      const doc = await extractDocument(pdfInput(await typesetPdf(name)));
+      const text = doc.pages.join('\n\n');
+      for (const line of ['Page 2', 'Journal of Example Studies', 'Draft for review'])
+        expect(text).not.toContain(line);
+      // The title is the page's first line, not a running head.
+      expect(doc.pages[0]!.split('\n')[0]).toBe('Recovery of Reef Corals after Repeated Bleaching');
+    });
+  }
 
   it('joins words cut at line ends and keeps the hyphens of words that have them', async () => {
     const text = (await extractDocument(pdfInput(await typesetPdf('article')))).pages.join('\n');
