@@ -204,7 +204,8 @@ const ROWS: Row[] = [
   {
     procedure: 'documents.search',
     kind: 'query',
-    input: () => ({ query: 'reef' }),
+    // Narrowed to a document: another's answers like no hits (ok, empty), never NOT_FOUND.
+    input: (p, f) => ({ query: 'reef', documentId: docFor(p, f) }),
     expect: people({ apiKey: 'ok' }),
   },
   // Anyone signed in (or their API key) adds to their own library; nobody else's.
