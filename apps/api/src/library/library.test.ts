@@ -369,6 +369,35 @@ describe('search and the library view', () => {
     ).toEqual([pub.id, shared.id].sort());
   });
 
+  it('hybrid over HTTP: an exact term finds its passage with span and terms; documentId narrows to own documents only', async () => {
+    const text = 'Kelp forests declined.\n\nThe survey data are archived as GSE70123 for reuse.';
+    const mine = await s.client(ada).documents.add.mutate({ title: 'Archived kelp survey', text });
+    const theirs = await s.client(grace).documents.add.mutate({ title: 'Grace on GSE70123', text });
+    await s.client(grace).documents.share.mutate({ documentId: theirs.id, userId: 'user-ada' });
+    await indexed();
+    const [hit] = await s.client(ada).documents.search.query({ query: 'GSE70123' });
+    expect(hit).toMatchObject({
+      id: mine.id,
+      documentId: mine.id,
+      passage: 'The survey data are archived as GSE70123 for reuse.',
+      terms: ['GSE70123'],
+    });
+    const stored = (await s.client(ada).documents.get.query({ documentId: mine.id })).text;
+    expect(stored.slice(hit!.start, hit!.end)).toBe(hit!.passage);
+    const narrowed = await s
+      .client(ada)
+      .documents.search.query({ query: 'kelp survey', documentId: mine.id });
+    expect(narrowed.length).toBeGreaterThan(0);
+    expect(narrowed.every((h) => h.documentId === mine.id)).toBe(true);
+    // Shared with Ada, but not hers: narrowing to it finds nothing, as an unknown id does.
+    expect(await s.client(ada).documents.search.query({ query: 'GSE70123', documentId: theirs.id })).toEqual(
+      [],
+    );
+    expect(await s.client(ada).documents.search.query({ query: 'GSE70123', documentId: 'doc_nope' })).toEqual(
+      [],
+    );
+  });
+
   it('lists the most recently active first, with the newest session’s memory state for the owner only', async () => {
     const oldest = (await s.client(ada).documents.list.query()).at(-1)!;
     await s.client(ada).chat.ask.mutate({ documentId: oldest.id, text: 'what is this about?' });
