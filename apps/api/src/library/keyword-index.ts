@@ -102,7 +102,11 @@ export const COMMON_TERMS_FROM = 10_000;
  */
 export const RANKED_ROWS = 12_000;
 
-/** The terms worth ranking by (all of them in a small library; see above). */
+/**
+ * The terms worth ranking by (all of them in a small library; see above). Rows are counted over
+ * every owner's chunks, as FTS5 counts them for BM25's idf: one owner's ranking depends on how
+ * common a term is in the whole table (a coarse statistic, never a passage or a document).
+ */
 export async function rankingTerms(db: Client, terms: readonly string[]): Promise<string[]> {
   // The largest id bounds the rows from above at no cost (counting 100k rows is not free). Too high
   // a bound is safe: the drop rule then only takes terms in more than half the rows all the same.
