@@ -23,7 +23,8 @@ export interface PdfJob {
 }
 
 export type PdfOutcome =
-  | { ok: true; pages: string[]; title: string | null }
+  /** `scanned`: the pages without a text layer (1-based), for OCR to read later (library/ocr/). */
+  | { ok: true; pages: string[]; scanned: number[]; title: string | null }
   | { ok: false; reason: DocumentReason; message: string };
 
 /**
@@ -88,8 +89,9 @@ async function readOpened(pdf: PDFDocumentProxy, job: PdfJob): Promise<PdfOutcom
     laidOut.push(laid);
   }
   const pages = assemblePages(laidOut).map(cleanPdfText);
-  if (!pages.some(hasText)) return refuse('no_text', MESSAGES.noTextLayer);
-  return { ok: true, pages, title: await readTitle(pdf) };
+  // A page without a text layer (a scan) is not refused: OCR reads it in the background.
+  const scanned = pages.flatMap((text, i) => (hasText(text) ? [] : [i + 1]));
+  return { ok: true, pages, scanned, title: await readTitle(pdf) };
 }
 
 /** The Info dictionary's Title, else XMP's dc:title; null when neither is a string. */
