@@ -172,13 +172,22 @@ export async function markFailed(db: Client, documentId: string, reason: string)
 }
 
 /** Sends a failed document back to the indexer; false when it is not the owner's failed document. */
-export async function requeue(db: Client, documentId: string): Promise<boolean> {
+export async function requeue(db: Client, documentId: string): Promise<boolean | 'no_text'> {
+  // A document without any text (a scan OCR found nothing in) cannot be indexed into anything:
+  // sent back, it would come out "ready" and empty, so it stays failed with its reason.
   const rs = await db.execute({
     sql: `UPDATE documents SET index_state = 'indexing', index_error = NULL, index_done = 0
-          WHERE id = ? AND removed_at IS NULL AND index_state = 'failed'`,
+          WHERE id = ? AND removed_at IS NULL AND index_state = 'failed'
+            AND length(trim(text, ' ' || char(9) || char(10) || char(12) || char(13))) > 0
+          RETURNING id`,
     args: [documentId],
   });
-  return rs.rowsAffected > 0;
+  if (rs.rows.length > 0) return true;
+  const failedEmpty = await db.execute({
+    sql: `SELECT 1 FROM documents WHERE id = ? AND removed_at IS NULL AND index_state = 'failed'`,
+    args: [documentId],
+  });
+  return failedEmpty.rows.length > 0 ? 'no_text' : false;
 }
 
 /** The owner's library version: it moves whenever their searchable chunks change. */

@@ -84,7 +84,10 @@ export const documentsRouter = {
   /** Indexes a document again after its indexing failed. */
   reindex: ownerProcedure.input(ownerInputs['documents.reindex']).mutation(async ({ ctx, input }) => {
     await requireOwnedDocument(ctx.deps, ctx.user.id, input.documentId);
-    if (!(await requeue(ctx.deps.app, input.documentId)))
+    const queued = await requeue(ctx.deps.app, input.documentId);
+    if (queued === 'no_text')
+      throw invalidInput('This document has no text to index: neither its text layer nor OCR found any.');
+    if (!queued)
       throw invalidInput('documentId: only a document whose indexing failed can be indexed again.');
     ctx.deps.library.indexer.kick();
     const d = await getVisibleDocument(ctx.deps.app, ctx.user.id, input.documentId);

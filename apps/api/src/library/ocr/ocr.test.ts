@@ -89,6 +89,13 @@ describe('OCR of scanned pages', () => {
     expect(doc.index).toMatchObject({ state: 'failed', reason: OCR_MESSAGES.noText });
     expect(doc.ocrPages).toEqual([]);
     expect(doc.text.trim()).toBe('');
+    // Indexing it again cannot find text either: refused, and it stays failed with its reason.
+    const again = await s.call('mutation', 'documents.reindex', { documentId: added.id }, ada);
+    expect([again.status, again.error?.data.reason]).toEqual([400, 'invalid_input']);
+    expect(again.error?.message).toMatch(/no text to index/);
+    await settled(s);
+    const after = await s.client(ada).documents.get.query({ documentId: added.id });
+    expect(after.index).toMatchObject({ state: 'failed', reason: OCR_MESSAGES.noText });
   });
 
   it('forgets the kept PDF when the document is removed while it waits for OCR', async () => {
