@@ -10,6 +10,7 @@ import { isLockError } from '@oh/memory';
 import { EmbeddingError } from '@oh/embeddings';
 import type { EmbeddingAdapter } from '@oh/embeddings';
 import { chunkDocument, contentDigest, embeddingText } from './chunks.ts';
+import { createPassLoop } from './pass-loop.ts';
 import {
   markFailed,
   markReady,
@@ -53,8 +54,6 @@ export interface Indexer {
 
 export function createIndexer(options: { db: Client; adapter: EmbeddingAdapter; log: IndexerLog }): Indexer {
   const { db, adapter, log } = options;
-  let running: Promise<void> | null = null;
-  let again = false;
   let stopped = false;
   let retryTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -127,38 +126,21 @@ export function createIndexer(options: { db: Client; adapter: EmbeddingAdapter; 
     await markReady(db, key, chunks.length);
   }
 
-  function loop(): Promise<void> {
-    running ??= (async () => {
-      try {
-        do {
-          again = false;
-          await pass();
-        } while (again && !stopped);
-      } catch (err) {
-        // The database itself failed; the next kick (or restart) resumes where this stopped.
-        log.error({ err }, 'the indexer stopped');
-      } finally {
-        running = null;
-      }
-    })();
-    return running;
-  }
-
-  function kick(): void {
-    if (stopped) return;
-    if (running) again = true;
-    else void loop();
-  }
+  const passes = createPassLoop({
+    pass,
+    stopped: () => stopped,
+    // The database itself failed; the next kick (or restart) resumes where this stopped.
+    onError: (err) => log.error({ err }, 'the indexer stopped'),
+  });
+  const kick = () => passes.kick();
 
   return {
     kick,
-    async idle() {
-      while (running) await running;
-    },
+    idle: () => passes.idle(),
     async stop() {
       stopped = true;
       clearTimeout(retryTimer);
-      await running;
+      await passes.running;
     },
   };
 }

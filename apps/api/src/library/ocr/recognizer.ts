@@ -10,6 +10,7 @@ import { isLockError } from '@oh/memory';
 import type { IndexerLog } from '../indexer.ts';
 import type { OcrLanguage } from './languages.ts';
 import { recognisePages } from './ocr-thread.ts';
+import { createPassLoop } from '../pass-loop.ts';
 import { finishOcr, nextOcrJob, savePage } from './ocr-store.ts';
 
 export interface OcrSettings {
@@ -44,8 +45,6 @@ export function createRecognizer(options: {
 }): Recognizer {
   const { db, settings, log } = options;
   const abort = new AbortController();
-  let running: Promise<void> | null = null;
-  let again = false;
 
   async function pass(): Promise<void> {
     const failedNow = new Set<string>();
@@ -78,36 +77,19 @@ export function createRecognizer(options: {
     }
   }
 
-  function loop(): Promise<void> {
-    running ??= (async () => {
-      try {
-        do {
-          again = false;
-          await pass();
-        } while (again && !abort.signal.aborted);
-      } catch (err) {
-        log.error({ err }, 'the OCR pass stopped');
-      } finally {
-        running = null;
-      }
-    })();
-    return running;
-  }
-
-  function kick(): void {
-    if (abort.signal.aborted) return;
-    if (running) again = true;
-    else void loop();
-  }
+  const passes = createPassLoop({
+    pass,
+    stopped: () => abort.signal.aborted,
+    onError: (err) => log.error({ err }, 'the OCR pass stopped'),
+  });
+  const kick = () => passes.kick();
 
   return {
     kick,
-    async idle() {
-      while (running) await running;
-    },
+    idle: () => passes.idle(),
     async stop() {
       abort.abort(new Error('the API is stopping'));
-      await running;
+      await passes.running;
     },
   };
 }
