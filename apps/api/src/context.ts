@@ -80,12 +80,11 @@ export async function resolveCaller(
   if (credential === undefined) return { kind: 'none', credential: 'absent' };
   if (credential === 'malformed') return { kind: 'none', credential: 'invalid' };
   if (credential.from === 'cookie') {
-    // The library checks the cookie's signature and expiry (and slides it, `setCookie`); the
-    // session it names is then resolved like a bearer one, so a disabled account stops here too.
-    const token = await deps.accounts.sessionTokenFromCookie(credential.token, setCookie);
-    const user = token === null ? null : await userBySessionToken(deps.app, token, deps.now());
-    return user && token
-      ? { kind: 'user', user, sessionToken: token }
+    // The library checks the cookie's signature, the session's expiry (and slides it,
+    // `setCookie`) and reads its account, disabled or not: one lookup, not two.
+    const session = await deps.accounts.sessionFromCookie(credential.token, setCookie);
+    return session
+      ? { kind: 'user', user: session.user, sessionToken: session.token }
       : { kind: 'none', credential: 'invalid' };
   }
   const kind = tokenKind(credential.token);

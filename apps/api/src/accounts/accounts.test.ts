@@ -105,6 +105,23 @@ describe('accounts with DEMO off and sign-up open', () => {
     expect((await b.me()).id).toBe(up.data.user.id);
   });
 
+  it("a disabled account's cookie stops working on the next call, its session row kept", async () => {
+    const b = browser(s);
+    await b.send('mutation', 'auth.signUp', {
+      name: 'Soon Off',
+      email: 'soon-off@example.org',
+      password: PASSWORD,
+    });
+    expect(await b.me()).toMatchObject({ email: 'soon-off@example.org' });
+    // Only the flag (the users command also deletes the sessions): the per-call check must refuse.
+    await appRows(
+      s,
+      `UPDATE users SET disabled_at = '2026-01-01T00:00:00.000Z' WHERE email = 'soon-off@example.org'`,
+    );
+    expect(await b.me()).toBeNull();
+    expect((await b.send('mutation', 'documents.add', { title: 'x', text: 'y' })).status).toBe(401);
+  });
+
   it('keeps only a scrypt hash of the password, never the password', async () => {
     const b = browser(s);
     await b.send('mutation', 'auth.signUp', {

@@ -258,15 +258,22 @@ export function createAccountService(opts: AccountsOptions & { limits?: AuthLimi
     auth,
     signUpMode: opts.signUp,
 
-    /** The session token a signed cookie holds, when its signature and session are good. */
-    async sessionTokenFromCookie(raw: string, setCookie: (cookie: string) => void): Promise<string | null> {
+    /**
+     * The session a signed cookie holds, when its signature and session are good and its account
+     * is not disabled (the library reads session and user in one go; nothing is looked up twice).
+     */
+    async sessionFromCookie(
+      raw: string,
+      setCookie: (cookie: string) => void,
+    ): Promise<{ token: string; user: { id: string; name: string } } | null> {
       const { headers, response } = await auth.api.getSession({
         headers: new Headers({ cookie: `${SESSION_COOKIE}=${raw}` }),
         query: { disableCookieCache: true },
         returnHeaders: true,
       });
       for (const c of headers.getSetCookie()) setCookie(c);
-      return response?.session.token ?? null;
+      if (!response || response.user.disabledAt != null) return null;
+      return { token: response.session.token, user: { id: response.user.id, name: response.user.name } };
     },
 
     async signUp(
