@@ -27,7 +27,6 @@ export {
   messageTextSchema,
   ownerInputs,
   packNameSchema,
-  sayInputSchema,
   uploadFieldsSchema,
 } from './owner-inputs.ts';
 export type {
@@ -47,3 +46,30 @@ export {
   toolInputSchemas,
 } from './tools.ts';
 export type { ModelToolDescriptor, ToolArgs, ToolDescriptor, ToolName } from './tools.ts';
+export {
+  CITATIONS_MAX,
+  CITATION_STATUSES,
+  LIBRARY_SEARCH_DEFAULT,
+  LIBRARY_SEARCH_MAX,
+  QUOTE_MAX,
+  READ_PASSAGE_MAX,
+  RESEARCH_TOOL_NAMES,
+  chatEventsInputSchema,
+  citationInputSchema,
+  libraryInputs,
+  noteSourceOf,
+  noteSourceSchema,
+  researchToolArgsSchemas,
+  researchToolDescriptors,
+  sayInputSchema,
+} from './research.ts';
+export type {
+  Citation,
+  CitationInput,
+  CitationStatus,
+  LibraryHit,
+  LibraryPassage,
+  NoteSource,
+  ResearchToolName,
+  TranscriptItem,
+} from './research.ts';

@@ -199,6 +199,3 @@ export const ownerInputs = {
 export type OwnerProcedure = keyof typeof ownerInputs;
 export type OwnerInput<P extends OwnerProcedure> = z.infer<(typeof ownerInputs)[P]>;
 export type ReviewDecideInput = OwnerInput<'review.decide'>;
-
-/** The agent's reply in the transcript (`agent.say`). */
-export const sayInputSchema = z.strictObject({ text: messageTextSchema });
