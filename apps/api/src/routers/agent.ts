@@ -20,6 +20,7 @@ import {
 import { getVisibleDocument } from '../data/documents.ts';
 import { insertMessage, insertRecallEvent, listMessages } from '../data/runs.ts';
 import { ApiError, forbidden, notFound } from '../errors.ts';
+import { documentOutline } from '../library/outline.ts';
 import { agentProcedure } from '../trpc.ts';
 import type { AgentCaller } from '../trpc.ts';
 
@@ -124,13 +125,19 @@ export const agentRouter = {
   }),
 
   /**
-   * The run's own document, to read (SPEC §7b): only that document, with the same live checks as
-   * the tools. Its text is data for the agent, never instructions.
+   * What the run's document is (SPEC §7b): its title, size and outline, never its text, which the
+   * agent reads a passage at a time through `library.read`. Same live checks as the tools.
    */
   document: runProcedure.query(async ({ ctx }) => {
     const doc = await getVisibleDocument(ctx.deps.app, ctx.run.ownerId, ctx.run.documentId);
     if (!doc) throw notFound("This run's document");
-    return { id: doc.id, title: doc.title, text: doc.text };
+    return {
+      id: doc.id,
+      title: doc.title,
+      pages: doc.pages,
+      characters: doc.characters,
+      outline: documentOutline(doc.text, doc.pageStarts, doc.source),
+    };
   }),
 
   /**
