@@ -190,7 +190,11 @@ export function modelToolDescriptors(): ModelToolDescriptor[] {
     name,
     description:
       TOOLS[name].text +
-      (name === 'remember' ? ' The memory version and request id are filled in for you.' : ''),
+      (name === 'remember'
+        ? ' The memory version and request id are filled in for you. A note made from a passage says where it came from: ' +
+          'data.source = { documentId, page, quote }, the quote copied exactly from a passage you read in this run ' +
+          '(at most 500 characters); a source whose quote was not read is left out, and the answer says so.'
+        : ''),
     inputSchema: jsonSchema(name, toolArgsSchemas[name]),
   }));
   return modelView;
