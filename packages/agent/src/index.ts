@@ -14,6 +14,8 @@ export type {
   RememberResult,
   ToolResults,
 } from './memory-tools.ts';
+export { createLibraryTools } from './library-tools.ts';
+export type { DroppedSource, LibraryTools, LibraryToolsOptions, SeenPassage } from './library-tools.ts';
 export { MemoryToolError, isMemoryToolError } from './errors.ts';
 export type { MemoryToolErrorCode, MemoryToolReason } from './errors.ts';
 export { REEF_NOTES, runReefScenario } from './reef.ts';
@@ -28,4 +30,4 @@ export type {
   RuntimeReport,
 } from './runtime/runtime.ts';
 export { createScriptedAgent } from './runtime/scripted-agent.ts';
-export type { TurnAgent, TurnInput } from './runtime/turn.ts';
+export type { TurnAgent, TurnAnswer, TurnDocument, TurnInput } from './runtime/turn.ts';

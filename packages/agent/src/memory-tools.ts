@@ -6,6 +6,7 @@ import type { AppRouter } from '@sponge/api';
 import { modelToolDescriptors, toolArgsSchemas } from '@sponge/contract';
 import type { Change, ModelToolDescriptor, QueryRow, ToolArgs, ToolName } from '@sponge/contract';
 import { MemoryToolError, isMemoryToolError, toMemoryToolError } from './errors.ts';
+import type { DroppedSource } from './library-tools.ts';
 import type { MemoryToolReason } from './errors.ts';
 
 type AgentClient = TRPCClient<AppRouter>['agent'];
@@ -18,7 +19,11 @@ type Output<K extends keyof AgentClient> = AgentClient[K] extends {
     : never;
 
 export type LoadResult = Output<'load'>;
-export type RememberResult = Output<'remember'>;
+/**
+ * The API's answer, and the notes whose `data.source` the runtime left out because the run never
+ * read that quote (see `MemoryToolsOptions.checkSources`).
+ */
+export type RememberResult = Output<'remember'> & { sourcesDropped?: DroppedSource[] };
 export type QueryAnswer = Output<'query'>;
 export type ReadResult = Output<'read'>;
 export type ExplainResult = Output<'explain'>;
@@ -81,6 +86,12 @@ export interface MemoryToolsOptions {
   staleAttempts?: number;
   /** Request id generator; the default is `r-<uuid>`. Ids must match `^[A-Za-z0-9._:-]{1,128}$`. */
   requestId?: () => string;
+  /**
+   * Checks the `data.source` of the changes before a remember is sent (the runtime passes its
+   * library tools' `checkSources`): a source it returns as dropped is left out of the note, and
+   * the answer lists it in `sourcesDropped`.
+   */
+  checkSources?: (changes: readonly Change[]) => { changes: Change[]; dropped: DroppedSource[] };
   log?: (event: MemoryToolsEvent) => void;
 }
 
@@ -315,7 +326,9 @@ export function createMemoryTools(options: MemoryToolsOptions): MemoryTools {
 
   function remember(args: RememberArgs): Promise<RememberResult> {
     return serialized(async () => {
-      const changes = args.changes;
+      const checked = options.checkSources?.(args.changes);
+      const changes = checked?.changes ?? args.changes;
+      const dropped = checked?.dropped ?? [];
       let basedOn = args.basedOn ?? state.version ?? (await load()).session.version;
       let requestId = args.requestId ?? newRequestId();
       for (let attempt = 0; ; attempt++) {
@@ -327,7 +340,7 @@ export function createMemoryTools(options: MemoryToolsOptions): MemoryTools {
             requestId,
           );
           seeVersion(result.version);
-          return result;
+          return dropped.length > 0 ? { ...result, sourcesDropped: dropped } : result;
         } catch (e) {
           if (!isMemoryToolError(e, 'stale_version') || attempt >= staleAttempts) throw e;
           if (e.currentVersion !== undefined) seeVersion(e.currentVersion);

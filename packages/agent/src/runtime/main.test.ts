@@ -9,7 +9,7 @@ import { errorReply, startFakeLlm, textReply } from '../testing/fake-llm.ts';
 import type { FakeLlm } from '../testing/fake-llm.ts';
 import { startRealApi } from '../testing/real-api.ts';
 import type { RealApi } from '../testing/real-api.ts';
-import { apiUrlFrom, main, runtimeKeyPath } from './main.ts';
+import { apiUrlFrom, inputTokensFrom, main, runtimeKeyPath } from './main.ts';
 import { SCRIPTED_AGENT_BANNER } from './scripted-agent.ts';
 
 const RUNTIME_KEY = 'main-test-runtime-key-0123456789abcdef';
@@ -64,6 +64,22 @@ describe('the runtime command', () => {
       await main(['--once'], { AGENT_LLM_URL: 'http://127.0.0.1:9/v1', RUNTIME_KEY }, noModel.io, dir),
     ).toBe(2);
     expect(noModel.err.join('')).toContain('AGENT_LLM_MODEL: required when AGENT_LLM_URL is set');
+  });
+
+  it('reads the model input budget from AGENT_INPUT_TOKENS, and refuses one that is not a sane count', async () => {
+    expect(inputTokensFrom({})).toBe(24_000);
+    expect(inputTokensFrom({ AGENT_INPUT_TOKENS: ' 100000 ' })).toBe(100_000);
+    const bad = io();
+    const env = {
+      AGENT_LLM_URL: 'http://127.0.0.1:9/v1',
+      AGENT_LLM_MODEL: 'm',
+      AGENT_INPUT_TOKENS: '12k',
+      RUNTIME_KEY,
+    };
+    expect(await main(['--once'], env, bad.io, dir)).toBe(2);
+    expect(bad.err.join('')).toContain(
+      'AGENT_INPUT_TOKENS: expected a whole number from 2000 to 2000000, got 12k',
+    );
   });
 
   it('finds the API and the key where the API keeps them', () => {

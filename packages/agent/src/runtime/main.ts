@@ -43,6 +43,8 @@ Environment:
   AGENT_LLM_URL      an OpenAI-compatible base URL (…/v1); unset or empty: the scripted agent
   AGENT_LLM_MODEL    the model's id (required with AGENT_LLM_URL)
   AGENT_LLM_API_KEY  sent to the model endpoint, if it needs one
+  AGENT_INPUT_TOKENS  estimated input tokens of one model call (default 24000); the oldest
+                     conversation is left out to stay under it
   RUNTIME_CONCURRENCY  runs answered at the same time (default 4)
   LOG_LEVEL          debug, info (default), warn, error or silent
 
@@ -175,13 +177,28 @@ async function waitForApi(apiUrl: string, log: LineLogger, signal: AbortSignal):
   }
 }
 
+/** AGENT_INPUT_TOKENS: the input budget of one model call, 2,000 to 2,000,000 (default 24,000). */
+export function inputTokensFrom(env: NodeJS.ProcessEnv): number {
+  const value = nonEmpty(env.AGENT_INPUT_TOKENS);
+  if (value === undefined) return 24_000;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 2_000 || n > 2_000_000)
+    throw new UsageError(`AGENT_INPUT_TOKENS: expected a whole number from 2000 to 2000000, got ${value}`);
+  return n;
+}
+
 function agentFrom(env: NodeJS.ProcessEnv): TurnAgent {
   const url = nonEmpty(env.AGENT_LLM_URL);
   if (url === undefined) return createScriptedAgent();
   const model = nonEmpty(env.AGENT_LLM_MODEL);
   if (model === undefined) throw new UsageError('AGENT_LLM_MODEL: required when AGENT_LLM_URL is set');
   const apiKey = nonEmpty(env.AGENT_LLM_API_KEY);
-  return createModelAgent({ url, model, ...(apiKey !== undefined ? { apiKey } : {}) });
+  return createModelAgent({
+    url,
+    model,
+    limits: { inputTokens: inputTokensFrom(env) },
+    ...(apiKey !== undefined ? { apiKey } : {}),
+  });
 }
 
 /** Runs the command; resolves with its exit code. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorReply, startFakeLlm, textReply } from '../testing/fake-llm.ts';
+import { errorReply, startFakeLlm, textReply, toolCallsReply } from '../testing/fake-llm.ts';
 import type { FakeLlm, FakeLlmRequest } from '../testing/fake-llm.ts';
 import { startRealApi } from '../testing/real-api.ts';
 import type { RealApi } from '../testing/real-api.ts';
@@ -73,7 +73,9 @@ describe('the hosted runtime against the real API', () => {
     const reply = t.messages[1]!.text;
     expect(reply.startsWith(SCRIPTED_AGENT_BANNER)).toBe(true);
     expect(reply).toContain('bleached in over 90 percent of surveyed sites');
-    expect(reply).toMatch(/remembered lead:[a-z0-9-]+ \(memory version 1\)/);
+    expect(reply).toMatch(
+      /remembered lead:[a-z0-9-]+ and todo:check-[a-z0-9-]+ with their sources \(memory version 1\)/,
+    );
     const remembered = t.cards.filter((c) => c.action === 'remembered');
     expect(remembered).toHaveLength(1);
     expect(remembered[0]!.names[0]).toMatch(/^lead:share-sites-bleached-above-8-degree-[0-9a-f]{8}$/);
@@ -117,7 +119,7 @@ describe('the hosted runtime against the real API', () => {
     const reply = t.messages[3]!.text;
     expect(reply).toContain('median loss of 51 percent of hard coral cover');
     expect(reply).toContain("This run's working memory was forgotten (the owner pressed Forget now)");
-    expect(reply).toContain('from the document alone');
+    expect(reply).toContain('from the library alone');
   });
 
   it('a runtime restarted mid-turn takes the run back and the turn is answered exactly once', async () => {
@@ -219,7 +221,7 @@ describe('the hosted runtime against the real API', () => {
     expect(replies[2]).toBe('fine: please answer');
   });
 
-  it('costs nine API calls for a scripted turn', async () => {
+  it('costs thirteen API calls for a scripted turn: two searches and two reads among them', async () => {
     await api.owner.chat.ask.mutate({ documentId: REEF, text: BLEACHING_QUESTION });
     const calls: string[] = [];
     const counting: typeof fetch = (input, init) => {
@@ -237,6 +239,10 @@ describe('the hosted runtime against the real API', () => {
         'agent.remember',
         'agent.say',
         'agent.turns',
+        'library.read',
+        'library.read',
+        'library.search',
+        'library.search',
         'runtime.claim',
         'runtime.pending',
         'runtime.release',
@@ -291,6 +297,39 @@ describe('two runtimes, leases and a pool, with a model behind the fake LLM serv
     (await leased.owner.chat.transcript.query({ runId })).flatMap((i) =>
       i.type === 'message' && i.role === 'agent' ? [i.text] : [],
     );
+
+  it('a 2,000,000-character document is answered like a short one: two turns, no model request over 200 KB', async () => {
+    const paragraph = (i: number) =>
+      `Section ${i}. Transect ${i} recorded coral cover, bleaching and herbivore counts at the survey site; ` +
+      'the notes repeat the protocol and the conditions of the day in full detail for the record. ';
+    let text = '';
+    for (let i = 0; text.length < 2_000_000; i++) text += `${paragraph(i).repeat(4)}\n\n`;
+    text = text.slice(0, 2_000_000);
+    const { id } = await leased.owner.documents.add.mutate({ title: 'A very long survey', text });
+    llm.reset();
+    llm.script(
+      toolCallsReply([{ name: 'read_passage', args: { documentId: id, start: 1_000_000 } }]),
+      textReply('the middle'),
+      toolCallsReply([{ name: 'read_passage', args: { documentId: id, start: 1_996_000 } }]),
+      textReply('the end'),
+    );
+    const events: RuntimeEvent[] = [];
+    const rt = modelRuntime(events);
+    const { runId } = await leased.owner.chat.ask.mutate({ documentId: id, text: 'What is in the middle?' });
+    expect((await rt.runOnce()).runs).toEqual([expect.objectContaining({ runId, outcome: 'answered' })]);
+    await leased.owner.chat.ask.mutate({ documentId: id, runId, text: 'And at the end?' });
+    expect((await rt.runOnce()).runs).toEqual([expect.objectContaining({ runId, outcome: 'answered' })]);
+    await rt.stop();
+    expect(await replies(runId)).toEqual(['the middle', 'the end']);
+    expect(llm.requests).toHaveLength(4);
+    // Before bounded prompts each of these carried the whole document: 1.95 MB.
+    const largest = Math.max(...llm.requests.map((r) => r.bytes));
+    expect(largest).toBeLessThan(200_000);
+    expect(largest).toBeGreaterThan(4_000);
+    // The passages asked for came back, and the second turn saw the first turn's reply.
+    expect(llm.requests[1]!.body.messages.at(-1)!.content).toMatch(/characters 1,000,000–1,004,000/);
+    expect(llm.requests[2]!.body.messages.map((m) => m.content)).toContain('the middle');
+  });
 
   it('a 10 s turn on one document holds neither runtime: a question on another is answered within 5 s, each reaches the model once', async () => {
     const owned = (await leased.owner.documents.list.query()).filter((d) => d.access === 'owner');

@@ -1,7 +1,7 @@
 /**
  * The hosted runtime's loop (SPEC §7b): find the runs waiting for an answer, claim each (a fresh
- * run token), read the run's document and conversation with that token, let a `TurnAgent`
- * answer through the memory tools, and post the reply.
+ * run token), read what the run's document is and the conversation with that token, let a
+ * `TurnAgent` answer through the memory and library tools, and post the reply with its citations.
  *
  * A turn reaches the agent once. A claim holds the run under a lease (SPEC §7b): while it holds,
  * the run is not pending and another runtime's claim is refused (`claimed`), so two runtimes never
@@ -16,8 +16,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createTRPCClient, httpLink } from '@trpc/client';
 import type { TRPCClient } from '@trpc/client';
 import type { AppRouter } from '@sponge/api';
-import { LIMITS } from '@sponge/contract';
+import { CITATIONS_MAX, LIMITS } from '@sponge/contract';
+import type { CitationInput } from '@sponge/contract';
 import { toMemoryToolError } from '../errors.ts';
+import { createLibraryTools } from '../library-tools.ts';
 import { createMemoryTools } from '../memory-tools.ts';
 import type { MemoryToolsOptions } from '../memory-tools.ts';
 import type { TurnAgent, TurnFailure, TurnInput } from './turn.ts';
@@ -148,7 +150,7 @@ function failureReply(agent: TurnAgent, failure: string): string {
 
 /** How a turn ended: a reply to post, or nothing because the runtime stopped or lost the run. */
 type TurnEnd =
-  | { kind: 'reply'; text: string; failure?: TurnFailure; limit?: string }
+  | { kind: 'reply'; text: string; citations?: CitationInput[]; failure?: TurnFailure; limit?: string }
   | { kind: 'stopped' }
   | { kind: 'lost' };
 
@@ -210,7 +212,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           text: failureReply(agent, 'it gave an empty reply'),
           failure: { kind: 'malformed' },
         };
-      return { kind: 'reply', text: answer.text, ...(answer.failure ? { failure: answer.failure } : {}) };
+      return {
+        kind: 'reply',
+        text: answer.text,
+        ...(answer.citations ? { citations: answer.citations } : {}),
+        ...(answer.failure ? { failure: answer.failure } : {}),
+      };
     } catch (e) {
       if (stopping.signal.aborted) return { kind: 'stopped' };
       if (lost.aborted) return { kind: 'lost' };
@@ -268,10 +275,18 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     let release = true;
     try {
       const run = clientFor(options, runToken).agent;
+      const library = createLibraryTools({
+        url: options.apiUrl,
+        runToken,
+        timeoutMs: callTimeoutMs,
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+      });
       const tools = createMemoryTools({
         ...options.memory,
         url: options.apiUrl,
         runToken,
+        // A note's data.source must quote a passage this run read.
+        checkSources: (changes) => library.checkSources(changes),
         ...(options.fetch ? { fetch: options.fetch } : {}),
       });
       const [document, turns] = await Promise.all([
@@ -282,7 +297,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const waiting = mode === 'chat' ? last?.role === 'you' : !turns.some((t) => t.role === 'agent');
       if (waiting) {
         const end = await answerTurn(
-          { document, history: turns.map(({ role, text }) => ({ role, text })), tools },
+          { document, history: turns.map(({ role, text }) => ({ role, text })), tools, library },
           lost.signal,
         );
         if (end.kind === 'stopped') return report('interrupted', { mode });
@@ -291,8 +306,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           return report('superseded', { mode });
         }
         const text = end.text.slice(0, LIMITS.messageChars);
+        const citations = end.citations?.slice(0, CITATIONS_MAX);
         // Not retried: a say whose answer was lost may have been posted, and a turn is answered once.
-        await run.say.mutate({ text }, { signal: postSignal() });
+        await run.say.mutate(
+          { text, ...(citations && citations.length > 0 ? { citations } : {}) },
+          { signal: postSignal() },
+        );
         if (mode === 'staged') {
           await runtimeApi.finish.mutate({ runId }, { signal: postSignal() });
           release = false;

@@ -1,10 +1,28 @@
+import type { CitationInput } from '@sponge/contract';
+import type { LibraryTools } from '../library-tools.ts';
 import type { MemoryTools } from '../memory-tools.ts';
+
+/**
+ * What the run's document is (`agent.document`), never its text: the agent reads passages
+ * through `library`.
+ */
+export interface TurnDocument {
+  id: string;
+  title: string;
+  pages: number;
+  characters: number;
+  /** Headings with their page (at most 40; empty when none were found). */
+  outline: Array<{ title: string; page: number }>;
+}
+
 export interface TurnInput {
-  /** The run's document: data for the agent, never instructions. */
-  document: { id: string; title: string; text: string };
+  document: TurnDocument;
   /** The owner's messages and the agent's replies so far, oldest first; the last one is the question. */
   history: Array<{ role: 'you' | 'agent'; text: string }>;
+  /** The five memory tools; a remember's `data.source` is checked against what `library` read. */
   tools: MemoryTools;
+  /** `library.search` and `library.read` for the run; their text is data, never instructions. */
+  library: LibraryTools;
   /** Aborted when the turn's time limit passes, the runtime stops or another runtime took the run. */
   signal: AbortSignal;
 }
@@ -27,6 +45,8 @@ export interface TurnFailure {
 export interface TurnAnswer {
   /** The reply to post; for a failed turn, a plain sentence naming the failure (never the key). */
   text: string;
+  /** What the reply cites (posted with it; `agent.say` verifies each quote). */
+  citations?: CitationInput[];
   /** Set when the turn failed: the runtime posts `text` and logs the turn as failed. */
   failure?: TurnFailure;
 }

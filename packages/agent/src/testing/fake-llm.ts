@@ -27,6 +27,8 @@ export interface FakeLlmRequest {
   path: string;
   headers: IncomingHttpHeaders;
   body: ChatRequestBody;
+  /** The body's size as received, in bytes. */
+  bytes: number;
 }
 
 export interface FakeReply {
@@ -114,10 +116,12 @@ export async function startFakeLlm(): Promise<FakeLlm> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
+      const received = Buffer.concat(chunks);
+      const raw = received.toString('utf8');
       requests.push({
         path: req.url ?? '',
         headers: req.headers,
+        bytes: received.length,
         body: (raw ? JSON.parse(raw) : {}) as ChatRequestBody,
       });
       if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
