@@ -510,6 +510,37 @@ describe('bounded prompts', () => {
   });
 });
 
+describe('runtime overhead per tool call', () => {
+  it('is the API call and little else: under 100 ms a call on this machine, excluding the model', async () => {
+    const { input } = await turn();
+    const calls = 20;
+    llm.script(
+      ...Array.from({ length: calls }, (_, i) =>
+        toolCallsReply([
+          i % 2 === 0
+            ? { name: 'query', args: { question: 'current_notes' } }
+            : { name: 'read_passage', args: { documentId: input.document.id, length: 2_000 } },
+        ]),
+      ),
+      textReply('done'),
+    );
+    let modelMs = 0;
+    const timed: typeof fetch = async (url, init) => {
+      const started = performance.now();
+      try {
+        return await fetch(url, init);
+      } finally {
+        modelMs += performance.now() - started;
+      }
+    };
+    const started = performance.now();
+    expect(await answered(input, { fetch: timed, limits: { toolCalls: calls } })).toBe('done');
+    const perCall = (performance.now() - started - modelMs) / calls;
+    expect(llm.requests).toHaveLength(calls + 1);
+    expect(perCall).toBeLessThan(100);
+  });
+});
+
 describe('document text is data', () => {
   it('a document found by search that gives orders changes no reviewed knowledge and leaks no key', async () => {
     // A server of its own, with a runtime key this test holds, so it can open a run on the demo
