@@ -26,7 +26,12 @@ import { forbidden } from './errors.ts';
 import { answerAfterDrain } from './http/drain.ts';
 import type { DrainBound } from './http/drain.ts';
 import { isLoopbackHost, isLoopbackHostHeader } from './http/loopback.ts';
-import { cookieAuthenticated, crossOriginSignIn, fromOwnOrigin } from './http/same-origin.ts';
+import {
+  cookieAuthenticated,
+  crossOriginSignIn,
+  crossOriginStream,
+  fromOwnOrigin,
+} from './http/same-origin.ts';
 import { securityHeaders } from './http/security-headers.ts';
 
 /** Keep equal to (or above) the web and agent clients' `maxItems`. */
@@ -55,6 +60,9 @@ function bufferBody(req: IncomingMessage, next: () => void): void {
 
 /** The one procedure that takes multipart/form-data, with its own body limit. */
 const UPLOAD_PATH = '/trpc/documents.upload';
+
+/** The live transcript (SPEC §7c): an SSE stream, read by the app's own pages only. */
+const EVENTS_PATH = '/trpc/chat.events';
 
 /**
  * How much of a refused body is read (and thrown away) before the answer, so that the client can
@@ -170,6 +178,13 @@ export async function startServer(
           crossOriginSignIn(req, path.slice('/trpc/'.length), config.publicUrl))
       ) {
         return refuse(req, res, forbidden(CROSS_SITE_MESSAGE), path.slice('/trpc/'.length));
+      }
+      if (
+        path === EVENTS_PATH &&
+        cookieAuthenticated(req.headers) &&
+        crossOriginStream(req, config.publicUrl)
+      ) {
+        return refuse(req, res, forbidden(CROSS_SITE_MESSAGE), 'chat.events');
       }
       if (path === UPLOAD_PATH) {
         // A declared length over the limit is refused without parsing a byte of the body.

@@ -23,6 +23,7 @@ import { LIMITS, inputBoundsProblem } from '@sponge/contract';
 import type { Caller, Context } from './context.ts';
 import { ApiError, defaultReason, forbidden, invalidInput, toApiError, unauthenticated } from './errors.ts';
 import type { ApiReason } from './errors.ts';
+import { liveNotifier, runKey } from './live/notifier.ts';
 
 /** One validation issue, flattened to a dotted path (`changes.3.name`) and a message. */
 export interface InputIssue {
@@ -70,6 +71,17 @@ function describeIssues(issues: InputIssue[]): string {
 const t = initTRPC.context<Context>().create({
   // Plain JSON on the wire (SPEC §9): agent runtimes in any language call this API.
   isDev: false,
+  /**
+   * `chat.events` (SPEC §7c). A comment every 15 s keeps proxies and the client from taking a
+   * quiet stream for a dead one; a client that hears nothing for 40 s reconnects (resuming from
+   * its last event). A stream ends after 5 minutes and the client reconnects at once: the
+   * credential is looked up again then, so a signed-out session stops receiving within that.
+   */
+  sse: {
+    ping: { enabled: true, intervalMs: 15_000 },
+    client: { reconnectAfterInactivityMs: 40_000 },
+    maxDurationMs: 5 * 60_000,
+  },
   errorFormatter({ shape, error, path }) {
     const issues = inputIssues(error.cause);
     const api = error instanceof ApiError ? error : undefined;
@@ -117,8 +129,8 @@ export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
 /**
- * Called every second by the hosted runtime's poll: a line each at `info` would drown the log, so
- * their successful calls are logged at `debug` (refusals still at `info`).
+ * Called again and again by the hosted runtime's long poll: a line each at `info` would drown the
+ * log, so their successful calls are logged at `debug` (refusals still at `info`).
  */
 const QUIET_PROCEDURES: ReadonlySet<string> = new Set(['runtime.pending']);
 
@@ -221,14 +233,28 @@ export const runtimeProcedure = base.use(({ ctx, next }) => {
  * a few times, measurable on a lone agent call (about 0.01 ms a level over HTTP, bench/).
  */
 export function agentProcedure<Extra extends object>(check: (caller: AgentCaller) => Extra) {
-  return base.use(({ ctx, next }) => {
+  return base.use(async ({ ctx, path, next }) => {
     const c = ctx.caller;
     if (c.kind === 'none') throw unauthenticated('Send the run token as Authorization: Bearer <runToken>.');
     if (c.kind !== 'agent')
       throw forbidden('The agent tools take a run token; user tokens and API keys never work here.');
-    return next({ ctx: { ...ctx, caller: c, run: c.run, ...check(c) } });
+    const result = await next({ ctx: { ...ctx, caller: c, run: c.run, ...check(c) } });
+    // What the call committed (a reply, notes, a recall, a library card) reaches the run's
+    // `chat.events` streams now rather than at their next re-read (live/notifier.ts).
+    if (result.ok && !AGENT_READS.has(path)) liveNotifier(ctx.deps.app).notify(runKey(c.run.id));
+    return result;
   });
 }
+
+/** Agent calls that commit nothing a transcript shows: no wake-up for the run's streams. */
+const AGENT_READS: ReadonlySet<string> = new Set([
+  'agent.load',
+  'agent.query',
+  'agent.read',
+  'agent.explain',
+  'agent.document',
+  'agent.turns',
+]);
 
 export { ApiError };
 export type { ApiReason };

@@ -51,3 +51,15 @@ export function crossOriginSignIn(
   if (site !== undefined && site !== 'same-origin' && site !== 'none') return true;
   return req.headers.origin !== undefined && !fromOwnOrigin(req, publicUrl);
 }
+
+/**
+ * A stream the session cookie opens (`chat.events`, a GET) that the browser says another origin's
+ * page asked for. Without CORS, which this API never grants, that page could not read it anyway;
+ * it is refused before it opens, so it neither runs nor holds a connection. A request without
+ * either header (a script, an old browser) is not refused: no browser page reads it cross-origin.
+ */
+export function crossOriginStream(req: IncomingMessage, publicUrl: string | null): boolean {
+  const site = req.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return true;
+  return req.headers.origin !== undefined && !fromOwnOrigin(req, publicUrl);
+}

@@ -11,6 +11,7 @@ import { getDocumentOwnership } from '../data/documents.ts';
 import { userNames } from '../data/users.ts';
 import { requireOwnedDocument } from '../access.ts';
 import { notFound } from '../errors.ts';
+import { liveNotifier, sessionKey } from '../live/notifier.ts';
 import { ownerProcedure } from '../trpc.ts';
 import { toSessionView } from '../views.ts';
 import type { AppDeps } from '../deps.ts';
@@ -250,6 +251,8 @@ export const memoryRouter = {
     });
     if (CLOSED_FOR_GOOD.has(s.state)) return { sessionId: s.id, state: s.state };
     const after = await deps.store.forget(s.id);
+    // The run's `chat.events` streams replace its memory cards with the forgotten card now.
+    liveNotifier(deps.app).notify(sessionKey(s.id));
     return { sessionId: after.id, state: after.state };
   }),
 

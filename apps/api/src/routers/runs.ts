@@ -4,6 +4,7 @@ import { listRuns, finishRun, getRun } from '../data/runs.ts';
 import { setMemoryInStagedRuns } from '../data/documents.ts';
 import { requireOwnedDocument, requireOwnedRun } from '../access.ts';
 import { acceptRun } from '../accept-run.ts';
+import { liveNotifier, PENDING } from '../live/notifier.ts';
 import { ownerOrApiKeyProcedure, ownerProcedure } from '../trpc.ts';
 import { toSessionView } from '../views.ts';
 
@@ -18,6 +19,8 @@ export const runsRouter = {
    */
   accept: ownerProcedure.input(ownerInputs['runs.accept']).mutation(async ({ ctx, input }) => {
     const run = await acceptRun(ctx.deps, ctx.user.id, input.documentId, input.mode);
+    // A staged run is pending at once: the runtime's long poll hears of it now.
+    liveNotifier(ctx.deps.app).notify(PENDING);
     return { runId: run.id, sessionId: run.sessionId };
   }),
 
