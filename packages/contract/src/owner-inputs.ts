@@ -150,6 +150,21 @@ export const ownerInputs = {
   'chat.say': z.strictObject({ runId: idSchema, text: messageTextSchema }),
   /** Without runId: a new chat run whose first turn is text; with the runId of a live chat run: a turn. */
   'chat.ask': z.strictObject({ documentId: idSchema, text: messageTextSchema, runId: idSchema.optional() }),
+  /**
+   * Without input, the pending runs now. With `waitSeconds`, a long poll: it answers as soon as a
+   * run not in `ignore` (the caller's runs in progress or backing off) is pending, else after that
+   * long, with every pending run either way.
+   */
+  'runtime.pending': z
+    .strictObject({
+      waitSeconds: z
+        .number()
+        .min(0, 'waitSeconds is at least 0')
+        .max(25, 'waitSeconds is at most 25')
+        .optional(),
+      ignore: z.array(idSchema).max(100, 'ignore takes at most 100 run ids').optional(),
+    })
+    .optional(),
   'runtime.claim': z.strictObject({ runId: idSchema }),
   'runtime.finish': z.strictObject({ runId: idSchema }),
   /** The claim's run token proves which claim renews or lets go of the lease (SPEC §7b). */

@@ -41,6 +41,7 @@ const ownerSamples: { [P in keyof typeof ownerInputs]: unknown } = {
   'chat.transcript': { runId: 'run-1' },
   'chat.say': { runId: 'run-1', text: 'hello' },
   'chat.ask': { documentId: 'doc-1', text: 'hello', runId: 'run-1' },
+  'runtime.pending': { waitSeconds: 1, ignore: ['run-1'] },
   'runtime.claim': { runId: 'run-1' },
   'runtime.finish': { runId: 'run-1' },
   'runtime.renew': { runId: 'run-1', runToken: 'rt_1' },

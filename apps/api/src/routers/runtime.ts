@@ -13,6 +13,7 @@ import { ownerInputs } from '@sponge/contract';
 import { claimRun, finishRun, getRun, listPendingRuns, releaseLease, renewLease } from '../data/runs.ts';
 import type { LeaseRefusal } from '../data/runs.ts';
 import { ApiError, notFound } from '../errors.ts';
+import { liveNotifier, PENDING } from '../live/notifier.ts';
 import { hashToken, newToken } from '../tokens.ts';
 import { runtimeProcedure } from '../trpc.ts';
 
@@ -21,6 +22,12 @@ import { runtimeProcedure } from '../trpc.ts';
  * Not measured: bounds one answer's size, not the runtime's throughput.
  */
 const PENDING_LIMIT = 100;
+
+/**
+ * How often a long poll reads the pending runs again without a wake-up: what another API process
+ * commits, or a lease that lapses, reaches a waiting runtime within this.
+ */
+const PENDING_REREAD_MS = 2_000;
 
 function refused(refusal: LeaseRefusal): ApiError {
   if (refusal.kind === 'not_found') return notFound('A live run with that id');
@@ -36,8 +43,26 @@ function refused(refusal: LeaseRefusal): ApiError {
 }
 
 export const runtimeRouter = {
-  /** Live chat runs whose newest turn is the owner's, and staged runs not answered yet, that no lease holds; oldest first. */
-  pending: runtimeProcedure.query(({ ctx }) => listPendingRuns(ctx.deps.app, PENDING_LIMIT, ctx.deps.now())),
+  /**
+   * Live chat runs whose newest turn is the owner's, and staged runs not answered yet, that no
+   * lease holds; oldest first. With `waitSeconds`, a long poll (SPEC §7c): answered as soon as a
+   * run not in `ignore` is pending — woken in this process by the commit that made it so, else
+   * found by reading again every {@link PENDING_REREAD_MS} (another API process's question, a
+   * lapsed lease) — or when the wait is over.
+   */
+  pending: runtimeProcedure.input(ownerInputs['runtime.pending']).query(async ({ ctx, input, signal }) => {
+    const { deps } = ctx;
+    const live = liveNotifier(deps.app);
+    const ignore = new Set(input?.ignore ?? []);
+    const deadline = performance.now() + (input?.waitSeconds ?? 0) * 1000;
+    for (;;) {
+      const seen = live.version([PENDING]);
+      const pending = await listPendingRuns(deps.app, PENDING_LIMIT, deps.now());
+      const left = deadline - performance.now();
+      if (left <= 0 || signal?.aborted || pending.some((p) => !ignore.has(p.runId))) return pending;
+      await live.wait([PENDING], seen, Math.min(left, PENDING_REREAD_MS), signal);
+    }
+  }),
 
   /** A fresh run token and a lease of `leaseSeconds`; CONFLICT `claimed` while another lease holds. */
   claim: runtimeProcedure.input(ownerInputs['runtime.claim']).mutation(async ({ ctx, input }) => {
@@ -81,6 +106,8 @@ export const runtimeRouter = {
   release: runtimeProcedure.input(ownerInputs['runtime.release']).mutation(async ({ ctx, input }) => {
     const released = await releaseLease(ctx.deps.app, input.runId, hashToken(input.runToken));
     if (released.kind !== 'released') throw refused(released);
+    // A question asked while the turn worked is pending again now.
+    void liveNotifier;
     return { runId: input.runId };
   }),
 

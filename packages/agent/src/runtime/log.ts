@@ -83,9 +83,17 @@ export function logEvent(log: LineLogger, event: RuntimeEvent): void {
       log.info('stopped');
       return;
     case 'poll-failed':
-      (event.reason === 'unauthenticated' || event.reason === 'forbidden' ? log.error : log.warn)(
+      // Said once while it goes on failing the same way: one line per change, not per attempt.
+      (event.repeated
+        ? log.debug
+        : event.reason === 'unauthenticated' || event.reason === 'forbidden'
+          ? log.error
+          : log.warn)(
         `runtime.pending failed (${event.reason}): ${event.error}; retrying in ${event.retryInMs} ms`,
       );
+      return;
+    case 'poll-recovered':
+      log.info(`runtime.pending answers again after ${event.failures} failed attempts`);
       return;
     case 'run': {
       const r = event.report;

@@ -30,8 +30,17 @@ export interface RuntimeOptions {
   /** RUNTIME_KEY: opens `runtime.*` and nothing else. */
   runtimeKey: string;
   agent: TurnAgent;
-  /** Pause between two looks at `runtime.pending` when `start()`ed, default 1,000 ms. */
+  /**
+   * The first wait after `runtime.pending` or a run failed to reach the API, default 1,000 ms;
+   * doubled at each failure after it.
+   */
   pollMs?: number;
+  /**
+   * When `start()`ed, how long one long poll of `runtime.pending` waits for work before it is
+   * asked again, default 25,000 ms (the API's most): a question is picked up as soon as it is
+   * asked, not at the next look.
+   */
+  waitMs?: number;
   /** A turn still unanswered after this long gets a reply saying so, default 120,000 ms. */
   turnTimeoutMs?: number;
   /** Runs answered at the same time (the pool's places), default 4. */
@@ -86,7 +95,10 @@ export interface RuntimeReport {
 
 export type RuntimeEvent =
   | { type: 'run'; report: RunReport }
-  | { type: 'poll-failed'; error: string; reason: string; retryInMs: number }
+  /** `repeated`: the failure before it had the same reason (the log says it once). */
+  | { type: 'poll-failed'; error: string; reason: string; retryInMs: number; repeated: boolean }
+  /** `runtime.pending` answers again after `failures` failed attempts. */
+  | { type: 'poll-recovered'; failures: number }
   | { type: 'started'; apiUrl: string; agent: string; concurrency: number }
   | { type: 'stopped' };
 
@@ -94,9 +106,11 @@ export interface Runtime {
   /** Answers every pending run once (`concurrency` at a time) and reports; throws when `runtime.pending` cannot be read. */
   runOnce(): Promise<RuntimeReport>;
   /**
-   * Polls until `stop()`: every `pollMs` (longer, up to 30 s, while the API does not answer) it
-   * starts pending runs in the free places of a pool of `concurrency`, without waiting for the
-   * turns already running, so one slow turn never delays another run's question.
+   * Works until `stop()`: a long poll of `runtime.pending` answers as soon as a run is waiting
+   * (or after `waitMs`), and the runtime starts it in a free place of a pool of `concurrency`,
+   * without waiting for the turns already running, so one slow turn never delays another run's
+   * question. With no free place it waits for one, not for the API. While the API does not
+   * answer it tries again after `pollMs`, doubled each time up to 30 s.
    */
   start(): void;
   /** Stops polling; turns in progress end without a reply and stay pending. Resolves when idle. */
@@ -106,6 +120,12 @@ export interface Runtime {
 /** A run failing again and again waits longer between attempts, up to this. */
 const MAX_RUN_BACKOFF_MS = 60_000;
 const MAX_POLL_BACKOFF_MS = 30_000;
+/** The API's longest long poll of `runtime.pending` (its `waitSeconds` is at most 25). */
+const MAX_WAIT_MS = 25_000;
+/** A long poll shorter than this is not worth a request: a run backing off waits this much more. */
+const MIN_WAIT_MS = 50;
+/** Run ids a long poll passes over, at most (the API's limit). */
+const MAX_IGNORED = 100;
 const ERROR_CHARS = 500;
 
 class TurnTimeout extends Error {
@@ -377,8 +397,27 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return job;
   }
 
-  async function listPending() {
-    const pending = await runtimeApi.pending.query(undefined, { signal: callSignal() });
+  /** Runs not to be tried again yet. */
+  function backingOff(): string[] {
+    const now = Date.now();
+    return [...backoff].flatMap(([runId, b]) => (b.notBefore > now ? [runId] : []));
+  }
+
+  /**
+   * The pending runs; with `waitMs`, a long poll that answers as soon as a run this runtime is
+   * neither answering nor backing off from is pending.
+   */
+  async function listPending(waitMs = 0) {
+    const pending =
+      waitMs <= 0
+        ? await runtimeApi.pending.query(undefined, { signal: callSignal() })
+        : await runtimeApi.pending.query(
+            {
+              waitSeconds: waitMs / 1_000,
+              ignore: [...inFlight.keys(), ...backingOff()].slice(0, MAX_IGNORED),
+            },
+            { signal: AbortSignal.any([stopping.signal, AbortSignal.timeout(waitMs + callTimeoutMs)]) },
+          );
     const listed = new Set(pending.map((p) => p.runId));
     for (const runId of backoff.keys()) if (!listed.has(runId)) backoff.delete(runId);
     return pending.filter((p) => !inFlight.has(p.runId));
@@ -398,10 +437,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return { pending: pending.length, runs };
   }
 
-  /** One look at `runtime.pending`: starts what fits in the pool's free places, waits for none of it. */
+  /** One long poll of `runtime.pending`: starts what fits in the pool's free places, waits for none of it. */
   async function fill(): Promise<void> {
-    if (inFlight.size >= concurrency) return;
-    for (const next of await listPending()) {
+    // Not past the moment the first run backing off may be tried again.
+    const now = Date.now();
+    const waitMs = Math.min(
+      options.waitMs ?? MAX_WAIT_MS,
+      ...[...backoff.values()].map((b) => Math.max(0, b.notBefore - now)),
+    );
+    for (const next of await listPending(Math.max(waitMs, MIN_WAIT_MS))) {
       if (inFlight.size >= concurrency) return;
       if (!deferral(next.runId, next.mode)) void launch(next.runId, next.mode);
     }
@@ -410,20 +454,37 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   async function poll(): Promise<void> {
     log({ type: 'started', apiUrl: options.apiUrl, agent: agent.name, concurrency });
     let failures = 0;
+    let lastReason: string | null = null;
+    const stopped = new Promise<void>((resolve) =>
+      stopping.signal.addEventListener('abort', () => resolve(), { once: true }),
+    );
     while (!stopping.signal.aborted) {
-      let delay = pollMs;
+      if (inFlight.size >= concurrency) {
+        // No free place: wait for one (a run's job never rejects), not for the API.
+        await Promise.race([...inFlight.values(), stopped]);
+        continue;
+      }
       try {
         await fill();
+        if (failures > 0) log({ type: 'poll-recovered', failures });
         failures = 0;
+        lastReason = null;
       } catch (e) {
         if (stopping.signal.aborted) break;
         failures++;
         // Not up yet (or restarting): wait longer each time, so a long outage costs little.
-        delay = Math.min(MAX_POLL_BACKOFF_MS, pollMs * 2 ** Math.min(failures, 10));
+        const delay = Math.min(MAX_POLL_BACKOFF_MS, pollMs * 2 ** Math.min(failures, 10));
         const { reason, message } = describe(e);
-        log({ type: 'poll-failed', reason, error: message, retryInMs: delay });
+        log({
+          type: 'poll-failed',
+          reason,
+          error: message,
+          retryInMs: delay,
+          repeated: reason === lastReason,
+        });
+        lastReason = reason;
+        await sleep(delay, undefined, { signal: stopping.signal }).catch(() => {});
       }
-      await sleep(delay, undefined, { signal: stopping.signal }).catch(() => {});
     }
     await Promise.all(inFlight.values());
     log({ type: 'stopped' });
