@@ -62,6 +62,7 @@ export {
   researchToolArgsSchemas,
   researchToolDescriptors,
   sayInputSchema,
+  transcriptEventId,
 } from './research.ts';
 export type {
   Citation,

@@ -187,6 +187,26 @@ export const chatEventsInputSchema = z.strictObject({
   lastEventId: z.string().max(200).optional(),
 });
 
+/**
+ * The `chat.events` id of the position right after `items`, a whole `chat.transcript` answer: a
+ * client that read the transcript subscribes with it as `lastEventId` and receives only what
+ * comes after, nothing twice. An id counts what the stream sent of each of the transcript's
+ * append-only lists (messages, remember cards, recall cards, library cards) and whether it sent
+ * the forgotten card, which replaces the memory cards (apps/api/src/live/transcript-events.ts).
+ */
+export function transcriptEventId(items: readonly TranscriptItem[]): string {
+  const sent = { m: 0, w: 0, r: 0, l: 0 };
+  let forgotten = false;
+  for (const item of items) {
+    if (item.type === 'message') sent.m++;
+    else if (item.type === 'library') sent.l++;
+    else if (item.forgotten) forgotten = true;
+    else if (item.action === 'recalled') sent.r++;
+    else sent.w++;
+  }
+  return `m${sent.m}.w${sent.w}.r${sent.r}.l${sent.l}${forgotten ? '.f' : ''}`;
+}
+
 /** The tools a model is offered beside the five memory tools (SPEC §7b). */
 export const RESEARCH_TOOL_NAMES = ['search_library', 'read_passage', 'answer'] as const;
 export type ResearchToolName = (typeof RESEARCH_TOOL_NAMES)[number];
