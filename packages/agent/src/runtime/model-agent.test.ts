@@ -7,7 +7,7 @@ import { createTRPCClient, httpLink } from '@trpc/client';
 import type { AppRouter } from '@sponge/api';
 import { modelToolDescriptors, researchToolDescriptors } from '@sponge/contract';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ownerLibrary } from '../testing/library-stub.ts';
+import { createLibraryTools } from '../library-tools.ts';
 import { createMemoryTools } from '../memory-tools.ts';
 import { errorReply, startFakeLlm, textReply, toolCallsReply } from '../testing/fake-llm.ts';
 import type { FakeLlm } from '../testing/fake-llm.ts';
@@ -39,9 +39,8 @@ beforeEach(() => {
 });
 
 /** The memory and library tools of a run, wired as the runtime wires them. */
-function toolsFor(url: string, runToken: string, owner = api.owner) {
-  // TODO(issue 28): createLibraryTools({ url, runToken }) once library.search/read land.
-  const library = ownerLibrary(owner);
+function toolsFor(url: string, runToken: string) {
+  const library = createLibraryTools({ url, runToken });
   const tools = createMemoryTools({ url, runToken, backoffMs: 10, checkSources: library.checkSources });
   return { library, tools };
 }
@@ -583,7 +582,7 @@ describe('document text is data', () => {
         panelNow(),
       ]);
       const target = panelBefore.reviewedInView[0]!.name;
-      const { library, tools } = toolsFor(own.url, runToken, own.owner);
+      const { library, tools } = toolsFor(own.url, runToken);
       const input: TurnInput = {
         document: await runClient.agent.document.query(),
         history: [{ role: 'you', text: 'What do my field notes say about reef recovery?' }],

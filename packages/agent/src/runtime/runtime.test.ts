@@ -80,6 +80,23 @@ describe('the hosted runtime against the real API', () => {
     expect(remembered).toHaveLength(1);
     expect(remembered[0]!.names[0]).toMatch(/^lead:share-sites-bleached-above-8-degree-[0-9a-f]{8}$/);
     expect(t.cards.some((c) => c.action === 'recalled')).toBe(true);
+    // A cross-document research turn: the reef report and another document of the library are
+    // searched, read and cited, and the API verified both quotes; the lead note is cited as a note.
+    const items = await api.owner.chat.transcript.query({ runId });
+    const answerItem = items.find((i) => i.type === 'message' && i.role === 'agent');
+    const citations = answerItem?.type === 'message' ? (answerItem.citations ?? []) : [];
+    expect(citations.map((c) => [c.status, c.documentId === REEF])).toEqual([
+      ['verified', true],
+      ['verified', false],
+      ['note', false],
+    ]);
+    expect(citations[0]!.quote).toContain('bleached in over 90 percent of surveyed sites');
+    expect(items.flatMap((i) => (i.type === 'library' ? [i.action] : [])).sort()).toEqual([
+      'read',
+      'read',
+      'searched',
+      'searched',
+    ]);
 
     // Nothing new: nothing answered, nothing posted.
     expect(await rt.runOnce()).toEqual({ pending: 0, runs: [] });

@@ -3,7 +3,7 @@ import { createTRPCClient, httpLink } from '@trpc/client';
 import type { AppRouter } from '@sponge/api';
 import { startRealApi } from '../testing/real-api.ts';
 import type { RealApi } from '../testing/real-api.ts';
-import { ownerLibrary } from '../testing/library-stub.ts';
+import { createLibraryTools } from '../library-tools.ts';
 import { createMemoryTools } from '../memory-tools.ts';
 import { SCRIPTED_AGENT_BANNER, bestSentence, createScriptedAgent, questionSlug } from './scripted-agent.ts';
 
@@ -64,8 +64,7 @@ describe('the scripted agent against the real API', () => {
     }).agent;
     const document = await run.document.query();
     const before = await api.owner.memory.panel.query({ documentId: document.id, sessionId: sessionId! });
-    // TODO(issue 28): createLibraryTools({ url: api.url, runToken }) once library.search/read land.
-    const library = ownerLibrary(api.owner);
+    const library = createLibraryTools({ url: api.url, runToken });
     const {
       text: reply,
       citations,

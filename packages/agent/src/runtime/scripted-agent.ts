@@ -235,7 +235,13 @@ async function research(
   signal.throwIfAborted();
   const inDocument = await searchOrNothing({ query, limit: 3, documentId: document.id });
   signal.throwIfAborted();
-  const mainHit = inDocument.find((h) => h.end > h.start) ?? inDocument[0];
+  // Of the document's hits, the one whose passage has the sentence sharing the most words with
+  // the topic (search order breaks ties); a hit on the abstract only when nothing else matched.
+  const shared = (h: LibraryHit) => (h.end > h.start ? bestSentence(h.passage, topic).shared.length : -1);
+  const mainHit = inDocument.reduce<LibraryHit | undefined>(
+    (best, h) => (best === undefined || shared(h) > shared(best) ? h : best),
+    undefined,
+  );
   const readOrNothing = (hit: Pick<LibraryHit, 'documentId' | 'start' | 'end'>) =>
     usePassage(library, hit, topic).catch((e: unknown) => {
       if (isMemoryToolError(e)) return null;
