@@ -18,8 +18,10 @@ import {
   toolDescriptors,
 } from '@sponge/contract';
 import { getVisibleDocument } from '../data/documents.ts';
-import { insertMessage, insertRecallEvent, listMessages } from '../data/runs.ts';
+import { insertAgentMessage } from '../data/research.ts';
+import { insertRecallEvent, listMessages } from '../data/runs.ts';
 import { ApiError, forbidden, notFound } from '../errors.ts';
+import { judgeCitations } from '../library/citations.ts';
 import { documentOutline } from '../library/outline.ts';
 import { agentProcedure } from '../trpc.ts';
 import type { AgentCaller } from '../trpc.ts';
@@ -47,7 +49,8 @@ function memoryOf(caller: AgentCaller): { agent: AgentContext } {
   return { agent: { sessionId, author: `agent:${caller.run.id}` } };
 }
 
-const runProcedure = agentProcedure(liveRun);
+/** A live run's procedure: the agent tools' checks of the run (library.ts uses them too). */
+export const runProcedure = agentProcedure(liveRun);
 const memoryProcedure = agentProcedure(memoryOf);
 
 function sessionClosed(state: string): ApiError {
@@ -146,10 +149,24 @@ export const agentRouter = {
    */
   turns: runProcedure.query(async ({ ctx }) => listMessages(ctx.deps.app, ctx.run.id)),
 
-  /** The agent's reply in the run transcript. Not a memory tool: staged runs may talk too. */
+  /**
+   * The agent's reply in the run transcript, with what it cites. Not a memory tool: staged runs
+   * may talk too. Each citation is judged here (library/citations.ts): a passage is `verified`
+   * only in the stored text of one of the run owner's own live documents, a note is `note` only
+   * if the run's session holds it; the answer says which failed, so the runtime can tell the model.
+   */
   say: runProcedure.input(sayInputSchema).mutation(async ({ ctx, input }) => {
-    const at = ctx.deps.now().toISOString();
-    await insertMessage(ctx.deps.app, ctx.run.id, { role: 'agent', text: input.text, at });
-    return { at };
+    const { deps, run } = ctx;
+    const judged = await judgeCitations(
+      input.citations ?? [],
+      async (documentId) => {
+        const doc = await getVisibleDocument(deps.app, run.ownerId, documentId);
+        return doc && doc.access === 'owner' ? doc : null;
+      },
+      async () => (run.sessionId === null ? null : deps.store.log(run.sessionId)),
+    );
+    const at = deps.now().toISOString();
+    await insertAgentMessage(deps.app, run.id, { text: input.text, at, citations: judged.stored });
+    return { at, citations: judged.answer };
   }),
 } satisfies TRPCRouterRecord;
