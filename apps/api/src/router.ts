@@ -6,6 +6,7 @@ import { agentRouter } from './routers/agent.ts';
 import { authRouter } from './routers/auth.ts';
 import { chatRouter } from './routers/chat.ts';
 import { documentsRouter } from './routers/documents.ts';
+import { libraryRouter } from './routers/library.ts';
 import { memoryRouter } from './routers/memory.ts';
 import { profilesRouter } from './routers/profiles.ts';
 import { reviewRouter } from './routers/review.ts';
@@ -21,6 +22,8 @@ export const appRouter = router({
   runs: runsRouter,
   runtime: runtimeRouter,
   agent: agentRouter,
+  /** The library tools (SPEC §7b): a run token, the run owner's own documents only. */
+  library: libraryRouter,
   memory: memoryRouter,
   chat: chatRouter,
   profiles: profilesRouter,
