@@ -339,6 +339,20 @@ const ROWS: Row[] = [
   { procedure: 'agent.say', kind: 'mutation', input: () => ({ text: 'hi' }), expect: agentOnly() },
   { procedure: 'agent.document', kind: 'query', expect: agentOnly() },
   { procedure: 'agent.turns', kind: 'query', expect: agentOnly() },
+  // The library tools search and read the run owner's own library: another owner's run finds
+  // nothing of Ada's (no hits), and reading her document is NOT_FOUND, as a missing one is.
+  {
+    procedure: 'library.search',
+    kind: 'query',
+    input: (_p, f) => ({ query: 'reef', documentId: f.dPrivate }),
+    expect: agentOnly(),
+  },
+  {
+    procedure: 'library.read',
+    kind: 'query',
+    input: (_p, f) => ({ documentId: f.dPrivate, length: 200 }),
+    expect: agentOnly({ otherRunToken: 'NOT_FOUND' }),
+  },
   {
     procedure: 'chat.ask',
     kind: 'mutation',
