@@ -1,6 +1,6 @@
 import type { AppRouter } from '@sponge/api';
 import { QueryCache, QueryClient } from '@tanstack/react-query';
-import { createTRPCClient, httpBatchLink } from '@trpc/client';
+import { createTRPCClient, httpBatchLink, httpSubscriptionLink, splitLink } from '@trpc/client';
 import { createTRPCOptionsProxy } from '@trpc/tanstack-react-query';
 import { errorCode } from './lib/errors.ts';
 
@@ -30,8 +30,15 @@ export const queryClient: QueryClient = new QueryClient({
 
 // The server refuses batches over its maxBatchSize (10); a document page asks for one transcript
 // per run, so split batches here or a document with many runs loses every transcript.
+// Subscriptions (`chat.events`, SPEC §7c) go over Server-Sent Events, same origin, with the cookie.
 const trpcClient = createTRPCClient<AppRouter>({
-  links: [httpBatchLink({ url: '/trpc', maxItems: 10 })],
+  links: [
+    splitLink({
+      condition: (op) => op.type === 'subscription',
+      true: httpSubscriptionLink({ url: '/trpc' }),
+      false: httpBatchLink({ url: '/trpc', maxItems: 10 }),
+    }),
+  ],
 });
 
 export const trpc = createTRPCOptionsProxy<AppRouter>({ client: trpcClient, queryClient });

@@ -9,6 +9,7 @@ import { ErrorState, SkeletonRows } from '../components/states.tsx';
 import { errorMessage, isNotFound } from '../lib/errors.ts';
 import { formatAgo, formatClock, formatTimeAndDay } from '../lib/time.ts';
 import { useNow } from '../lib/use-now.ts';
+import { useRunTranscript } from '../lib/use-run-events.ts';
 import { useTitle } from '../lib/use-title.ts';
 import { trpc, type RouterOutputs } from '../trpc.ts';
 import { NotFoundPage } from './not-found.tsx';
@@ -18,8 +19,6 @@ type Session = NonNullable<Panel['session']>;
 type Run = RouterOutputs['runs']['list'][number];
 
 const RULE = 'Remembered notes are not evidence: they need review before they can support a claim.';
-/** So a note the agent writes while the owner watches shows up without a reload. */
-const REFRESH_MS = 2000;
 
 /** The owner's Memory panel for one session of a document (`?session=<id>`, else the newest). */
 export default function MemoryPage() {
@@ -27,13 +26,21 @@ export default function MemoryPage() {
   const [params, setParams] = useSearchParams();
   const sessionId = params.get('session') ?? undefined;
 
-  const panel = useQuery({
-    ...trpc.memory.panel.queryOptions({ documentId, ...(sessionId ? { sessionId } : {}) }),
-    refetchInterval: (query) => (query.state.status === 'error' ? false : REFRESH_MS),
-  });
+  const panel = useQuery(trpc.memory.panel.queryOptions({ documentId, ...(sessionId ? { sessionId } : {}) }));
   // For the breadcrumb and the session labels ("Chat run"); the panel decides what is visible.
   const doc = useQuery({ ...trpc.documents.get.queryOptions({ documentId }), enabled: panel.isSuccess });
   const runs = useQuery({ ...trpc.runs.list.queryOptions({ documentId }), enabled: panel.isSuccess });
+  // A note the agent writes while the owner watches shows up without a reload: the session's live
+  // run streams its transcript (chat.events), and each new card reads the panel again.
+  const liveRun = runs.data?.find(
+    (r) => r.status === 'live' && r.sessionId !== null && r.sessionId === panel.data?.session?.id,
+  );
+  useRunTranscript(liveRun?.id ?? null, {
+    follow: liveRun !== undefined,
+    onItem: (item) => {
+      if (item.type === 'memory') void panel.refetch();
+    },
+  });
   // Reviewed rows carry the reviewer's id; a name reads better.
   const me = useQuery(trpc.auth.me.queryOptions());
   const demoUsers = useQuery({

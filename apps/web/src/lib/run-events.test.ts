@@ -1,0 +1,94 @@
+import { transcriptEventId } from '@sponge/contract';
+import type { TranscriptItem } from '@sponge/contract';
+import { describe, expect, it } from 'vitest';
+import { foldEvent } from './run-events.ts';
+
+const at = (s: number) => new Date(Date.UTC(2030, 0, 1, 12, 0, s)).toISOString();
+const msg = (s: number, role: 'you' | 'agent', text: string): TranscriptItem => ({
+  type: 'message',
+  role,
+  text,
+  at: at(s),
+});
+const card = (s: number, action: 'remembered' | 'recalled', names: string[] = []): TranscriptItem => ({
+  type: 'memory',
+  action,
+  count: names.length || 1,
+  removed: 0,
+  names,
+  sessionId: 'ses-1',
+  at: at(s),
+  forgotten: false,
+});
+const forgotten = (s: number): TranscriptItem => ({
+  type: 'memory',
+  action: 'remembered',
+  count: 0,
+  removed: 0,
+  names: [],
+  sessionId: 'ses-1',
+  at: at(s),
+  forgotten: true,
+});
+const search = (s: number): TranscriptItem => ({
+  type: 'library',
+  action: 'searched',
+  query: 'reef',
+  count: 3,
+  at: at(s),
+});
+
+/** What a stream sends from `from`: each item with the position after it. */
+function stream(from: TranscriptItem[], items: TranscriptItem[]): Array<[string, TranscriptItem]> {
+  const sent = [...from];
+  return items.map((item) => {
+    sent.push(item);
+    return [transcriptEventId(sent), item];
+  });
+}
+
+describe('foldEvent', () => {
+  it('adds the items after the transcript, by time, each once however often it comes', () => {
+    const start = [msg(1, 'you', 'Why?')];
+    const events = stream(start, [card(2, 'remembered', ['lead:a']), search(3), msg(4, 'agent', 'Because.')]);
+    let items: TranscriptItem[] = start;
+    for (const [id, item] of [...events, ...events]) items = foldEvent(items, id, item);
+    expect(items).toEqual([start[0], ...events.map(([, i]) => i)]);
+  });
+
+  it('places an item by its time among those already shown', () => {
+    const items = [msg(1, 'you', 'a'), search(5)];
+    const [[id, item]] = stream([msg(1, 'you', 'a')], [card(3, 'recalled')]) as [[string, TranscriptItem]];
+    expect(foldEvent(items, id, item).map((i) => i.at)).toEqual([at(1), at(3), at(5)]);
+  });
+
+  it('does not show twice the question the page put up before the server confirmed it', () => {
+    const before = [msg(1, 'agent', 'Hello')];
+    const optimistic = [...before, msg(2, 'you', 'Which sites?')];
+    const [[qid, question], [rid, reply]] = stream(before, [
+      msg(2, 'you', 'Which sites?'),
+      msg(3, 'agent', 'North.'),
+    ]) as [[string, TranscriptItem], [string, TranscriptItem]];
+    const after = foldEvent(foldEvent(optimistic, qid, question), rid, reply);
+    expect(after.map((i) => (i.type === 'message' ? i.text : ''))).toEqual([
+      'Hello',
+      'Which sites?',
+      'North.',
+    ]);
+  });
+
+  it('a forgotten card replaces the memory cards of its session, once, and no memory card comes after it', () => {
+    const items = [msg(1, 'you', 'a'), card(2, 'remembered', ['lead:a']), card(3, 'recalled'), search(4)];
+    const [[fid, f]] = stream(items, [forgotten(5)]) as [[string, TranscriptItem]];
+    const after = foldEvent(items, fid, f);
+    expect(after).toEqual([msg(1, 'you', 'a'), search(4), forgotten(5)]);
+    expect(foldEvent(after, fid, f)).toBe(after);
+    // A late remember card of that session (a resume from before the forget) is not shown.
+    expect(foldEvent(after, 'm1.w2.r1.l1', card(6, 'remembered', ['lead:b']))).toBe(after);
+  });
+
+  it('starts from nothing when the transcript has not loaded', () => {
+    const [[id, item]] = stream([], [msg(1, 'you', 'a')]) as [[string, TranscriptItem]];
+    expect(foldEvent(undefined, id, item)).toEqual([item]);
+  });
+});

@@ -1,0 +1,63 @@
+/**
+ * Folding `chat.events` (SPEC §7c) into a transcript the page already holds. An event's id is the
+ * stream's position after it (`m3.w2.r1.l0`: three messages, two remember cards, one recall and
+ * no library card sent; `.f` once the forgotten card was; `transcriptEventId` in the contract), so
+ * whether a transcript already has an event's item is a count: the item is the n-th of its list.
+ * That keeps the fold right whatever else wrote the transcript meanwhile (a refetch, the question
+ * shown before the server confirmed it): nothing is shown twice, nothing is skipped.
+ */
+import type { TranscriptItem } from '@sponge/contract';
+
+type List = 'm' | 'w' | 'r' | 'l';
+
+const EVENT_ID = /^m(\d+)\.w(\d+)\.r(\d+)\.l(\d+)(\.f)?$/;
+
+function listOf(item: TranscriptItem): List | 'f' {
+  if (item.type === 'message') return 'm';
+  if (item.type === 'library') return 'l';
+  if (item.forgotten) return 'f';
+  return item.action === 'recalled' ? 'r' : 'w';
+}
+
+/** How many items of `list` the transcript holds. */
+function count(items: readonly TranscriptItem[], list: List | 'f', sessionId: string | null): number {
+  return items.filter(
+    (i) => listOf(i) === list && (list !== 'f' || (i.type === 'memory' && i.sessionId === sessionId)),
+  ).length;
+}
+
+/**
+ * The transcript with the event's item in its place (by time; after items of the same time), or
+ * the same array when it already holds it. A forgotten card replaces every memory card of its
+ * session, as `chat.transcript` shows after Forget now.
+ */
+export function foldEvent(
+  items: readonly TranscriptItem[] | undefined,
+  id: string,
+  item: TranscriptItem,
+): TranscriptItem[] {
+  const current = items ?? [];
+  const position = EVENT_ID.exec(id);
+  const list = listOf(item);
+  if (list === 'f') {
+    const sessionId = item.type === 'memory' ? item.sessionId : null;
+    if (count(current, 'f', sessionId) > 0) return current as TranscriptItem[];
+    return insert(
+      current.filter((i) => i.type !== 'memory' || i.sessionId !== sessionId),
+      item,
+    );
+  }
+  // Not one of the stream's ids (never happens): shown rather than lost.
+  const nth = position ? Number(position[{ m: 1, w: 2, r: 3, l: 4 }[list]]) : Infinity;
+  if (count(current, list, null) >= nth) return current as TranscriptItem[];
+  // A memory card of a session the transcript already shows as forgotten is gone for good.
+  if (list !== 'm' && list !== 'l' && item.type === 'memory' && count(current, 'f', item.sessionId) > 0)
+    return current as TranscriptItem[];
+  return insert(current, item);
+}
+
+function insert(items: readonly TranscriptItem[], item: TranscriptItem): TranscriptItem[] {
+  let at = items.length;
+  while (at > 0 && items[at - 1]!.at > item.at) at--;
+  return [...items.slice(0, at), item, ...items.slice(at)];
+}
