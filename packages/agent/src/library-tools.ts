@@ -94,7 +94,7 @@ export function sourceWasRead(seen: readonly SeenPassage[], source: NoteSource):
  */
 export function createLibraryTools(options: LibraryToolsOptions): LibraryTools {
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const client = createTRPCClient<AppRouter>({
+  const library = createTRPCClient<AppRouter>({
     links: [
       httpLink({
         url: trpcUrl(options.url),
@@ -102,19 +102,11 @@ export function createLibraryTools(options: LibraryToolsOptions): LibraryTools {
         ...(options.fetch ? { fetch: options.fetch } : {}),
       }),
     ],
-  });
-  // TODO(issue 28): `client.library` once the API's router has library.search/read (typed by the
-  // contract's shapes until then).
-  const library = (client as unknown as { library: LibraryProcedures }).library;
+  }).library;
   return libraryToolsOver({
     search: (input) => library.search.query(input, { signal: AbortSignal.timeout(timeoutMs) }),
     read: (input) => library.read.query(input, { signal: AbortSignal.timeout(timeoutMs) }),
   });
-}
-
-interface LibraryProcedures {
-  search: { query(input: unknown, opts: { signal: AbortSignal }): Promise<LibraryHit[]> };
-  read: { query(input: unknown, opts: { signal: AbortSignal }): Promise<LibraryPassage> };
 }
 
 /** The library tools over any two calls: validates inputs, keeps what was seen, checks sources. */
