@@ -26,6 +26,7 @@ export const FIGURES = {
     "a tiny PDF's upload while another owner's four slow PDFs are queued vs the same on the idle server",
   lock: 'health p99 while another process holds the memory write lock 3 s vs with no lock holder',
   ocr: 'OCR pages per minute, and health p99 and a remember over HTTP while OCR runs vs with none running',
+  live: "an agent's reply to its chat.events event in a subscribed client vs the page's former 1 s transcript poll",
 } as const;
 
 export type FigureName = keyof typeof FIGURES;

@@ -32,6 +32,7 @@ import { backgroundSteps, recallPacing } from './figures/pacing.ts';
 import { verifyLongLog } from './figures/verify.ts';
 import { healthWhileLocked } from './figures/lock-wait.ts';
 import { ocrWhileServing } from './figures/ocr.ts';
+import { liveEvents } from './figures/live-events.ts';
 import { summary, writeResults } from './report.ts';
 
 /** Every figure's parts, run in the order of FIGURES; the headline setting first. */
@@ -72,6 +73,8 @@ const steps: Record<FigureName, Figure[]> = {
   lock: [healthWhileLocked],
   // Scanned pages read by OCR against the API's own calls (issue 27, point 3).
   ocr: [ocrWhileServing],
+  // A reply on the owner's live stream against the transcript poll it replaced (issue 28).
+  live: [liveEvents],
 };
 
 let command;
