@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_RUNTIME_KEY, startTestServer } from './testing/harness.ts';
 import type { Json, RawResult, TestServer } from './testing/harness.ts';
 import { insertUser } from './data/users.ts';
+import { openSse, subscriptionUrl } from './testing/sse.ts';
 
 const PRINCIPALS = [
   'owner',
@@ -67,7 +68,7 @@ interface Fixture {
 
 interface Row {
   procedure: string;
-  kind: 'query' | 'mutation';
+  kind: 'query' | 'mutation' | 'subscription';
   input?: (p: Principal, fx: Fixture) => unknown;
   expect: Record<Principal, Outcome>;
   /** Overrides the reason for a cell whose refusal has a more specific one. */
@@ -147,6 +148,31 @@ async function ok(r: Promise<RawResult>): Promise<Json> {
 
 async function currentVersion(token: string): Promise<number> {
   return (await ok(s.call('query', 'agent.load', undefined, token))).session.version as number;
+}
+
+/** A subscription's first event over SSE, as a call's answer: its item, or the error it ends with. */
+async function firstEvent(procedure: string, input: unknown, token: string | undefined): Promise<RawResult> {
+  const headers: Record<string, string> = {};
+  if (token !== undefined)
+    headers.authorization = token.startsWith('RAW ') ? token.slice(4) : `Bearer ${token}`;
+  const stream = await openSse(subscriptionUrl(s.url, procedure, input), headers);
+  try {
+    const e = await stream.next();
+    const text = JSON.stringify(e?.data ?? null);
+    if (e?.event === 'serialized-error') {
+      const error = e.data as NonNullable<RawResult['error']>;
+      return { status: stream.status, ok: false, data: undefined, error, text };
+    }
+    return {
+      status: stream.status,
+      ok: e !== null && e.event === undefined,
+      data: e?.data,
+      error: undefined,
+      text,
+    };
+  } finally {
+    stream.close();
+  }
 }
 
 const MATRIX_PASSWORD = 'matrix passphrase';
@@ -290,6 +316,13 @@ const ROWS: Row[] = [
   {
     procedure: 'chat.transcript',
     kind: 'query',
+    input: (p, f) => ({ runId: runFor(p, f) }),
+    expect: ownerOnly(),
+  },
+  // The first event of the stream (SPEC §7c): an item, or the error the subscription ends with.
+  {
+    procedure: 'chat.events',
+    kind: 'subscription',
     input: (p, f) => ({ runId: runFor(p, f) }),
     expect: ownerOnly(),
   },
@@ -563,7 +596,10 @@ describe('authorization matrix', () => {
     it(`${row.procedure} × ${PRINCIPALS.length} callers`, async () => {
       for (const p of PRINCIPALS) {
         const input = row.input ? await row.input(p, fx) : undefined;
-        const r = await s.call(row.kind, row.procedure, input, fx.tokens[p]);
+        const r =
+          row.kind === 'subscription'
+            ? await firstEvent(row.procedure, input, fx.tokens[p])
+            : await s.call(row.kind, row.procedure, input, fx.tokens[p]);
         const expected = row.expect[p];
         const got = r.ok ? 'ok' : `${r.error?.data.code}/${r.error?.data.reason}`;
         const want = expected === 'ok' ? 'ok' : `${expected}/${row.reasons?.[p] ?? REASON[expected]}`;
