@@ -2,7 +2,7 @@
  * The run transcript: the messages, and a memory card for every remember or recall the agent
  * made, read whole (`chat.transcript`) or live (`chat.events`, SPEC §7c).
  */
-import { tracked } from '@trpc/server';
+import { TRPCError, tracked } from '@trpc/server';
 import type { TRPCRouterRecord } from '@trpc/server';
 import { chatEventsInputSchema, ownerInputs } from '@sponge/contract';
 import type { Citation, TranscriptItem } from '@sponge/contract';
@@ -17,7 +17,7 @@ import type { AppDeps } from '../deps.ts';
 import { invalidInput, notFound } from '../errors.ts';
 import { liveNotifier, PENDING, runKey, sessionKey } from '../live/notifier.ts';
 import { eventsAfter, mergeTranscript, parseCursor, START } from '../live/transcript-events.ts';
-import type { TranscriptSources } from '../live/transcript-events.ts';
+import type { Cursor, TranscriptSources } from '../live/transcript-events.ts';
 import { nameAt } from '../library/citations.ts';
 import { ownerProcedure } from '../trpc.ts';
 
@@ -149,6 +149,34 @@ export async function transcriptSources(deps: AppDeps, run: Run): Promise<Transc
   return { lists, forgotten };
 }
 
+/**
+ * The stream of `chat.events` after `cursor`, until the client goes (`signal`) or the run is no
+ * longer the owner's to read (its document removed or changed hands): then it ends.
+ */
+async function* runEvents(deps: AppDeps, userId: string, opened: Run, from: Cursor, signal?: AbortSignal) {
+  let run = opened;
+  let cursor = from;
+  const live = liveNotifier(deps.app);
+  const keys = [runKey(run.id), ...(run.sessionId === null ? [] : [sessionKey(run.sessionId)])];
+  for (let first = true; !signal?.aborted; first = false) {
+    const seen = live.version(keys);
+    if (!first) {
+      try {
+        run = await requireOwnedRun(deps, userId, run.id);
+      } catch (err) {
+        if (err instanceof TRPCError && err.code === 'NOT_FOUND') return;
+        throw err;
+      }
+    }
+    for (const event of eventsAfter(await transcriptSources(deps, run), cursor)) {
+      cursor = event.cursor;
+      yield tracked(event.id, event.item);
+    }
+    // Woken by a commit in this process, else after a while for another process's.
+    await live.wait(keys, seen, EVENTS_REREAD_MS, signal);
+  }
+}
+
 /** The owner's message is in: its run's streams show it, and the runtime's long poll has work. */
 function ownerTurnCommitted(deps: AppDeps, runId: string): void {
   const live = liveNotifier(deps.app);
@@ -196,33 +224,16 @@ export const chatRouter = {
    * sent twice. The owner's, as `chat.transcript`: checked when it opens and again at every
    * read; once the run's document is removed or changes hands, the stream ends.
    */
-  events: ownerProcedure.input(chatEventsInputSchema).subscription(async function* ({ ctx, input, signal }) {
-    const { deps } = ctx;
-    let run = await requireOwnedRun(deps, ctx.user.id, input.runId);
+  events: ownerProcedure.input(chatEventsInputSchema).subscription(async ({ ctx, input, signal }) => {
+    // Refused before the stream opens, as the transcript's query is (and logged so).
+    const run = await requireOwnedRun(ctx.deps, ctx.user.id, input.runId);
     let cursor = START;
     if (input.lastEventId !== undefined) {
       const parsed = parseCursor(input.lastEventId);
       if (!parsed) throw invalidInput('lastEventId: not an event id of this stream.');
       cursor = parsed;
     }
-    const live = liveNotifier(deps.app);
-    const keys = [runKey(run.id), ...(run.sessionId === null ? [] : [sessionKey(run.sessionId)])];
-    for (let first = true; !signal?.aborted; first = false) {
-      const seen = live.version(keys);
-      if (!first) {
-        try {
-          run = await requireOwnedRun(deps, ctx.user.id, run.id);
-        } catch {
-          return;
-        }
-      }
-      for (const event of eventsAfter(await transcriptSources(deps, run), cursor)) {
-        cursor = event.cursor;
-        yield tracked(event.id, event.item);
-      }
-      // Woken by a commit in this process, else after a while for another process's.
-      await live.wait(keys, seen, EVENTS_REREAD_MS, signal);
-    }
+    return runEvents(ctx.deps, ctx.user.id, run, cursor, signal);
   }),
 
   /** The owner's message in the run transcript. */
