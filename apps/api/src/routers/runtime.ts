@@ -107,7 +107,7 @@ export const runtimeRouter = {
     const released = await releaseLease(ctx.deps.app, input.runId, hashToken(input.runToken));
     if (released.kind !== 'released') throw refused(released);
     // A question asked while the turn worked is pending again now.
-    void liveNotifier;
+    liveNotifier(ctx.deps.app).notify(PENDING);
     return { runId: input.runId };
   }),
 
