@@ -29,7 +29,8 @@ import { REEF_DOCUMENT_ID } from '../demo/library.ts';
 
 interface ProcedureInfo {
   path: string;
-  type: 'query' | 'mutation';
+  /** A subscription (`chat.events`) is sent as a query is: a GET with `?input=`. */
+  type: 'query' | 'mutation' | 'subscription';
   /** The procedure's own input parser, when it takes input. */
   parse: ((input: unknown) => boolean) | null;
 }
@@ -49,7 +50,7 @@ async function listProcedures(): Promise<ProcedureInfo[]> {
         ? null
         : (input: unknown) =>
             parsers.every((s) => typeof s.safeParse !== 'function' || s.safeParse(input).success);
-    return { path, type: p._def.type as 'query' | 'mutation', parse };
+    return { path, type: p._def.type as ProcedureInfo['type'], parse };
   });
 }
 
@@ -346,12 +347,12 @@ async function send(
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (auth !== undefined) headers.authorization = auth;
   const path =
-    p.type === 'query'
+    p.type !== 'mutation'
       ? `/trpc/${p.path}${input === undefined ? '' : `?input=${encodeURIComponent(JSON.stringify(input))}`}`
       : `/trpc/${p.path}`;
   try {
-    return p.type === 'query'
-      ? await request(port, { method: 'GET', path, headers })
+    return p.type !== 'mutation'
+      ? fromStream(await request(port, { method: 'GET', path, headers }))
       : await request(port, { method: 'POST', path, headers, body: JSON.stringify(input ?? null) });
   } catch (err) {
     // A request line over Node's header limit gets a 431 and a closed socket, which the client
@@ -360,6 +361,18 @@ async function send(
       return { status: 431, text: '', json: undefined };
     throw err;
   }
+}
+
+/**
+ * A subscription answers over Server-Sent Events with HTTP 200 even when it refuses: the refusal
+ * is the stream's `serialized-error` event, after which the stream ends. Read here as the status
+ * and body a query's refusal has, so it is judged the same way.
+ */
+function fromStream(res: RawResponse): RawResponse {
+  const error = /^event: serialized-error\ndata: (.*)$/m.exec(res.text)?.[1];
+  if (error === undefined) return res;
+  const parsed = JSON.parse(error) as { data?: { httpStatus?: number } };
+  return { status: parsed.data?.httpStatus ?? 0, text: res.text, json: { error: parsed } };
 }
 
 /**
@@ -428,10 +441,11 @@ function placeDeep(template: Record<string, unknown>, target: string[], deep: st
 /** Sends JSON text as it is: a query as GET ?input=, a mutation as a POST body. */
 async function sendRaw(port: number, p: ProcedureInfo, json: string, auth: string): Promise<RawResponse> {
   const headers = { 'content-type': 'application/json', authorization: auth };
-  const path = p.type === 'query' ? `/trpc/${p.path}?input=${encodeURIComponent(json)}` : `/trpc/${p.path}`;
+  const path =
+    p.type !== 'mutation' ? `/trpc/${p.path}?input=${encodeURIComponent(json)}` : `/trpc/${p.path}`;
   try {
-    return p.type === 'query'
-      ? await request(port, { method: 'GET', path, headers })
+    return p.type !== 'mutation'
+      ? fromStream(await request(port, { method: 'GET', path, headers }))
       : await request(port, { method: 'POST', path, headers, body: json });
   } catch (err) {
     // As in send(): a request line over Node's limit is answered 431 and the socket closed.
