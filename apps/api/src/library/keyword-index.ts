@@ -8,6 +8,11 @@
  * it cut the passages, so "10.1038/nature21707" must match 10 · 1038 · nature21707 in a row, and
  * --max-pages max · pages in a row, while "8 DHW" finds passages with 8 and DHW (BM25 ranks those
  * with both, and with the rarer one, first).
+ *
+ * Each row's `scope` holds an owner token and a document token. A search in one document matches
+ * within its document token; a search across a library matches within the owner's token, unless
+ * the owner holds nearly every row (see searchKeywords). Either way the ranked rows are joined to
+ * the owner's ready documents in SQL, so another owner's chunk never comes back.
  */
 import type { Client, InStatement } from '@libsql/client';
 import type { Chunk } from './chunks.ts';
@@ -40,21 +45,14 @@ export function scopeToken(kind: 'o' | 'd', id: string): string {
 }
 
 /**
- * The MATCH expression for a query in one owner's library (and one document of it): null when
- * the query holds nothing to search for.
+ * The MATCH expression for a query's terms, within every token of `scope` (scopeToken; none: the
+ * whole table). Null when the query holds nothing to search for.
  */
-export function matchQuery(
-  query: string | readonly string[],
-  ownerId: string,
-  documentId?: string,
-): string | null {
+export function matchQuery(query: string | readonly string[], scope: readonly string[] = []): string | null {
   const terms = typeof query === 'string' ? queryTerms(query) : query;
   if (terms.length === 0) return null;
-  const scope = [
-    scopeToken('o', ownerId),
-    ...(documentId === undefined ? [] : [scopeToken('d', documentId)]),
-  ];
-  return `scope : (${scope.map(phrase).join(' AND ')}) AND text : (${terms.map(phrase).join(' OR ')})`;
+  const text = `text : (${terms.map(phrase).join(' OR ')})`;
+  return scope.length === 0 ? text : `scope : (${scope.map(phrase).join(' AND ')}) AND ${text}`;
 }
 
 /** Adds one chunk (replacing it) to the keyword index, if its document still stands. */
@@ -98,7 +96,9 @@ export const COMMON_TERMS_FROM = 10_000;
  * Rows the ranked terms may match together in a large library: terms are taken rarest first while
  * their rows fit, and one matching more alone is left out (the vector list still ranks by the
  * query's meaning). Chosen so that ranking stays within the search's 30 ms at 100k chunks
- * (bench/README.md, the `library` figure); it trades away the least informative terms.
+ * (bench/README.md, the `library` figure); it trades away the least informative terms. BM25 costs
+ * about 0.55 µs a row (it reads each row's size and positions; measured at 100k chunks, a term in
+ * 10k rows: 5.5–6 ms to rank, 0.3 ms to count), so these rows cost 6–7 ms at most.
  */
 export const RANKED_ROWS = 12_000;
 
@@ -107,10 +107,8 @@ export const RANKED_ROWS = 12_000;
  * every owner's chunks, as FTS5 counts them for BM25's idf: one owner's ranking depends on how
  * common a term is in the whole table (a coarse statistic, never a passage or a document).
  */
-export async function rankingTerms(db: Client, terms: readonly string[]): Promise<string[]> {
-  // The largest id bounds the rows from above at no cost (counting 100k rows is not free). Too high
-  // a bound is safe: the drop rule then only takes terms in more than half the rows all the same.
-  const rows = Number((await db.execute('SELECT max(id) AS n FROM document_chunk_spans')).rows[0]!.n ?? 0);
+export async function rankingTerms(db: Client, terms: readonly string[], rows?: number): Promise<string[]> {
+  rows ??= Number((await db.execute(`SELECT ${INDEXED_ROWS} AS n`)).rows[0]!.n ?? 0);
   if (rows < COMMON_TERMS_FROM) return [...terms];
   // Counting stops at the bound: a rare term costs its few rows, a common one the bound.
   const bound = Math.min(Math.ceil(rows / 2), RANKED_ROWS + 1);
@@ -137,6 +135,40 @@ export async function rankingTerms(db: Client, terms: readonly string[]): Promis
   return terms.filter((t) => kept.has(t));
 }
 
+/**
+ * Rows in the keyword index, at most: the largest span id bounds them at no cost (counting 100k
+ * rows is not free). Too high a bound is safe: rankingTerms then only drops terms in more than half
+ * the rows all the same, and searchKeywords keeps the owner's token.
+ */
+const INDEXED_ROWS = '(SELECT max(id) FROM document_chunk_spans)';
+
+/**
+ * The rows (INDEXED_ROWS), and how many of them are the owner's chunks of ready documents, summed
+ * over the documents' `index_total` from documents_searchable (migration 014), which covers it.
+ */
+async function librarySize(db: Client, ownerId: string): Promise<{ rows: number; owned: number }> {
+  const rs = await db.execute({
+    sql: `SELECT ${INDEXED_ROWS} AS rows,
+            (SELECT coalesce(sum(index_total), 0) FROM documents
+             WHERE owner_id = ? AND index_state = 'ready' AND removed_at IS NULL) AS owned`,
+    args: [ownerId],
+  });
+  return { rows: Number(rs.rows[0]!.rows ?? 0), owned: Number(rs.rows[0]!.owned) };
+}
+
+/**
+ * Across a library, the owner's scope token is left out of the match when the owner holds at least
+ * this share of the rows. Measured at 100k chunks of one owner: ranking a term in 10k rows took
+ * 10.3 ms within the owner's token and 6.1 ms without it. The token is in every one of the owner's
+ * rows, so FTS5 walks its whole doclist twice, to intersect it with the terms and to count it for
+ * BM25's idf (2.9 ms alone), whatever the terms: a cost in proportion to the owner's chunks, that
+ * buys nothing when nearly every row is theirs. Left out, the other rows that match are ranked too
+ * and then dropped by the join, a cost in proportion to them. The share is not tuned: it keeps
+ * the fallback rare (with the owner's rows spread as the others', 2 × depth rows ranked hold
+ * about 1.5 × depth of theirs).
+ */
+export const UNSCOPED_SHARE = 0.75;
+
 export interface KeywordHit {
   documentId: string;
   chunk: number;
@@ -145,8 +177,9 @@ export interface KeywordHit {
 }
 
 /**
- * The owner's best-matching chunks of ready documents, best first: at most `depth` chunks are
- * ranked (chunks of documents being re-indexed are ranked too, then left out).
+ * The owner's best-matching chunks of ready documents, best first: at most `depth` of them. Only
+ * the owner's chunks of ready documents come back, whichever way the rows were matched (chunks of
+ * documents being re-indexed are ranked too, then left out).
  */
 export async function searchKeywords(
   db: Client,
@@ -157,9 +190,40 @@ export async function searchKeywords(
 ): Promise<KeywordHit[]> {
   const terms = queryTerms(query);
   if (terms.length === 0) return [];
-  const match = matchQuery(await rankingTerms(db, terms), ownerId, documentId);
-  if (match === null) return [];
-  // The scope column weighs nothing: only the passage's terms rank it.
+  const { rows, owned } = await librarySize(db, ownerId);
+  const ranked = await rankingTerms(db, terms, rows);
+  if (ranked.length === 0) return [];
+  // One document: its own token is selective (its chunks only), and the join checks the owner.
+  if (documentId !== undefined)
+    return rankOwned(db, matchQuery(ranked, [scopeToken('d', documentId)])!, depth, ownerId, depth);
+  // Rows that may be someone else's, or chunks of the owner's documents not ready (an upper bound).
+  const others = Math.max(0, rows - owned);
+  if (owned > 0 && owned >= UNSCOPED_SHARE * rows) {
+    // At most `others` of the rows ranked are not the owner's, so ranking depth + others holds
+    // the owner's best `depth`. Each row more costs the join about 1.2 µs (measured), so the
+    // ranking goes no deeper than 2 × depth: then either `depth` of the owner's are among them,
+    // or every match was ranked, or the owner's token is needed after all (ranked again with it).
+    const deep = Math.min(depth + others, 2 * depth);
+    const match = matchQuery(ranked)!;
+    const hits = await rankOwned(db, match, deep, ownerId, depth);
+    if (hits.length === depth || (await countMatches(db, match, deep)) < deep) return hits;
+  }
+  return rankOwned(db, matchQuery(ranked, [scopeToken('o', ownerId)])!, depth, ownerId, depth);
+}
+
+/**
+ * The best `ranked` rows of a match by BM25, joined to the owner's ready documents: their best
+ * `depth` chunks. The scope column weighs nothing, so a scope in the match changes no score.
+ */
+async function rankOwned(
+  db: Client,
+  match: string,
+  ranked: number,
+  ownerId: string,
+  depth: number,
+): Promise<KeywordHit[]> {
+  // The documents' check is answered from documents_searchable (owner_id, id), without reading
+  // the documents' rows.
   const rs = await db.execute({
     sql: `SELECT s.document_id, s.chunk, k.score FROM (
             SELECT rowid, bm25(document_keywords, 1.0, 0.0) AS score FROM document_keywords
@@ -168,14 +232,24 @@ export async function searchKeywords(
           CROSS JOIN document_chunk_spans s ON s.id = k.rowid
           CROSS JOIN documents d ON d.id = s.document_id
           WHERE d.owner_id = ? AND d.index_state = 'ready' AND d.removed_at IS NULL
-          ORDER BY k.score, s.document_id, s.chunk`,
-    args: [match, depth, ownerId],
+          ORDER BY k.score, s.document_id, s.chunk
+          LIMIT ?`,
+    args: [match, ranked, ownerId, depth],
   });
   return rs.rows.map((r) => ({
     documentId: String(r.document_id),
     chunk: Number(r.chunk),
     bm25: Number(r.score),
   }));
+}
+
+/** Rows a match finds, counted up to `bound` (a term's rows cost about 0.03 µs each). */
+async function countMatches(db: Client, match: string, bound: number): Promise<number> {
+  const rs = await db.execute({
+    sql: 'SELECT count(*) AS n FROM (SELECT 1 FROM document_keywords WHERE document_keywords MATCH ? LIMIT ?)',
+    args: [match, bound],
+  });
+  return Number(rs.rows[0]!.n);
 }
 
 /**

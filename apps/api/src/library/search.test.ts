@@ -22,6 +22,7 @@ import { prepareDocumentIndex } from './index-store.ts';
 import {
   COMMON_TERMS_FROM,
   RANKED_ROWS,
+  UNSCOPED_SHARE,
   matchQuery,
   matchedTerms,
   queryTerms,
@@ -209,17 +210,19 @@ describe('the keyword index', () => {
     );
   });
 
-  it('quotes every term and scopes the match to the owner (and the document)', () => {
+  it('quotes every term and scopes the match to the tokens given', () => {
     expect(queryTerms(' "8 DHW", --max-pages (10.1038/nature21707) ! dhw ')).toEqual([
       '8',
       'DHW',
       'max-pages',
       '10.1038/nature21707',
     ]);
-    expect(matchQuery('a"b OR', 'u1', 'd')).toBe('scope : ("o75310" AND "d640") AND text : ("a""b" OR "OR")');
-    expect(matchQuery('!! --', 'u1')).toBeNull();
+    const scope = [scopeToken('o', 'u1'), scopeToken('d', 'd')];
+    expect(matchQuery('a"b OR', scope)).toBe('scope : ("o75310" AND "d640") AND text : ("a""b" OR "OR")');
+    expect(matchQuery('a"b OR')).toBe('text : ("a""b" OR "OR")');
+    expect(matchQuery('!! --', scope)).toBeNull();
     // Another owner's scope token is never reachable from the text column.
-    expect(matchQuery('o75320', 'u1')).toBe('scope : ("o75310") AND text : ("o75320")');
+    expect(matchQuery('o75320', [scopeToken('o', 'u1')])).toBe('scope : ("o75310") AND text : ("o75320")');
   });
 
   it('reports the terms a passage holds as the passage spells them', () => {
@@ -310,5 +313,74 @@ describe('the keyword index in a large library', () => {
     const hits = await searchKeywords(big, 'u1', 'common rare middling', 50);
     expect(hits.map((h) => h.chunk).sort()).toEqual([29998, 29999, 30000]);
     expect(await searchKeywords(big, 'u1', 'common middling', 50)).toEqual([]);
+  });
+});
+
+describe('the keyword index shared by owners', () => {
+  it('ranks the owner’s best chunks, never another’s, with or without the owner’s token in the match', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sponge-search-shared-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const shared = await openAppDatabase({ url: `file:${join(dir, 'sponge.db')}` });
+    cleanups.push(() => shared.close());
+    await migrate(shared, 'app', APP_MIGRATIONS);
+    await prepareDocumentIndex(shared, adapter);
+    // u1 holds 40 of the 52 rows (over UNSCOPED_SHARE: its token is left out of the match), u2
+    // the other 12, each of which outranks all of u1's: "kelp" three times in a short passage.
+    // u1's chunk i holds "kelp" once among i + 5 other words, so its best are 0, 1, 2, ...
+    const owners = [
+      { ownerId: 'u1', id: 'mine', chunks: 40, text: (i: number) => `kelp${' reef'.repeat(i + 5)}` },
+      { ownerId: 'u2', id: 'theirs', chunks: 12, text: (i: number) => `kelp kelp kelp ${i}` },
+    ];
+    expect(40 / 52).toBeGreaterThanOrEqual(UNSCOPED_SHARE);
+    expect(12 / 52).toBeLessThan(UNSCOPED_SHARE);
+    let id = 0;
+    for (const o of owners) {
+      await shared.execute({
+        sql: "INSERT INTO users (id, name, created_at) VALUES (?, ?, '2026-01-01T00:00:00.000Z')",
+        args: [o.ownerId, o.ownerId],
+      });
+      await insertDocument(
+        shared,
+        { id: o.id, ownerId: o.ownerId, title: o.id, authors: [], abstract: '', pages: ['x'] },
+        new Date(),
+      );
+      await shared.execute({
+        sql: "UPDATE documents SET index_state = 'ready', index_total = ? WHERE id = ?",
+        args: [o.chunks, o.id],
+      });
+      for (let i = 0; i < o.chunks; i++) {
+        id++;
+        await shared.batch(
+          [
+            {
+              sql: 'INSERT INTO document_chunk_spans (id, document_id, chunk, start, end) VALUES (?, ?, ?, 0, 0)',
+              args: [id, o.id, i],
+            },
+            {
+              sql: 'INSERT INTO document_keywords (rowid, text, scope) VALUES (?, ?, ?)',
+              args: [id, o.text(i), `${scopeToken('o', o.ownerId)} ${scopeToken('d', o.id)}`],
+            },
+          ],
+          'write',
+        );
+      }
+    }
+    const chunks = async (ownerId: string, depth: number, documentId?: string) => {
+      const hits = await searchKeywords(shared, ownerId, 'kelp', depth, documentId);
+      expect(hits.every((h) => h.documentId === (ownerId === 'u1' ? 'mine' : 'theirs'))).toBe(true);
+      return hits.map((h) => h.chunk);
+    };
+    const first = (n: number) => Array.from({ length: n }, (_, i) => i);
+    // 15 deep: the 27 best rows (15 + the 12 others) hold u1's 15 best.
+    expect(await chunks('u1', 15)).toEqual(first(15));
+    // 10 deep: the 20 best rows hold only 8 of u1's, so its token is needed after all.
+    expect(await chunks('u1', 10)).toEqual(first(10));
+    // Deeper than u1's matches: every match was ranked, and all 40 of u1's come back.
+    expect(await chunks('u1', 50)).toEqual(first(40));
+    // u2 holds a small share: matched within its token.
+    expect(await chunks('u2', 5)).toHaveLength(5);
+    // Within one document: the owner's own only.
+    expect(await chunks('u1', 5, 'mine')).toEqual(first(5));
+    expect(await chunks('u1', 5, 'theirs')).toEqual([]);
   });
 });
