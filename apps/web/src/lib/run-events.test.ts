@@ -1,7 +1,7 @@
 import { transcriptEventId } from '@sponge/contract';
 import type { TranscriptItem } from '@sponge/contract';
 import { describe, expect, it } from 'vitest';
-import { foldEvent } from './run-events.ts';
+import { foldEvent, mergeTranscripts } from './run-events.ts';
 
 const at = (s: number) => new Date(Date.UTC(2030, 0, 1, 12, 0, s)).toISOString();
 const msg = (s: number, role: 'you' | 'agent', text: string): TranscriptItem => ({
@@ -90,5 +90,32 @@ describe('foldEvent', () => {
   it('starts from nothing when the transcript has not loaded', () => {
     const [[id, item]] = stream([], [msg(1, 'you', 'a')]) as [[string, TranscriptItem]];
     expect(foldEvent(undefined, id, item)).toEqual([item]);
+  });
+});
+
+describe('mergeTranscripts', () => {
+  const q = msg(1, 'you', 'Which sites?');
+  const cards = [search(2), search(3), card(4, 'remembered', ['lead:a']), msg(5, 'agent', 'North.')];
+
+  it('keeps what the stream brought when a refetch that read before it answers after it', () => {
+    const streamed = [q, ...cards];
+    const staleRefetch = [q, search(2)];
+    expect(mergeTranscripts(streamed, staleRefetch)).toBe(streamed);
+    // A refetch that is ahead wins, and the data before stays the same object when nothing changed.
+    const ahead = [...streamed, msg(6, 'you', 'And south?')];
+    expect(mergeTranscripts(streamed, ahead)).toEqual(ahead);
+    expect(mergeTranscripts(undefined, staleRefetch)).toBe(staleRefetch);
+  });
+
+  it("takes the server's question over the one the page put up, and shows it once if the stream was first", () => {
+    const optimistic = { ...q, at: at(0) };
+    expect(mergeTranscripts([optimistic], [q])).toEqual([q]);
+    expect(mergeTranscripts([q], [q, { ...q, at: at(2) }])).toEqual([q]);
+  });
+
+  it('a forgotten card in either replaces the memory cards', () => {
+    const before = [q, search(2), card(4, 'remembered', ['lead:a'])];
+    expect(mergeTranscripts(before, [q, forgotten(6)])).toEqual([q, search(2), forgotten(6)]);
+    expect(mergeTranscripts([q, forgotten(6)], before)).toEqual([q, search(2), forgotten(6)]);
   });
 });

@@ -61,3 +61,51 @@ function insert(items: readonly TranscriptItem[], item: TranscriptItem): Transcr
   while (at > 0 && items[at - 1]!.at > item.at) at--;
   return [...items.slice(0, at), item, ...items.slice(at)];
 }
+
+/** How close in time a repeated question must be to count as the same one shown twice. */
+const SAME_QUESTION_MS = 60_000;
+
+/**
+ * What the transcript's query keeps when new data arrives (its `structuralSharing`): a refetch,
+ * an event folded in, or the question the page puts up before the server confirms it. Each list
+ * only ever grows, so of the data before and after, each list is taken from whichever holds more
+ * of it: a refetch that read the database before the stream's latest events (and answers after
+ * them) does not take them away. A forgotten card, in either, replaces the memory cards. The
+ * question put up after the stream already brought it is shown once.
+ */
+export function mergeTranscripts(
+  before: readonly TranscriptItem[] | undefined,
+  after: readonly TranscriptItem[],
+): TranscriptItem[] {
+  if (!before) return after as TranscriptItem[];
+  const [a, b] = [split(before), split(after)];
+  const pick = (list: List) => (b[list].length >= a[list].length ? b[list] : a[list]);
+  const forgotten = b.f[0] ?? a.f[0];
+  const m = pick('m');
+  const [last, previous] = [m.at(-1), m.at(-2)];
+  if (
+    last?.type === 'message' &&
+    previous?.type === 'message' &&
+    last.role === 'you' &&
+    previous.role === 'you' &&
+    last.text === previous.text &&
+    Math.abs(Date.parse(last.at) - Date.parse(previous.at)) < SAME_QUESTION_MS
+  )
+    m.pop();
+  const merged = [...m, ...(forgotten ? [forgotten] : [...pick('w'), ...pick('r')]), ...pick('l')];
+  // By time; equal times in the order above (messages before the cards they led to), as the API.
+  const sorted = merged
+    .map((item, i) => ({ item, i }))
+    .sort((x, y) => x.item.at.localeCompare(y.item.at) || x.i - y.i)
+    .map((x) => x.item);
+  // The same items in the same order: the data before, so nothing re-renders for nothing.
+  return sorted.length === before.length && sorted.every((item, i) => item === before[i])
+    ? (before as TranscriptItem[])
+    : sorted;
+}
+
+function split(items: readonly TranscriptItem[]): Record<List | 'f', TranscriptItem[]> {
+  const out: Record<List | 'f', TranscriptItem[]> = { m: [], w: [], r: [], l: [], f: [] };
+  for (const item of items) out[listOf(item)].push(item);
+  return out;
+}

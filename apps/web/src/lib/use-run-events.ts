@@ -18,7 +18,7 @@ import { transcriptEventId } from '@sponge/contract';
 import type { TranscriptItem } from '@sponge/contract';
 import { useState } from 'react';
 import { queryClient, trpc } from '../trpc.ts';
-import { foldEvent } from './run-events.ts';
+import { foldEvent, mergeTranscripts } from './run-events.ts';
 
 export function useRunTranscript(
   /** null: no run (yet); nothing is read. */
@@ -43,6 +43,9 @@ export function useRunTranscript(
   const transcript = useQuery({
     ...trpc.chat.transcript.queryOptions(runId === null ? skipToken : { runId }),
     refetchInterval: (query) => (follow || !pollMs ? false : pollMs(query.state.data)),
+    // A refetch that answers after newer events does not take them away (run-events.ts).
+    structuralSharing: (before, after) =>
+      mergeTranscripts(before as TranscriptItem[] | undefined, after as TranscriptItem[]),
   });
   // Where the stream starts: after the transcript as first read, fixed for the subscription's
   // life (a new input would start a new stream); it resumes by its own last event id after that.
