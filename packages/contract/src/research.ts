@@ -135,7 +135,7 @@ export type NoteSource = z.infer<typeof noteSourceSchema>;
 /** The source a note's data holds, if it holds a well-formed one. */
 export function noteSourceOf(data: unknown): NoteSource | null {
   if (typeof data !== 'object' || data === null || !('source' in data)) return null;
-  const parsed = noteSourceSchema.safeParse((data).source);
+  const parsed = noteSourceSchema.safeParse(data.source);
   return parsed.success ? parsed.data : null;
 }
 
