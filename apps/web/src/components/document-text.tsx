@@ -1,4 +1,5 @@
-import { pagesOf } from '../lib/pages.ts';
+import { pagesOf, type Paragraph } from '../lib/pages.ts';
+import type { Span } from '../lib/quote.ts';
 
 /**
  * A document's text as a reader sees it: paragraphs split on blank lines and, for a PDF, a small
@@ -14,6 +15,7 @@ export function DocumentText({
   ocrPages,
   markerLevel = 2,
   anchors = false,
+  highlight = null,
 }: {
   text: string;
   source?: string;
@@ -24,6 +26,8 @@ export function DocumentText({
   markerLevel?: 2 | 3 | 4;
   /** Gives page markers ids (`page-3`), so a search hit can link to its page; once per screen. */
   anchors?: boolean;
+  /** A stretch of `text` to mark (a cited quote), in `<mark class="quoted">` in every paragraph it touches. */
+  highlight?: Span | null;
 }) {
   const paged = source === 'pdf';
   const pages = pagesOf(text, paged ? pageStarts : null);
@@ -43,10 +47,25 @@ export function DocumentText({
           {page.paragraphs.length === 0 && paged ? (
             <p className="page-empty">This page has no text.</p>
           ) : (
-            page.paragraphs.map((p, i) => <p key={i}>{p}</p>)
+            page.paragraphs.map((p, i) => <p key={i}>{marked(p, highlight)}</p>)
           )}
         </div>
       ))}
+    </>
+  );
+}
+
+/** The paragraph's text, with the part of it inside `span` marked. */
+function marked(p: Paragraph, span: Span | null): React.ReactNode {
+  if (!span) return p.text;
+  const from = Math.max(span.start - p.start, 0);
+  const to = Math.min(span.end - p.start, p.text.length);
+  if (from >= to) return p.text;
+  return (
+    <>
+      {p.text.slice(0, from)}
+      <mark className="quoted">{p.text.slice(from, to)}</mark>
+      {p.text.slice(to)}
     </>
   );
 }

@@ -4,15 +4,34 @@
 export interface Page {
   /** 1-based, as printed on the page marker. */
   number: number;
-  paragraphs: string[];
+  paragraphs: Paragraph[];
 }
+
+/** A paragraph's text, trimmed, and where that text starts in the whole document's text. */
+export interface Paragraph {
+  text: string;
+  start: number;
+}
+
+const BLANK_LINE = /\n\s*\n/gu;
 
 /** Paragraphs are separated by blank lines; lines inside one are kept together. */
 export function paragraphsOf(text: string): string[] {
-  return text
-    .split(/\n\s*\n/u)
-    .map((p) => p.trim())
-    .filter(Boolean);
+  return paragraphSpans(text, 0).map((p) => p.text);
+}
+
+/** The paragraphs of `text`, which starts at `offset` of the whole text. */
+function paragraphSpans(text: string, offset: number): Paragraph[] {
+  const out: Paragraph[] = [];
+  let from = 0;
+  for (const cut of [...text.matchAll(BLANK_LINE), null]) {
+    const to = cut ? cut.index : text.length;
+    const raw = text.slice(from, to);
+    const trimmed = raw.trim();
+    if (trimmed) out.push({ text: trimmed, start: offset + from + raw.length - raw.trimStart().length });
+    if (cut) from = cut.index + cut[0].length;
+  }
+  return out;
 }
 
 /**
@@ -31,6 +50,6 @@ export function pagesOf(text: string, pageStarts: readonly number[] | null | und
   });
   return cuts.map((cut, i) => ({
     number: cut.number,
-    paragraphs: paragraphsOf(text.slice(cut.start, cuts[i + 1]?.start ?? text.length)),
+    paragraphs: paragraphSpans(text.slice(cut.start, cuts[i + 1]?.start ?? text.length), cut.start),
   }));
 }
