@@ -1,0 +1,81 @@
+// The citations under an agent's reply and the library cards, rendered to markup: which are
+// links (and to where), and what each says to a reader and a screen reader.
+import { renderToStaticMarkup } from 'react-dom/server';
+import { MemoryRouter } from 'react-router';
+import { describe, expect, it } from 'vitest';
+import { Citations, LibraryCardView } from './transcript-items.tsx';
+
+const render = (node: React.ReactNode): string => renderToStaticMarkup(<MemoryRouter>{node}</MemoryRouter>);
+
+/** Each `<a>` with its href and text (tags inside dropped). */
+const links = (html: string): Array<{ href: string; text: string }> =>
+  [...html.matchAll(/<a\b[^>]*href="([^"]*)"[^>]*>(.*?)<\/a>/g)].map((m) => ({
+    href: m[1]!.replaceAll('&amp;', '&'),
+    text: m[2]!.replace(/<[^>]+>/g, ''),
+  }));
+
+const REEF = 'Reef recovery after the 2016 bleaching';
+
+describe('Citations', () => {
+  const html = render(
+    <Citations
+      citations={[
+        {
+          documentId: 'doc_1',
+          title: REEF,
+          page: 4,
+          quote: 'Divers counted 42 quadrats',
+          status: 'verified',
+        },
+        {
+          documentId: 'doc_2',
+          title: 'Kelp canopy loss',
+          page: 7,
+          quote: 'kelp recovered',
+          status: 'unverified',
+        },
+        { note: 'lead:quadrats', status: 'note' },
+      ]}
+      memoryHref="/documents/doc_1/memory?session=ses_1"
+    />,
+  );
+
+  it('links a verified quote to its passage, named by page and title', () => {
+    expect(links(html)[0]).toEqual({
+      href: '/documents/doc_1?page=4&quote=Divers+counted+42+quadrats',
+      text: `[1] p. 4 · ${REEF} ✓ (quote verified)`,
+    });
+  });
+
+  it('says an unverified quote was not found, and links it nowhere', () => {
+    expect(html).toContain('p. 7 · Kelp canopy loss');
+    expect(html).toContain('unverified — the quote was not found on that page');
+    expect(links(html).some((l) => l.href.includes('doc_2'))).toBe(false);
+  });
+
+  it('shows a note as a working note, not evidence, linked to the Memory panel', () => {
+    expect(links(html)[1]).toEqual({ href: '/documents/doc_1/memory?session=ses_1', text: 'lead:quadrats' });
+    expect(html).toContain('working note — not evidence');
+    expect(links(html)).toHaveLength(2);
+  });
+
+  it('is a list named Citations', () => {
+    expect(html).toMatch(/^<ol class="citations" aria-label="Citations">(<li>.*?<\/li>){3}<\/ol>$/);
+  });
+});
+
+describe('LibraryCardView', () => {
+  it('says what a search found, and links a read to its page', () => {
+    const searched = render(
+      <LibraryCardView card={{ type: 'library', action: 'searched', query: 'quadrats', count: 5, at: '' }} />,
+    );
+    expect(searched).toContain('Searched the library for “quadrats” — 5 hits');
+    expect(links(searched)).toEqual([]);
+    const read = render(
+      <LibraryCardView
+        card={{ type: 'library', action: 'read', documentId: 'doc_1', title: REEF, page: 4, at: '' }}
+      />,
+    );
+    expect(links(read)).toEqual([{ href: '/documents/doc_1?page=4#page-4', text: `Read p. 4 of “${REEF}”` }]);
+  });
+});

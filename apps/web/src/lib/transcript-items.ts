@@ -1,0 +1,100 @@
+/**
+ * What a run's transcript shows beside the messages and memory cards (UI.md, SPEC §7b): the
+ * library cards ("Searched the library for …", "Read p. 4 of …") and, under an agent's reply,
+ * the citations as the server judged them. A verified quote links to its passage, highlighted;
+ * an unverified one says so and links nowhere (a link would pretend the passage is there); a
+ * working note is never evidence and says so.
+ */
+import type { Citation } from '@sponge/contract';
+import type { RouterOutputs } from '../trpc.ts';
+
+type TranscriptItem = RouterOutputs['chat']['transcript'][number];
+export type LibraryCard = Extract<TranscriptItem, { type: 'library' }>;
+
+const docPath = (documentId: string): string => `/documents/${encodeURIComponent(documentId)}`;
+
+/** The document page at a page (`?page=4#page-4`: a PDF's page marker is scrolled to). */
+export function documentPageHref(documentId: string, page: number): string {
+  return `${docPath(documentId)}?page=${page}#page-${page}`;
+}
+
+/** The document page with a quote to find on a page and highlight (`?page=4&quote=…`). */
+export function documentQuoteHref(documentId: string, page: number, quote: string): string {
+  return `${docPath(documentId)}?${new URLSearchParams({ page: String(page), quote }).toString()}`;
+}
+
+const hits = (n: number): string => `${n.toLocaleString('en')} ${n === 1 ? 'hit' : 'hits'}`;
+
+/** A library card in words, and where it leads: a read card opens what was read. */
+export function libraryCardView(card: LibraryCard): { text: string; href: string | null } {
+  if (card.action === 'searched') {
+    const where = card.title ? `“${card.title}”` : 'the library';
+    const found = card.count === undefined ? '' : ` — ${hits(card.count)}`;
+    return { text: `Searched ${where} for “${card.query ?? ''}”${found}`, href: null };
+  }
+  const what = card.title ? `“${card.title}”` : 'a document no longer in your library';
+  const text = card.page === undefined ? `Read ${what}` : `Read p. ${card.page} of ${what}`;
+  const href =
+    card.documentId === undefined || card.title === undefined
+      ? null
+      : card.page === undefined
+        ? docPath(card.documentId)
+        : documentPageHref(card.documentId, card.page);
+  return { text, href };
+}
+
+export type CitationView =
+  /** A quote found on its page: a chip that opens the passage. */
+  | { kind: 'verified'; label: string; quote: string; href: string }
+  /** A quote the server did not find where it was cited. */
+  | { kind: 'unverified'; label: string; quote: string | null; why: string }
+  /** One of the run's working notes: shown, never as evidence. */
+  | { kind: 'note'; label: string; why: string; href: string | null }
+  /** A quote of a document that is no longer the owner's to read (removed since). */
+  | { kind: 'gone'; label: string; why: string };
+
+/**
+ * How one citation is shown. `memoryHref` is the Memory panel at the run's session, where its
+ * notes are (null when the run has no memory).
+ */
+export function citationView(c: Citation, memoryHref: string | null): CitationView {
+  const isNote = c.note !== undefined || (c.documentId === undefined && c.quote === undefined);
+  if (isNote) {
+    // A note's name is shown only while the session holds it: after Forget now it is gone.
+    const label = c.note ?? (c.status === 'note' ? 'a forgotten working note' : 'a working note');
+    if (c.status === 'note') {
+      return {
+        kind: 'note',
+        label,
+        why: 'working note — not evidence',
+        href: c.note === undefined ? null : memoryHref,
+      };
+    }
+    return {
+      kind: 'unverified',
+      label,
+      quote: null,
+      why: 'unverified — no such note in this run’s memory',
+    };
+  }
+  const title = c.title ?? 'a document not in your library';
+  const label = c.page === undefined ? title : `p. ${c.page} · ${title}`;
+  if (c.status === 'verified') {
+    // The title and quote are given while the document is the owner's own; once removed, neither.
+    if (c.documentId === undefined || c.page === undefined || !c.quote || c.title === undefined) {
+      return { kind: 'gone', label, why: 'the cited document is no longer in your library' };
+    }
+    return {
+      kind: 'verified',
+      label,
+      quote: c.quote,
+      href: documentQuoteHref(c.documentId, c.page, c.quote),
+    };
+  }
+  return {
+    kind: 'unverified',
+    label,
+    quote: c.quote ?? null,
+    why: 'unverified — the quote was not found on that page',
+  };
+}
