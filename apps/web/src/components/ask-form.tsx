@@ -2,6 +2,7 @@ import { LIMITS } from '@sponge/contract';
 import { useMutation } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { askErrorMessage } from '../lib/chat.ts';
+import { chatKeyAction } from '../lib/chat-keys.ts';
 import { queryClient, trpc, type RouterOutputs } from '../trpc.ts';
 
 type TranscriptItem = RouterOutputs['chat']['transcript'][number];
@@ -77,8 +78,13 @@ export function AskForm({
         value={text}
         onChange={(e) => setText(e.target.value)}
         onKeyDown={(e) => {
-          // Ctrl/⌘+Enter sends, as in most chat boxes; Enter alone makes a new line.
-          if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) e.currentTarget.form?.requestSubmit();
+          // Enter sends, Shift+Enter makes a new line; an input method's Enter only confirms what it composed.
+          const { key, shiftKey, altKey, nativeEvent } = e;
+          const { isComposing, keyCode } = nativeEvent;
+          if (chatKeyAction({ key, shiftKey, altKey, isComposing, keyCode }) !== 'send') return;
+          e.preventDefault();
+          // An empty box sends nothing (and raises no "fill out this field" bubble).
+          if (question) e.currentTarget.form?.requestSubmit();
         }}
         readOnly={ask.isPending}
         aria-invalid={ask.isError || undefined}
@@ -98,6 +104,7 @@ export function AskForm({
         </p>
       )}
       <div className="ask-actions">
+        <span className="ask-hint small muted">Enter sends · Shift+Enter for a new line</span>
         {onNewChat && (
           <button
             type="button"
