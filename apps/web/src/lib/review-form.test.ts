@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { buildFields, issuesAt, prefill, primaryTextField, proposedName } from './review-form.ts';
+import {
+  buildFields,
+  issuesAt,
+  passageCheck,
+  prefill,
+  primaryTextField,
+  proposedName,
+  showsNoteSource,
+  sourcePrefill,
+} from './review-form.ts';
 import type { FieldPreview } from './review-form.ts';
 
 const field = (name: string, spec: FieldPreview['codec']['spec'], required = false): FieldPreview => ({
@@ -108,5 +117,88 @@ describe('names, issues and passages', () => {
     ];
     expect(issuesAt(issues, 'fields.effect')).toEqual(['unit: required', 'bad']);
     expect(issuesAt(issues, 'passage')).toEqual(['passage not found in the source']);
+  });
+});
+
+describe('sourcePrefill', () => {
+  const source = { documentId: 'doc_methods', page: 4, quote: 'Divers counted 42 photo quadrats per site.' };
+
+  it('takes the source document and passage from the note’s data.source', () => {
+    expect(sourcePrefill({ data: { source, effect: 1 } }, 'doc_reef')).toEqual({
+      sourceId: 'doc_methods',
+      passage: source.quote,
+      noteSource: source,
+    });
+  });
+
+  it('opens on the panel’s document with no passage when the note has no well-formed source', () => {
+    const none = { sourceId: 'doc_reef', passage: '', noteSource: null };
+    expect(sourcePrefill({ data: null }, 'doc_reef')).toEqual(none);
+    expect(sourcePrefill({ data: { effect: 1 } }, 'doc_reef')).toEqual(none);
+    expect(
+      sourcePrefill({ data: { source: { documentId: 'doc_methods', page: 0, quote: 'x' } } }, 'doc_reef'),
+    ).toEqual(none);
+    expect(sourcePrefill({ data: { source: 'doc_methods p. 4' } }, 'doc_reef')).toEqual(none);
+  });
+
+  it('knows the source as long as the reviewer has not changed it', () => {
+    expect(showsNoteSource(source, 'doc_methods', source.quote)).toBe(source);
+    // Spacing as the passage check folds it is no change.
+    expect(showsNoteSource(source, 'doc_methods', ' Divers counted 42\nphoto quadrats per site. ')).toBe(
+      source,
+    );
+    expect(showsNoteSource(source, 'doc_reef', source.quote)).toBeNull();
+    expect(showsNoteSource(source, 'doc_methods', 'Divers counted')).toBeNull();
+    expect(showsNoteSource(null, 'doc_methods', source.quote)).toBeNull();
+  });
+});
+
+describe('passageCheck', () => {
+  const text = 'Methods. Divers counted 42 photo quadrats\nper site.';
+
+  it('says whether the passage occurs in the source, as the API checks it', () => {
+    expect(
+      passageCheck({ passage: '42 photo quadrats per site', source: { text }, fromNote: false }),
+    ).toEqual({
+      tone: 'ok',
+      text: '✓ passage found in the source',
+    });
+    expect(passageCheck({ passage: '43 photo quadrats', source: { text }, fromNote: false })).toEqual({
+      tone: 'bad',
+      text: '✗ passage not found in the source',
+    });
+    // Case is not folded: the API's check on a decision does not fold it either.
+    expect(passageCheck({ passage: 'divers counted', source: { text }, fromNote: false }).tone).toBe('bad');
+  });
+
+  it('says in the note’s terms when its passage or its document is gone', () => {
+    expect(
+      passageCheck({ passage: 'Divers counted 42 photo quadrats', source: { text }, fromNote: true }),
+    ).toEqual({
+      tone: 'ok',
+      text: '✓ passage found in the source',
+    });
+    expect(passageCheck({ passage: 'Divers counted 40 quadrats', source: { text }, fromNote: true })).toEqual(
+      {
+        tone: 'bad',
+        text: '✗ the note’s passage is no longer found in its source document: select or paste the passage again',
+      },
+    );
+    expect(passageCheck({ passage: 'x', source: { state: 'missing' }, fromNote: true }).text).toBe(
+      '✗ the note’s source document is no longer in your library: choose a source and passage',
+    );
+  });
+
+  it('waits for the source, and asks for a passage first', () => {
+    expect(passageCheck({ passage: ' ', source: { text }, fromNote: false }).text).toBe(
+      'Cite the passage that supports the record.',
+    );
+    expect(passageCheck({ passage: 'x', source: { state: 'loading' }, fromNote: true })).toEqual({
+      tone: '',
+      text: 'Checking the source…',
+    });
+    expect(
+      passageCheck({ passage: 'x', source: { state: 'error', message: 'offline' }, fromNote: false }).text,
+    ).toBe('Could not load the source: offline');
   });
 });

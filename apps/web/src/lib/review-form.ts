@@ -4,6 +4,8 @@
  * from the working note where it can be, and are turned back into the JSON the API validates.
  * The API's value codecs have the last word; nothing here rejects a value.
  */
+import { normalisePassage, noteSourceOf, passageOccursIn } from '@sponge/contract';
+import type { NoteSource } from '@sponge/contract';
 import type { RouterOutputs } from '../trpc.ts';
 
 export type KindPreview = RouterOutputs['profiles']['preview']['kinds'][number];
@@ -196,4 +198,69 @@ export function issuesAt(
   return issues
     .filter((i) => i.path === path || (!exact && i.path.startsWith(`${path}.`)))
     .map((i) => (i.path === path ? i.message : `${i.path.slice(path.length + 1)}: ${i.message}`));
+}
+
+/**
+ * The source and passage the workbench opens with: the note's own source when its data holds one
+ * (`data.source`, the document, page and quote it was made from), else the panel's document and
+ * no passage yet.
+ */
+export function sourcePrefill(
+  note: { data: unknown },
+  documentId: string,
+): { sourceId: string; passage: string; noteSource: NoteSource | null } {
+  const noteSource = noteSourceOf(note.data);
+  return noteSource
+    ? { sourceId: noteSource.documentId, passage: noteSource.quote, noteSource }
+    : { sourceId: documentId, passage: '', noteSource: null };
+}
+
+/** The note's source while the workbench still shows it (the reviewer may change either part). */
+export function showsNoteSource(
+  noteSource: NoteSource | null,
+  sourceId: string,
+  passage: string,
+): NoteSource | null {
+  return noteSource &&
+    noteSource.documentId === sourceId &&
+    normalisePassage(noteSource.quote) === normalisePassage(passage)
+    ? noteSource
+    : null;
+}
+
+/**
+ * The live "found in the source" line under the passage: the same rule as the API's check on
+ * every decision (`passageOccursIn`). When the passage is still the note's own, what went wrong
+ * is said in its terms: its document is gone, or the document no longer holds the passage.
+ */
+export function passageCheck({
+  passage,
+  source,
+  fromNote,
+}: {
+  passage: string;
+  source:
+    { state: 'loading' } | { state: 'missing' } | { state: 'error'; message: string } | { text: string };
+  fromNote: boolean;
+}): { tone: 'ok' | 'bad' | ''; text: string } {
+  if (!passage.trim()) return { tone: '', text: 'Cite the passage that supports the record.' };
+  if ('state' in source) {
+    if (source.state === 'loading') return { tone: '', text: 'Checking the source…' };
+    if (source.state === 'missing' && fromNote) {
+      return {
+        tone: 'bad',
+        text: '✗ the note’s source document is no longer in your library: choose a source and passage',
+      };
+    }
+    if (source.state === 'missing')
+      return { tone: 'bad', text: '✗ the source document is not in your library' };
+    return { tone: '', text: `Could not load the source: ${source.message}` };
+  }
+  if (passageOccursIn(passage, source.text)) return { tone: 'ok', text: '✓ passage found in the source' };
+  return fromNote
+    ? {
+        tone: 'bad',
+        text: '✗ the note’s passage is no longer found in its source document: select or paste the passage again',
+      }
+    : { tone: 'bad', text: '✗ passage not found in the source' };
 }

@@ -1,8 +1,10 @@
-import { LIMITS, passageOccursIn } from '@sponge/contract';
+import { LIMITS } from '@sponge/contract';
 import { useQuery } from '@tanstack/react-query';
-import { useId, useRef, useState } from 'react';
+import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { keptCitation } from '../../lib/citation.ts';
-import { errorMessage } from '../../lib/errors.ts';
+import { errorMessage, isNotFound } from '../../lib/errors.ts';
+import { findQuote } from '../../lib/quote.ts';
+import { passageCheck, showsNoteSource } from '../../lib/review-form.ts';
 import { trpc } from '../../trpc.ts';
 import { DocumentText } from '../document-text.tsx';
 import { FieldErrors } from './field-errors.tsx';
@@ -17,12 +19,41 @@ export function SourcePassage({ form }: { form: ReviewForm }) {
   const { at, sourceId, passage } = form;
   const documents = useQuery(trpc.documents.list.queryOptions());
   const source = useQuery(trpc.documents.get.queryOptions({ documentId: sourceId }));
-  const found = passage.trim() && source.data ? passageOccursIn(passage, source.data.text) : null;
+  // The note's own source while it is still what the form shows.
+  const fromNote = showsNoteSource(form.noteSource, sourceId, passage);
+  const check = passageCheck({
+    passage,
+    source: source.data
+      ? { text: source.data.text }
+      : source.isError
+        ? isNotFound(source.error)
+          ? { state: 'missing' }
+          : { state: 'error', message: errorMessage(source.error) }
+        : { state: 'loading' },
+    fromNote: fromNote !== null,
+  });
+  const listed = documents.data?.some((d) => d.id === sourceId);
+  // The passage marked in the source text below, once the check finds it.
+  const sourceText = source.data?.text;
+  const found = check.tone === 'ok';
+  const highlight = useMemo(
+    () => (found && sourceText !== undefined ? findQuote(sourceText, null, null, passage) : null),
+    [found, sourceText, passage],
+  );
   // A passage the reviewer chose with "Cite in a review" on a document page, read once per dialog.
   const [kept] = useState(keptCitation);
   const keptTitle = kept && documents.data?.find((d) => d.id === kept.documentId)?.title;
 
   const sourceBox = useRef<HTMLDivElement>(null);
+  // The note's passage is shown where it is: the source box (only it) scrolls to the mark.
+  const markAt = fromNote ? highlight?.start : undefined;
+  useEffect(() => {
+    const box = sourceBox.current;
+    const mark = box?.querySelector<HTMLElement>('mark.quoted');
+    if (markAt === undefined || !box || !mark) return;
+    box.scrollTop +=
+      mark.getBoundingClientRect().top - box.getBoundingClientRect().top - box.clientHeight / 3;
+  }, [markAt]);
   // Selecting text in the source fills the passage (keyboard users paste, or select with Shift+arrows).
   const takeSelection = () => {
     const sel = window.getSelection();
@@ -50,6 +81,8 @@ export function SourcePassage({ form }: { form: ReviewForm }) {
               </option>
             ))}
             {!documents.data && <option value={sourceId}>Loading the library…</option>}
+            {/* The note's source may have been removed since: the select must not show another title. */}
+            {documents.data && !listed && <option value={sourceId}>A document not in your library</option>}
           </select>
           <FieldErrors messages={at('sourceDocumentId')} />
         </div>
@@ -64,25 +97,19 @@ export function SourcePassage({ form }: { form: ReviewForm }) {
             maxLength={LIMITS.passageChars}
             value={passage}
             placeholder="Select in the source text below, or paste"
-            aria-invalid={at('passage').length > 0 || found === false || undefined}
+            aria-invalid={at('passage').length > 0 || check.tone === 'bad' || undefined}
             aria-describedby={`${ids.check}${at('passage').length > 0 ? ` ${ids.passage}-err` : ''}`}
             onChange={(e) => form.editPassage(e.target.value)}
           />
-          <p
-            className={`passage-check ${found === true ? 'ok' : found === false ? 'bad' : ''}`}
-            id={ids.check}
-            role="status"
-          >
-            {!passage.trim()
-              ? 'Cite the passage that supports the record.'
-              : source.isPending
-                ? 'Checking the source…'
-                : source.isError
-                  ? `Could not load the source: ${errorMessage(source.error)}`
-                  : found
-                    ? '✓ passage found in the source'
-                    : '✗ passage not found in the source'}
+          <p className={`passage-check ${check.tone}`} id={ids.check} role="status">
+            {check.text}
           </p>
+          {fromNote && (
+            <p className="small muted">
+              Filled in from the note’s source: p. {fromNote.page}
+              {source.data ? ` of “${source.data.title}”` : ''}.
+            </p>
+          )}
           <FieldErrors id={`${ids.passage}-err`} messages={at('passage')} />
           {kept && !passage.trim() && (kept.documentId === sourceId || keptTitle) && (
             <button
@@ -113,6 +140,7 @@ export function SourcePassage({ form }: { form: ReviewForm }) {
                 source={source.data.source}
                 pageStarts={source.data.pageStarts}
                 markerLevel={3}
+                highlight={highlight}
               />
             </div>
           )}

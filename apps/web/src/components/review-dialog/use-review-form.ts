@@ -1,7 +1,7 @@
 import { useMutation, useQueries } from '@tanstack/react-query';
 import { useState } from 'react';
 import { errorIssues } from '../../lib/errors.ts';
-import { buildFields, issuesAt, prefill, proposedName } from '../../lib/review-form.ts';
+import { buildFields, issuesAt, prefill, proposedName, sourcePrefill } from '../../lib/review-form.ts';
 import type { FormValues, KindPreview } from '../../lib/review-form.ts';
 import { queryClient, trpc, type RouterOutputs } from '../../trpc.ts';
 
@@ -67,8 +67,10 @@ export function useReviewForm({
   const [edited, setEdited] = useState<Record<string, FormValues>>({});
   const [name, setName] = useState<string | null>(null);
   const [text, setText] = useState(note.text);
-  const [sourceId, setSourceId] = useState(documentId);
-  const [passage, setPassage] = useState('');
+  // A note made from a passage (its data.source) arrives with its source and passage filled in.
+  const [initial] = useState(() => sourcePrefill(note, documentId));
+  const [sourceId, setSourceId] = useState(initial.sourceId);
+  const [passage, setPassage] = useState(initial.passage);
   const [decision, setDecision] = useState<'accept' | 'reject'>('accept');
   const [comment, setComment] = useState('');
   const [outcome, setOutcome] = useState<Outcome | null>(null);
@@ -108,6 +110,8 @@ export function useReviewForm({
     text,
     sourceId,
     passage,
+    /** Where the note says it came from, if it says. */
+    noteSource: initial.noteSource,
     decision,
     comment,
     outcome,
