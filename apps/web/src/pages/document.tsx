@@ -6,6 +6,7 @@ import { CiteSelection } from '../components/cite-selection.tsx';
 import { DocumentActions } from '../components/document-actions.tsx';
 import { DocumentText } from '../components/document-text.tsx';
 import { IndexState } from '../components/index-state.tsx';
+import { Citations, LibraryCardView } from '../components/transcript-items.tsx';
 import { ErrorState, PageLoading, SkeletonRows } from '../components/states.tsx';
 import { answerState, transcriptRefetchMs, waitingSince } from '../lib/chat.ts';
 import { isNotFound } from '../lib/errors.ts';
@@ -13,6 +14,7 @@ import { inProgress } from '../lib/library.ts';
 import { memoryCardHeadline } from '../lib/memory-card.ts';
 import { formatAgo, formatDateAndClock } from '../lib/time.ts';
 import { useNow } from '../lib/use-now.ts';
+import { useQuotedPassage } from '../lib/use-quoted-passage.ts';
 import { useTitle } from '../lib/use-title.ts';
 import { trpc, type RouterOutputs } from '../trpc.ts';
 import { NotFoundPage } from './not-found.tsx';
@@ -92,6 +94,8 @@ function DocumentBody({ doc }: { doc: Doc }) {
   useEffect(() => {
     if (/^#page-\d+$/u.test(hash)) document.getElementById(hash.slice(1))?.scrollIntoView();
   }, [hash]);
+  // A citation chip links to its quote (?page=4&quote=…): marked, and scrolled to.
+  const quoted = useQuotedPassage(doc, textRef);
   return (
     <article className="box doc-text" aria-label="Document">
       {doc.authors.length > 0 && <p className="authors">{doc.authors.join(', ')}</p>}
@@ -101,6 +105,11 @@ function DocumentBody({ doc }: { doc: Doc }) {
           <p>{doc.abstract}</p>
         </section>
       )}
+      {quoted.notFound && (
+        <p className="notice warn" role="status">
+          The quoted passage was not found on this page{quoted.page === null ? '' : ` (p. ${quoted.page})`}.
+        </p>
+      )}
       <CiteSelection documentId={doc.id} textRef={textRef} />
       <div className="doc-body" ref={textRef}>
         <DocumentText
@@ -109,6 +118,7 @@ function DocumentBody({ doc }: { doc: Doc }) {
           pageStarts={doc.pageStarts}
           ocrPages={doc.ocrPages}
           anchors
+          highlight={quoted.span}
         />
       </div>
     </article>
@@ -250,10 +260,24 @@ function RunItem({
             <li key={i}>
               {item.type === 'memory' ? (
                 <MemoryCardView card={item} documentId={documentId} />
+              ) : item.type === 'library' ? (
+                <LibraryCardView card={item} />
               ) : (
-                <p className="msg">
-                  <span className="msg-who">{item.role}:</span> {item.text}
-                </p>
+                <>
+                  <p className="msg">
+                    <span className="msg-who">{item.role}:</span> {item.text}
+                  </p>
+                  {item.citations && item.citations.length > 0 && (
+                    <Citations
+                      citations={item.citations}
+                      memoryHref={
+                        run.sessionId === null
+                          ? null
+                          : `/documents/${encodeURIComponent(documentId)}/memory?session=${encodeURIComponent(run.sessionId)}`
+                      }
+                    />
+                  )}
+                </>
               )}
             </li>
           ))}
