@@ -69,10 +69,10 @@ test('the owner asks, the runtime answers; after Forget now a follow-up is answe
   await expect(replies).toHaveCount(1, { timeout: 30_000 });
   await expect(replies.first()).toContainText(SCRIPTED);
   await expect(replies.first()).toContainText('Working memory: remembered lead:');
-  const card = run.getByRole('listitem').filter({ hasText: /Remembered 1 note: lead:/ });
+  const card = run.getByRole('listitem').filter({ hasText: /Remembered \d+ notes?: lead:/ });
   await expect(card).toHaveCount(1);
   await expect(run.getByText('Working…')).toHaveCount(0);
-  const lead = /Remembered 1 note: (lead:[a-z0-9-]+)/.exec((await card.textContent()) ?? '')?.[1];
+  const lead = /Remembered \d+ notes?: (lead:[a-z0-9-]+)/.exec((await card.textContent()) ?? '')?.[1];
   expect(lead, 'the card names the lead note').toBeTruthy();
   await keepScreenshot(page, testInfo, 'chat-answered');
 
