@@ -45,6 +45,14 @@ test('ask in a document: live library and memory cards, a cited reply, the passa
   await page.keyboard.press('Shift+Enter');
   await page.keyboard.type(second);
   await expect(box).toHaveValue(`${first}\n${second}`);
+  // An input method's Enter only confirms what it composed: nothing is sent.
+  const asked: string[] = [];
+  page.on('request', (request) => {
+    if (request.url().includes('chat.ask')) asked.push(request.url());
+  });
+  await box.dispatchEvent('keydown', { key: 'Enter', isComposing: true, bubbles: true, cancelable: true });
+  await page.waitForTimeout(300);
+  expect(asked, 'an Enter while composing sends nothing').toEqual([]);
   await page.keyboard.press('Enter');
 
   const run = runs.getByRole('article').filter({ hasText: second });
