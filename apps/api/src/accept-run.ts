@@ -8,7 +8,7 @@ import { requireOwnedDocument } from './access.ts';
 import { finishRun, insertRun } from './data/runs.ts';
 import type { Run } from './data/runs.ts';
 import type { AppDeps } from './deps.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, invalidInput } from './errors.ts';
 import { hashToken, newId, newToken } from './tokens.ts';
 
 export async function acceptRun(
@@ -18,6 +18,12 @@ export async function acceptRun(
   mode: RunMode,
 ): Promise<Run> {
   const doc = await requireOwnedDocument(deps, ownerId, documentId);
+  // An upload still being read has no text for the agent to work in (a scan OCR is still reading
+  // has its text layer, and takes runs).
+  if (doc.extracting)
+    throw invalidInput(
+      'documentId: this document has no text yet; it is still being extracted. Start a run once it has its text.',
+    );
   const now = deps.now();
   const until = deps.config.acceptRunsUntil;
   if (until !== null && now.getTime() >= until.getTime()) {

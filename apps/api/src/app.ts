@@ -59,9 +59,14 @@ export async function openApp(
       uploadQueue: config.uploadQueue,
       uploadsInFlight: config.uploadsInFlight,
       ocr: config.ocr,
+      now,
     });
     // Stopped before the database closes (closers run in reverse), so no batch is cut short.
     closers.push(() => void library.close());
+    // Uploads a process that died left extracting died with their requests: their documents go.
+    // Another process's live uploads stay (they are judged by their beats, extraction-store.ts).
+    const swept = await library.sweepExtractions();
+    if (swept > 0) log.info({ documents: swept }, 'deleted uploads a stopped process left extracting');
     const reviewed = await openReviewedKnowledge(app, now);
     closers.push(() => reviewed.close());
     const store = await openMemoryStore({

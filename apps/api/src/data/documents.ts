@@ -1,14 +1,17 @@
 import type { Client, InStatement, InValue, Row } from '@libsql/client';
 import type { DocumentSource } from '@sponge/contract';
 import { chunkDocument } from '../library/chunks.ts';
+import { clearQuotesStatement } from './research.ts';
 
 export type Access = 'owner' | 'shared' | 'public';
-export type IndexState = 'recognizing' | 'indexing' | 'ready' | 'failed';
+export type IndexState = 'extracting' | 'recognizing' | 'indexing' | 'ready' | 'failed';
 
 /**
- * Where the document stands on its way to search (SPEC §6b): `recognizing`, `done` of `total`
- * scanned pages read by OCR; `indexing`, `done` of `total` chunks embedded; `ready`; `failed`
- * with its reason. `note` says what OCR left out (a page cap or a page past its time), or null.
+ * Where the document stands on its way to search (SPEC §6b): `extracting`, `done` of `total` pages
+ * of an upload read (0 of 0 while it waits for its turn and until its page count is known; no text
+ * yet); `recognizing`, `done` of `total` scanned pages read by OCR; `indexing`, `done` of `total`
+ * chunks embedded; `ready`; `failed` with its reason. `note` says what OCR left out (a page cap or
+ * a page past its time), or null.
  */
 export interface IndexStatus {
   state: IndexState;
@@ -54,6 +57,7 @@ const SUMMARY_COLUMNS = `d.id, d.title, d.owner_id, u.name AS owner_name, d.auth
   d.source, json_array_length(d.page_starts) AS pages, d.characters, d.created_at,
   d.index_state, d.index_error, d.index_done, d.index_total, d.ocr_note,
   (SELECT json_array(j.done, json_array_length(j.pages)) FROM ocr_jobs j WHERE j.document_id = d.id) AS ocr_progress,
+  (SELECT json_array(e.done, e.total) FROM extraction_jobs e WHERE e.document_id = d.id) AS extraction_progress,
   CASE WHEN d.owner_id = :user THEN max(d.created_at,
          coalesce((SELECT max(r.accepted_at) FROM runs r WHERE r.document_id = d.id), ''),
          coalesce((SELECT max(m.at) FROM runs r JOIN transcript_messages m ON m.run_id = r.id
@@ -106,6 +110,10 @@ function toSummary(r: Row): DocumentSummary {
 
 function indexStatus(r: Row): IndexStatus {
   const note = r.ocr_note === null ? null : String(r.ocr_note);
+  if (r.extraction_progress !== null) {
+    const [done, total] = (JSON.parse(String(r.extraction_progress)) as unknown[]).map(Number);
+    return { state: 'extracting', reason: null, done: done ?? 0, total: total ?? 0, note: null };
+  }
   if (r.ocr_progress !== null) {
     const [done, total] = (JSON.parse(String(r.ocr_progress)) as unknown[]).map(Number);
     return { state: 'recognizing', reason: null, done: done ?? 0, total: total ?? 0, note };
@@ -162,6 +170,8 @@ export interface DocumentOwnership {
   ownerId: string;
   removedAt: string | null;
   memoryInStagedRuns: boolean;
+  /** Its text is still being extracted (an upload under way): it has no text yet. */
+  extracting: boolean;
 }
 
 export async function getDocumentOwnership(
@@ -169,7 +179,9 @@ export async function getDocumentOwnership(
   documentId: string,
 ): Promise<DocumentOwnership | null> {
   const rs = await db.execute({
-    sql: 'SELECT id, owner_id, removed_at, memory_in_staged_runs FROM documents WHERE id = ?',
+    sql: `SELECT id, owner_id, removed_at, memory_in_staged_runs,
+            EXISTS (SELECT 1 FROM extraction_jobs e WHERE e.document_id = documents.id) AS extracting
+          FROM documents WHERE id = ?`,
     args: [documentId],
   });
   const r = rs.rows[0];
@@ -179,6 +191,7 @@ export async function getDocumentOwnership(
     ownerId: String(r.owner_id),
     removedAt: r.removed_at === null ? null : String(r.removed_at),
     memoryInStagedRuns: Number(r.memory_in_staged_runs) === 1,
+    extracting: Number(r.extracting) === 1,
   };
 }
 
@@ -417,6 +430,8 @@ export async function removeDocument(db: Client, documentId: string, now: Date):
         args: [documentId],
       },
       { sql: 'DELETE FROM document_chunk_spans WHERE document_id = ?', args: [documentId] },
+      // Quotes of its text in the citations of agent replies (migration 015).
+      clearQuotesStatement(documentId),
       bumpLibraryVersionStatement({ documentId }),
     ],
     'write',

@@ -334,4 +334,80 @@ export const APP_MIGRATIONS: Migration[] = [
       'ALTER TABLE documents ADD COLUMN ocr_note TEXT',
     ],
   },
+  {
+    // Extraction in view (SPEC §6b, issue 27): an upload's document row is stored, without text,
+    // as soon as its file is in, with a job row while its text is extracted: `done` of `total`
+    // pages read (0 of 0 until the PDF's page count is known). While the job row exists the
+    // document is `extracting` and nothing else takes it up; the upload fills the row in and
+    // deletes the job, or deletes both when it is refused. The request that extracts beats
+    // `alive_at`; a row no request has beaten for a while was left by a process that died, and is
+    // deleted with its document (library/extraction-store.ts). The reference is checked when the
+    // batch commits: the batch that deletes a refused upload reads the job row to delete the
+    // document, then deletes the job row.
+    name: '013_extraction_jobs',
+    statements: [
+      `CREATE TABLE extraction_jobs (
+        document_id TEXT PRIMARY KEY REFERENCES documents(id) DEFERRABLE INITIALLY DEFERRED,
+        done INTEGER NOT NULL DEFAULT 0,
+        total INTEGER NOT NULL DEFAULT 0,
+        started_at TEXT NOT NULL,
+        alive_at TEXT NOT NULL
+      )`,
+      'CREATE INDEX extraction_jobs_alive ON extraction_jobs(alive_at)',
+    ],
+  },
+  {
+    // The owner's searchable documents (SPEC §6b, issue 27), without reading the documents' rows:
+    // `index_state` and `removed_at` are stored after `text`, so SQLite reaches them by walking
+    // each document's overflow pages. Searches check a ranked chunk's document (owner_id, id),
+    // list the owner's ready documents (owner_id) and sum their chunks (`index_total`, which
+    // changes while a document indexes, outside this index) from it. Measured at 100k chunks in
+    // 400 documents (bench/README.md, the library figure): a keyword list whose 400 chunks lie in
+    // 400 documents 3.76 ms without it, 2.43 with it; the ready documents 0.93 and 0.47 ms.
+    name: '014_documents_searchable',
+    statements: [
+      `CREATE INDEX documents_searchable ON documents(owner_id, id, index_total)
+        WHERE index_state = 'ready' AND removed_at IS NULL`,
+    ],
+  },
+  {
+    // The research assistant (SPEC §7b, issue 28). `run_library_events`: a card per successful
+    // `library.search` (its query, the hits' count, the document it was narrowed to) and
+    // `library.read` (the document, the page the passage starts on and its span); no text of the
+    // document, and its title is read when the transcript is. `message_citations`: what an agent
+    // reply cites, as `agent.say` judged it. A passage keeps its document, page and quote (the
+    // quote is cleared when that document is removed, as its text is); a working note never keeps
+    // its name — copied here it would outlive Forget now and the purge — but where the run's
+    // session log holds it (`note_version`, the log entry, and `note_index`, the change in it), so
+    // the transcript shows the name while the log exists. Both stay with their run, as its
+    // messages and recall cards do.
+    name: '015_research_cards_citations',
+    statements: [
+      `CREATE TABLE run_library_events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        run_id TEXT NOT NULL REFERENCES runs(id),
+        at TEXT NOT NULL,
+        action TEXT NOT NULL CHECK (action IN ('searched', 'read')),
+        query TEXT,
+        count INTEGER,
+        document_id TEXT,
+        page INTEGER,
+        span_start INTEGER,
+        span_end INTEGER
+      )`,
+      'CREATE INDEX run_library_events_run ON run_library_events(run_id, id)',
+      `CREATE TABLE message_citations (
+        message_id INTEGER NOT NULL REFERENCES transcript_messages(id),
+        position INTEGER NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('verified', 'unverified', 'note')),
+        document_id TEXT,
+        page INTEGER,
+        quote TEXT,
+        note_version INTEGER,
+        note_index INTEGER,
+        PRIMARY KEY (message_id, position)
+      )`,
+      'CREATE INDEX message_citations_document ON message_citations(document_id) WHERE quote IS NOT NULL',
+    ],
+  },
 ];

@@ -200,6 +200,8 @@ export async function runByTokenHash(
           ownerId: String(r.doc_owner_id),
           removedAt: r.doc_removed_at === null ? null : String(r.doc_removed_at),
           memoryInStagedRuns: Number(r.doc_memory_in_staged_runs) === 1,
+          // Never read here: a run is only accepted on a document that has its text (accept-run.ts).
+          extracting: false,
         };
   return { run: toRun(r), document };
 }

@@ -109,7 +109,12 @@ describe('one owner’s slow PDFs and another owner’s upload', () => {
     // still in, unanswered, and the second has not started.
     expect(s.app.library.uploads.stats()).toEqual({ running: 1, waiting: 1 });
     expect([a1.settled(), a2.settled()]).toEqual([false, false]);
-    expect(await documentRows(s)).toMatchObject({ documents: before.documents + 1 });
+    // B's was added; A's first two are in A's library as extracting, the busy two left nothing.
+    expect(await documentRows(s)).toMatchObject({ documents: before.documents + 3 });
+    const extracting = (await s.client(ada).documents.list.query()).filter(
+      (d) => d.index?.state === 'extracting',
+    );
+    expect(extracting.map((d) => d.title).sort()).toEqual(['slow-1', 'slow-2']);
   }, 60_000);
 
   it('a full queue answers busy and stores nothing', async () => {

@@ -56,6 +56,7 @@ export async function nextDocumentToIndex(
           WHERE index_state = 'indexing' AND removed_at IS NULL
             AND id NOT IN (SELECT value FROM json_each(?))
             AND NOT EXISTS (SELECT 1 FROM ocr_jobs o WHERE o.document_id = documents.id)
+            AND NOT EXISTS (SELECT 1 FROM extraction_jobs e WHERE e.document_id = documents.id)
           ORDER BY created_at, id LIMIT 1`,
     args: [JSON.stringify([...skip])],
   });

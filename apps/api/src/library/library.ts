@@ -1,17 +1,19 @@
 /**
- * The owner's library as one unit the API holds (SPEC §6b): adding documents, the background
- * indexer and the per-owner search index, wired so that a document becoming ready refreshes its
- * owner's index.
+ * The owner's library as one unit the API holds (SPEC §6b): adding documents, uploads with their
+ * document in view while the text is extracted, the background indexer and the per-owner search
+ * index, wired so that a document becoming ready refreshes its owner's index.
  */
 import type { Client } from '@libsql/client';
 import type { EmbeddingAdapter } from '@oh/embeddings';
+import { LIMITS, cleanLine } from '@sponge/contract';
 import type { DocumentSource } from '@sponge/contract';
 
 import { documentChunkCount, insertDocumentWithinQuotasStatement, libraryUsage } from '../data/documents.ts';
 import type { LibraryQuotas, LibraryUsage } from '../data/documents.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError, notFound } from '../errors.ts';
 import { newId } from '../tokens.ts';
-import { DEFAULT_TIMEOUT_MS } from './extract/extract.ts';
+import { DEFAULT_TIMEOUT_MS, extractDocument } from './extract/extract.ts';
+import type { ExtractedDocument } from './extract/index.ts';
 import { MAX_PDF_THREADS } from './extract/pdf-thread.ts';
 import { formatCount } from './extract/messages.ts';
 import {
@@ -20,6 +22,16 @@ import {
   DEFAULT_UPLOAD_QUEUE,
   DEFAULT_UPLOADS_IN_FLIGHT,
 } from './limits.ts';
+import {
+  EXTRACTION_BEAT_MS,
+  EXTRACTION_PROGRESS_MS,
+  EXTRACTION_STALE_MS,
+  beginExtractionStatements,
+  discardExtraction,
+  finishExtractionStatements,
+  sweepStaleExtractions,
+  writeExtractionProgress,
+} from './extraction-store.ts';
 import { createIndexer } from './indexer.ts';
 import type { Indexer, IndexerLog } from './indexer.ts';
 import { createLibrarySearch } from './search.ts';
@@ -29,6 +41,8 @@ import { OCR_MESSAGES } from './ocr/messages.ts';
 import { insertOcrJobStatement } from './ocr/ocr-store.ts';
 import { createRecognizer } from './ocr/recognizer.ts';
 import type { OcrSettings, Recognizer } from './ocr/recognizer.ts';
+import { clientGone, tooLarge, uploadRefusal } from './upload.ts';
+import type { UploadFile } from './upload.ts';
 import { createExtractionQueue } from './upload-queue.ts';
 import type { ExtractionQueue } from './upload-queue.ts';
 import { createUploadsInFlight } from './uploads-in-flight.ts';
@@ -66,6 +80,16 @@ export interface Library {
    * the owner's library would pass a quota with it. Per-document limits are checked by the caller.
    */
   add(ownerId: string, doc: NewLibraryDocument, now: Date): Promise<AddedDocument>;
+  /**
+   * Adds an uploaded file (SPEC §6b). Its document is stored at once, without text, and reads as
+   * `extracting` (page n of m as a PDF's thread reads it) while the file waits for its turn in
+   * `uploads` and is read; then it gets its text and goes on as an added document does. Any
+   * refusal or failure, the request ending (`signal`) or the owner removing the document
+   * meanwhile (NOT_FOUND) deletes it again: nothing is left behind.
+   */
+  upload(ownerId: string, file: UploadFile, options?: { signal?: AbortSignal }): Promise<AddedDocument>;
+  /** Deletes the documents of uploads that processes which died left extracting; how many. */
+  sweepExtractions(): Promise<number>;
   /** 429 `quota` when the owner's library is already full, before an upload is read at all. */
   checkRoom(ownerId: string): Promise<void>;
   close(): Promise<void>;
@@ -80,7 +104,10 @@ export function createLibrary(options: {
   uploadsInFlight?: number;
   /** OCR's languages and limits (OCR_LANGUAGES, OCR_MAX_PAGES, OCR_PAGE_SECONDS); default English. */
   ocr?: OcrSettings;
+  /** The clock uploads are stamped with (and stale ones judged by); tests move it. */
+  now?: () => Date;
 }): Library {
+  const now = options.now ?? (() => new Date());
   const search = createLibrarySearch(options);
   // The owner's library version moves with every ready document, so search re-syncs by itself;
   // nothing to do on ready here.
@@ -100,6 +127,152 @@ export function createLibrary(options: {
     maxWaitMs: queue.maxWaitSeconds * 1000,
     jobTimeoutMs: DEFAULT_TIMEOUT_MS,
   });
+  // Uploads under way: close() waits for each to store or delete its document.
+  const uploading = new Set<Promise<unknown>>();
+  const sweepExtractions = () => sweepStaleExtractions(options.db, now());
+  // Another process's upload is only taken for dead once it has gone unbeaten for the stale time:
+  // looking again at that pace deletes a dead one within twice that.
+  const sweeper = setInterval(() => {
+    sweepExtractions().catch((err: unknown) =>
+      options.log.warn({ err }, 'sweeping uploads left by a stopped process failed'),
+    );
+  }, EXTRACTION_STALE_MS);
+  sweeper.unref();
+
+  async function upload(ownerId: string, file: UploadFile, signal?: AbortSignal): Promise<AddedDocument> {
+    let begun: { id: string; tracker: ExtractionTracker } | undefined;
+    // Aborted when the document is gone (removed by its owner): reading it on is wasted.
+    const gone = new AbortController();
+    const stop = signal ? AbortSignal.any([signal, gone.signal]) : gone.signal;
+    try {
+      let extracted;
+      try {
+        extracted = await extractDocument(
+          { bytes: file.bytes, filename: file.filename, mediaType: file.mediaType },
+          {
+            begin: async (source) => {
+              const id = newId('doc');
+              const title = file.title ?? file.fallbackTitle;
+              const [rs] = await options.db.batch(
+                beginExtractionStatements({ id, ownerId, title, source }, now(), quotas),
+                'write',
+              );
+              if (!rs) throw new Error('the database answered a batch with no results');
+              if (rs.rowsAffected === 0) {
+                const usage = await libraryUsage(options.db, ownerId);
+                throw quotaError(quotas, usage, { characters: 1, chunks: 1 });
+              }
+              begun = { id, tracker: trackExtraction(id, () => gone.abort(notFound('The document'))) };
+            },
+            schedule: (read) => uploads.run(ownerId, read, stop),
+            onProgress: (done, total) => begun?.tracker.progress(done, total),
+          },
+        );
+      } catch (err) {
+        if (gone.signal.aborted) throw gone.signal.reason;
+        if (signal?.aborted) throw clientGone();
+        throw uploadRefusal(err);
+      }
+      const doc = uploadedDocument(extracted, file);
+      if (!begun) throw new Error('an upload was read without its document being stored');
+      await begun.tracker.stop();
+      // Nobody is left to hear that it was added.
+      if (signal?.aborted) throw clientGone();
+      return await finishUpload(begun.id, ownerId, doc);
+    } catch (err) {
+      if (begun) {
+        await begun.tracker.stop();
+        await discardExtraction(options.db, begun.id).catch((e: unknown) =>
+          // Left extracting: a sweep deletes it once it has gone unbeaten for the stale time.
+          options.log.warn({ err: e, documentId: begun?.id }, 'deleting a refused upload failed'),
+        );
+      }
+      throw err;
+    }
+  }
+
+  /** The extracted text into the upload's document, which then goes on to OCR or indexing. */
+  async function finishUpload(id: string, ownerId: string, doc: NewLibraryDocument): Promise<AddedDocument> {
+    const characters = documentCharacters(doc.pages);
+    if (characters > LIMITS.documentChars)
+      throw tooLarge(`The document has more than ${formatCount(LIMITS.documentChars)} characters of text.`);
+    const row = { id, ownerId, title: doc.title, authors: doc.authors, source: doc.source, pages: doc.pages };
+    const scanned = doc.scan ? scanJob(id, ownerId, doc.scan, ocr.maxPages, now()) : [];
+    const [rs] = await options.db.batch([...finishExtractionStatements(row, quotas), ...scanned], 'write');
+    if (!rs) throw new Error('the database answered a batch with no results');
+    if (rs.rowsAffected === 0) {
+      const live = await options.db.execute({
+        sql: 'SELECT 1 FROM documents WHERE id = ? AND removed_at IS NULL',
+        args: [id],
+      });
+      // Removed by its owner while its text was read.
+      if (live.rows.length === 0) throw notFound('The document');
+      const usage = await libraryUsage(options.db, ownerId);
+      // The document itself is counted already: the quota named is what it would add.
+      throw quotaError(
+        quotas,
+        { ...usage, documents: usage.documents - 1 },
+        { characters, chunks: documentChunkCount({ title: doc.title, abstract: '', pages: doc.pages }) },
+      );
+    }
+    if (scanned.length > 0) recognizer.kick();
+    else indexer.kick();
+    return { id, title: doc.title, pages: doc.pages.length, characters };
+  }
+
+  /**
+   * Writes an extraction's progress at most every EXTRACTION_PROGRESS_MS, the newest figures
+   * winning, and beats its job row every EXTRACTION_BEAT_MS meanwhile. `onGone` is called when
+   * the document is found gone.
+   */
+  function trackExtraction(id: string, onGone: () => void): ExtractionTracker {
+    let latest = { done: 0, total: 0 };
+    let dirty = false;
+    let stopped = false;
+    let lastWrite = -Infinity;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let writing: Promise<void> | undefined;
+    const write = () => {
+      timer = undefined;
+      if (stopped) return;
+      dirty = false;
+      lastWrite = performance.now();
+      writing = writeExtractionProgress(options.db, id, latest, now())
+        .then(
+          (alive) => {
+            if (!alive) onGone();
+          },
+          (err: unknown) => options.log.warn({ err, documentId: id }, 'writing upload progress failed'),
+        )
+        .finally(() => {
+          writing = undefined;
+          if (dirty) schedule();
+        });
+    };
+    const schedule = () => {
+      if (stopped || timer !== undefined || writing !== undefined) return;
+      timer = setTimeout(write, Math.max(0, lastWrite + EXTRACTION_PROGRESS_MS - performance.now()));
+    };
+    const beat = setInterval(() => {
+      dirty = true;
+      schedule();
+    }, EXTRACTION_BEAT_MS);
+    beat.unref();
+    return {
+      progress(done, total) {
+        latest = { done, total };
+        dirty = true;
+        schedule();
+      },
+      async stop() {
+        stopped = true;
+        clearInterval(beat);
+        clearTimeout(timer);
+        await writing;
+      },
+    };
+  }
+
   return {
     indexer,
     recognizer,
@@ -124,6 +297,13 @@ export function createLibrary(options: {
       else indexer.kick();
       return { id, title: doc.title, pages: doc.pages.length, characters };
     },
+    upload(ownerId, file, opts = {}) {
+      const p = upload(ownerId, file, opts.signal);
+      const settled = p.catch(() => undefined).finally(() => uploading.delete(settled));
+      uploading.add(settled);
+      return p;
+    },
+    sweepExtractions,
     async checkRoom(ownerId) {
       // Nothing added can fit once a quota is reached; the add itself checks the exact sums.
       const usage = await libraryUsage(options.db, ownerId);
@@ -135,12 +315,31 @@ export function createLibrary(options: {
         throw quotaError(quotas, usage, { characters: 1, chunks: 1 });
     },
     async close() {
+      clearInterval(sweeper);
       await uploads.close();
+      await Promise.all(uploading);
       await recognizer.stop();
       await indexer.stop();
       search.close();
     },
   };
+}
+
+/** The extracted file as a document: its title is the title field, else the PDF's own, else the file name's. */
+export function uploadedDocument(extracted: ExtractedDocument, file: UploadFile): NewLibraryDocument {
+  // A PDF's own title and a file name lose control and bidi characters as a typed title does
+  // (SPEC §6c); the title field was cleaned by its schema.
+  const pdfTitle = extracted.title === null ? '' : cleanLine(extracted.title).trim();
+  const title = (file.title ?? (pdfTitle || file.fallbackTitle)).slice(0, LIMITS.titleChars);
+  // Scanned pages are read by OCR after the upload has answered (library/ocr/), from the file.
+  const scan = extracted.scanned.length > 0 ? { pdf: file.bytes, pages: extracted.scanned } : undefined;
+  return { title, authors: [], source: extracted.source, pages: extracted.pages, ...(scan ? { scan } : {}) };
+}
+
+interface ExtractionTracker {
+  progress(done: number, total: number): void;
+  /** No more writes; resolves once the one under way, if any, has ended. */
+  stop(): Promise<void>;
 }
 
 /** 429 `quota`, naming the first limit the new document would pass (SPEC §9). */

@@ -44,9 +44,10 @@ export interface ExtractionQueueOptions {
 export interface ExtractionQueue {
   /**
    * Runs `job` for `ownerId` when its turn comes; rejects with 429 `busy` when it may not wait,
-   * or waited too long. `signal` aborts when the queue closes.
+   * or waited too long. The job's signal aborts when the queue closes or `signal` aborts (the
+   * upload's request ended); a job still waiting then leaves the queue, rejected with its reason.
    */
-  run<T>(ownerId: string, job: (signal: AbortSignal) => Promise<T>): Promise<T>;
+  run<T>(ownerId: string, job: (signal: AbortSignal) => Promise<T>, signal?: AbortSignal): Promise<T>;
   stats(): { running: number; waiting: number };
   /** Refuses every waiting job, aborts the running ones and waits until they have ended. */
   close(): Promise<void>;
@@ -137,8 +138,10 @@ export function createExtractionQueue(options: ExtractionQueueOptions): Extracti
   }
 
   return {
-    run(ownerId, job) {
+    run(ownerId, given, signal) {
       if (closed) return Promise.reject(busy('The server is stopping.'));
+      if (signal?.aborted) return Promise.reject(signal.reason as Error);
+      const job = signal ? (own: AbortSignal) => given(AbortSignal.any([own, signal])) : given;
       const mine = waiting.some((w) => w.ownerId === ownerId);
       const runs = ownerRunning(ownerId);
       if (runs && mine)
@@ -147,6 +150,11 @@ export function createExtractionQueue(options: ExtractionQueueOptions): Extracti
       if (waiting.length >= options.maxWaiting)
         return Promise.reject(busy('The queue of files waiting to be read is full.'));
       return new Promise((resolve, reject) => {
+        const leave = () => {
+          waiting.splice(waiting.indexOf(entry), 1);
+          timers.clearTimeout(entry.timer);
+          entry.refuse(signal!.reason as Error);
+        };
         const entry: Waiting = {
           ownerId,
           runnableAt: runs ? null : order++,
@@ -156,10 +164,17 @@ export function createExtractionQueue(options: ExtractionQueueOptions): Extracti
               busy(`The file waited more than ${options.maxWaitMs / 1000} s to be read.`, ownerId),
             );
           }, options.maxWaitMs),
-          start: () => void execute(ownerId, job).then(resolve, reject),
-          refuse: reject,
+          start: () => {
+            signal?.removeEventListener('abort', leave);
+            void execute(ownerId, job).then(resolve, reject);
+          },
+          refuse: (error) => {
+            signal?.removeEventListener('abort', leave);
+            reject(error);
+          },
         };
         waiting.push(entry);
+        signal?.addEventListener('abort', leave, { once: true });
       });
     },
     stats: () => ({ running: running.size, waiting: waiting.length }),

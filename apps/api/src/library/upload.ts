@@ -1,23 +1,34 @@
 /**
- * Reading `documents.upload`'s form (SPEC §6b): one `file` (PDF, plain text or Markdown) and an
- * optional `title`. Extraction runs in a worker with a time limit (extract/), when the upload
- * queue gives the owner a turn; its refusals become the contract's errors (`invalid_document`,
- * `no_text`, `too_large`; `busy` from the queue).
+ * `documents.upload`'s form (SPEC §6b): one `file` (PDF, plain text or Markdown) and an optional
+ * `title`, read and checked before anything is stored; and what the library's upload (library.ts)
+ * makes of an extraction: the document, or the contract's error for a refusal
+ * (`invalid_document`, `no_text`, `too_large`; `busy` comes from the queue).
  */
+import { TRPCError } from '@trpc/server';
 import { DOCUMENT_REASON_TO_CODE, LIMITS, cleanLine, uploadFieldsSchema } from '@sponge/contract';
 import { ApiError, invalidInput } from '../errors.ts';
-import { DocumentRejected, extractDocument } from './extract/index.ts';
-import type { ExtractOptions } from './extract/index.ts';
-import type { NewLibraryDocument } from './library.ts';
+import { DocumentRejected } from './extract/index.ts';
 
 export function tooLarge(message: string): ApiError {
   return new ApiError({ code: DOCUMENT_REASON_TO_CODE.too_large, reason: 'too_large', message });
 }
 
-export async function readUpload(
-  form: FormData,
-  options: Pick<ExtractOptions, 'schedule'> = {},
-): Promise<NewLibraryDocument> {
+/** An uploaded file as the library takes it: the form read and checked, not yet extracted. */
+export interface UploadFile {
+  bytes: Uint8Array;
+  filename: string;
+  mediaType: string;
+  /** The form's title field, cleaned by its schema; undefined when none was given. */
+  title: string | undefined;
+  /** The title from the file's name: the document's while its text is extracted, and after it when the file has none of its own. */
+  fallbackTitle: string;
+}
+
+/**
+ * The upload's form with its cheap checks: exactly one file, known fields, the size limit, not
+ * empty. Nothing is stored yet.
+ */
+export async function readUploadForm(form: FormData): Promise<UploadFile> {
   const fields: Record<string, string> = {};
   let file: File | null = null;
   for (const [name, value] of form.entries()) {
@@ -38,27 +49,32 @@ export async function readUpload(
     throw tooLarge(`The file is larger than the ${LIMITS.uploadBytes / 1024 / 1024} MiB limit.`);
   if (file.size === 0)
     throw new ApiError({ code: 'BAD_REQUEST', reason: 'invalid_document', message: 'The file is empty.' });
+  return {
+    bytes: new Uint8Array(await file.arrayBuffer()),
+    filename: file.name,
+    mediaType: file.type,
+    title: parsed.data.title,
+    fallbackTitle: titleFromFilename(file.name),
+  };
+}
 
-  let extracted;
-  const bytes = new Uint8Array(await file.arrayBuffer());
-  try {
-    extracted = await extractDocument({ bytes, filename: file.name, mediaType: file.type }, options);
-  } catch (err) {
-    if (err instanceof DocumentRejected)
-      throw new ApiError({
-        code: DOCUMENT_REASON_TO_CODE[err.reason],
-        reason: err.reason,
-        message: err.message,
-      });
-    throw err;
-  }
-  // A PDF's own title and a file name lose control and bidi characters as a typed title does
-  // (SPEC §6c); the title field was cleaned by its schema.
-  const pdfTitle = extracted.title === null ? '' : cleanLine(extracted.title).trim();
-  const title = (parsed.data.title ?? (pdfTitle || titleFromFilename(file.name))).slice(0, LIMITS.titleChars);
-  // Scanned pages are read by OCR after the upload has answered (library/ocr/), from the file.
-  const scan = extracted.scanned.length > 0 ? { pdf: bytes, pages: extracted.scanned } : undefined;
-  return { title, authors: [], source: extracted.source, pages: extracted.pages, ...(scan ? { scan } : {}) };
+/** An extraction's refusal as the contract's error (`invalid_document`, `no_text`, `too_large`). */
+export function uploadRefusal(err: unknown): unknown {
+  if (err instanceof DocumentRejected)
+    return new ApiError({
+      code: DOCUMENT_REASON_TO_CODE[err.reason],
+      reason: err.reason,
+      message: err.message,
+    });
+  return err;
+}
+
+/** What an upload whose request was closed answers (nobody reads it). */
+export function clientGone(): TRPCError {
+  return new TRPCError({
+    code: 'CLIENT_CLOSED_REQUEST',
+    message: 'The upload was closed by its client before its text was read.',
+  });
 }
 
 /** `kelp-canopy_2019.pdf` → `kelp-canopy 2019`; never empty, within the title limit. */

@@ -1,6 +1,6 @@
 import type { TRPCRouterRecord } from '@trpc/server';
 import { checkpointWal } from '@oh/memory';
-import { LIMITS, ownerInputs } from '@sponge/contract';
+import { ownerInputs } from '@sponge/contract';
 import { z } from 'zod';
 import {
   getVisibleDocument,
@@ -17,8 +17,7 @@ import { listRuns } from '../data/runs.ts';
 import { requireOwnedDocument } from '../access.ts';
 import { invalidInput, notFound } from '../errors.ts';
 import { requeue } from '../library/index-store.ts';
-import { documentCharacters } from '../library/library.ts';
-import { readUpload, tooLarge } from '../library/upload.ts';
+import { readUploadForm } from '../library/upload.ts';
 import { ownerOrApiKeyProcedure, ownerProcedure } from '../trpc.ts';
 
 /**
@@ -65,25 +64,24 @@ export const documentsRouter = {
 
   /**
    * Adds an uploaded PDF, text or Markdown file (multipart/form-data: `file`, optional `title`).
-   * The body was size-checked while it streamed in (server.ts); a PDF's text is extracted in a
-   * worker with a time limit, when the upload queue gives the owner a turn (429 `busy` when it
-   * cannot wait). A full library is refused before the file is read. A refused file leaves
+   * The body was size-checked while it streamed in (server.ts); a full library is refused before
+   * the file is read. Then the document is in the library at once, `extracting`, while a PDF's
+   * text is extracted in a worker with a time limit, when the upload queue gives the owner a turn
+   * (429 `busy` when it cannot wait). A refused file, or a request closed meanwhile, leaves
    * nothing behind.
    */
-  upload: ownerOrApiKeyProcedure.input(uploadForm).mutation(async ({ ctx, input }) => {
+  upload: ownerOrApiKeyProcedure.input(uploadForm).mutation(async ({ ctx, input, signal }) => {
     const { library } = ctx.deps;
     await library.checkRoom(ctx.user.id);
-    const doc = await readUpload(input, { schedule: (read) => library.uploads.run(ctx.user.id, read) });
-    if (documentCharacters(doc.pages) > LIMITS.documentChars)
-      throw tooLarge(
-        `The document has more than ${LIMITS.documentChars.toLocaleString('en')} characters of text.`,
-      );
-    return ctx.deps.library.add(ctx.user.id, doc, ctx.deps.now());
+    const file = await readUploadForm(input);
+    return library.upload(ctx.user.id, file, signal ? { signal } : {});
   }),
 
   /** Indexes a document again after its indexing failed. */
   reindex: ownerProcedure.input(ownerInputs['documents.reindex']).mutation(async ({ ctx, input }) => {
-    await requireOwnedDocument(ctx.deps, ctx.user.id, input.documentId);
+    const owned = await requireOwnedDocument(ctx.deps, ctx.user.id, input.documentId);
+    if (owned.extracting)
+      throw invalidInput('This document has no text yet: it is still being extracted, then indexed.');
     const queued = await requeue(ctx.deps.app, input.documentId);
     if (queued === 'no_text')
       throw invalidInput('This document has no text to index: neither its text layer nor OCR found any.');

@@ -48,6 +48,14 @@ export interface ExtractOptions {
    * it; the signal stops the read. Default: at once. Text and Markdown need no turn.
    */
   schedule?: <T>(read: (signal: AbortSignal) => Promise<T>) => Promise<T>;
+  /**
+   * Called once the file is known to be a document worth reading, before a PDF waits for its turn
+   * or any text is kept: the upload stores its document as `extracting` here. A rejection stops
+   * the extraction with it.
+   */
+  begin?: (source: ExtractedSource) => Promise<void>;
+  /** A PDF's pages read so far, of its page count, as its thread reads them. */
+  onProgress?: (done: number, total: number) => void;
 }
 
 // How long one PDF may take to read. Not measured against real files: longer lets a big PDF finish,
@@ -72,10 +80,15 @@ export async function extractDocument(
     case 'other':
       throw new DocumentRejected('invalid_document', MESSAGES.notADocument);
     case 'pdf': {
+      await options.begin?.('pdf');
       const read = (signal?: AbortSignal) =>
         readPdfOnThread(
           { bytes: input.bytes, maxPages, maxChars },
-          { timeoutMs, ...(signal ? { signal } : {}) },
+          {
+            timeoutMs,
+            ...(signal ? { signal } : {}),
+            ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+          },
         );
       const outcome = options.schedule ? await options.schedule(read) : await read();
       if (!outcome.ok) throw new DocumentRejected(outcome.reason, outcome.message);
@@ -91,6 +104,7 @@ export async function extractDocument(
       if (!hasText(text)) throw new DocumentRejected('no_text', MESSAGES.emptyText);
       if (text.length > maxChars)
         throw new DocumentRejected('too_large', MESSAGES.textTooLong(text.length, maxChars));
+      await options.begin?.(sniffed.kind);
       return { source: sniffed.kind, pages: [text], title: null, scanned: [] };
     }
   }

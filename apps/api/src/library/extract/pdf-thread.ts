@@ -61,8 +61,10 @@ export interface PdfThreadOptions {
   /** Tests lower these to make a thread run out of memory. */
   resourceLimits?: ResourceLimits;
   externalMemoryMb?: number;
-  /** Stops the thread and rejects with the signal's reason (the API is stopping). */
+  /** Stops the thread and rejects with the signal's reason (the API is stopping, the upload ended). */
   signal?: AbortSignal;
+  /** Pages read of the file's page count, as the thread reads them (read-pdf.ts). */
+  onProgress?: (done: number, total: number) => void;
 }
 
 /**
@@ -132,7 +134,9 @@ function runThread(job: PdfJob, options: PdfThreadOptions): Promise<PdfOutcome> 
     else options.signal?.addEventListener('abort', abort, { once: true });
     worker.on('message', (message: PdfThreadMessage) => {
       if (message.type === 'started') started = true;
-      else finish({ outcome: message.outcome });
+      else if (message.type === 'progress') {
+        if (result === undefined) options.onProgress?.(message.done, message.total);
+      } else finish({ outcome: message.outcome });
     });
     worker.on('error', (error: Error & { code?: string }) => {
       if (error.code === 'ERR_WORKER_OUT_OF_MEMORY') refuse(MESSAGES.outOfMemory);

@@ -42,12 +42,15 @@ const PDFJS_DATA = {
 
 const refuse = (reason: DocumentReason, message: string): PdfOutcome => ({ ok: false, reason, message });
 
+/** Pages read so far of the file's page count: once the count is known (0 of it), then per page. */
+export type PdfProgress = (done: number, total: number) => void;
+
 /**
  * The PDF's text, or why it cannot be had. Every failure of pdf.js on the file becomes an outcome
  * rather than a throw: whatever pdf.js throws on a document (its own exception classes, a
  * TypeError deep in a broken object graph) is the document's fault, not ours.
  */
-export async function readPdf(job: PdfJob): Promise<PdfOutcome> {
+export async function readPdf(job: PdfJob, onProgress?: PdfProgress): Promise<PdfOutcome> {
   let pdf: PDFDocumentProxy;
   try {
     pdf = await getDocumentProxy(job.bytes, {
@@ -59,7 +62,7 @@ export async function readPdf(job: PdfJob): Promise<PdfOutcome> {
     return failure(error);
   }
   try {
-    return await readOpened(pdf, job);
+    return await readOpened(pdf, job, onProgress);
   } catch (error) {
     return failure(error);
   } finally {
@@ -67,12 +70,13 @@ export async function readPdf(job: PdfJob): Promise<PdfOutcome> {
   }
 }
 
-async function readOpened(pdf: PDFDocumentProxy, job: PdfJob): Promise<PdfOutcome> {
+async function readOpened(pdf: PDFDocumentProxy, job: PdfJob, onProgress?: PdfProgress): Promise<PdfOutcome> {
   // The page count is in the page tree's root: known before any page is parsed, so a 50,000-page
   // file is refused before it costs more than opening.
   const count = pdf.numPages;
   if (count === 0) return refuse('invalid_document', MESSAGES.noPages);
   if (count > job.maxPages) return refuse('too_large', MESSAGES.tooManyPages(count, job.maxPages));
+  onProgress?.(0, count);
 
   // One page at a time (unpdf's extractText asks for all pages at once): memory stays at one
   // page's content, and reading stops as soon as the text passes the limit.
@@ -87,6 +91,7 @@ async function readOpened(pdf: PDFDocumentProxy, job: PdfJob): Promise<PdfOutcom
     chars += [laid.head, ...laid.paragraphs, laid.foot].filter((t) => t !== null).join('\n\n').length;
     if (chars > job.maxChars) return refuse('too_large', MESSAGES.pdfTooLong(job.maxChars));
     laidOut.push(laid);
+    onProgress?.(n, count);
   }
   const pages = assemblePages(laidOut).map(cleanPdfText);
   // A page without a text layer (a scan) is not refused: OCR reads it in the background.

@@ -11,7 +11,10 @@ import { splitPages } from '../chunks.ts';
 import { cleanPdfText, hasText } from '../extract/text.ts';
 import { OCR_MESSAGES } from './messages.ts';
 
-/** Stores the PDF and its pages to read, if the document was stored (same batch as its insert). */
+/**
+ * Stores the PDF and its pages to read, if the document was stored (same batch as its insert) and
+ * its extraction is over (an upload's job row is deleted earlier in the same batch when it is).
+ */
 export function insertOcrJobStatement(
   job: {
     documentId: string;
@@ -25,13 +28,15 @@ export function insertOcrJobStatement(
   return [
     {
       sql: `INSERT INTO ocr_jobs (document_id, owner_id, pdf, pages, done, missed, created_at)
-            SELECT ?, ?, ?, ?, 0, '[]', ? WHERE EXISTS (SELECT 1 FROM documents WHERE id = ? AND removed_at IS NULL)`,
+            SELECT ?, ?, ?, ?, 0, '[]', ? WHERE EXISTS (SELECT 1 FROM documents WHERE id = ? AND removed_at IS NULL)
+              AND NOT EXISTS (SELECT 1 FROM extraction_jobs WHERE document_id = ?)`,
       args: [
         job.documentId,
         job.ownerId,
         job.pdf,
         JSON.stringify(job.pages),
         now.toISOString(),
+        job.documentId,
         job.documentId,
       ],
     },
