@@ -15,6 +15,9 @@ type ListedDoc = RouterOutputs['documents']['list'][number];
 
 const invalidateLibrary = () => void queryClient.invalidateQueries({ queryKey: trpc.documents.pathKey() });
 
+/** How often the library's list is read while a sent file is being read by the API. */
+const EXTRACTING_POLL_MS = 1000;
+
 /**
  * "Add document" (UI.md "Library"): files through a picker or a drop zone, each its own row with
  * a progress bar and then its outcome in plain words, or a pasted text. The rows follow the new
@@ -24,6 +27,14 @@ export function AddDocumentDialog() {
   const [open, setOpen] = useState(false);
   const [mode, setMode] = useState<'files' | 'paste'>('files');
   const queue = useUploadQueue(invalidateLibrary);
+  // Once a file is sent, the API has its document in the library, extracting: the list behind the
+  // dialog follows it from then on (it polls by itself only once it has seen such a row).
+  useQuery({
+    ...trpc.documents.list.queryOptions(),
+    refetchInterval: queue.items.some((i) => i.status === 'uploading' && i.progress >= 1)
+      ? EXTRACTING_POLL_MS
+      : false,
+  });
   const modeName = useId();
   return (
     <Dialog.Root

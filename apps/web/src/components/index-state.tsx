@@ -1,12 +1,13 @@
 import { useMutation } from '@tanstack/react-query';
 import { errorMessage } from '../lib/errors.ts';
-import { indexLabel } from '../lib/library.ts';
+import { inProgress, indexLabel } from '../lib/library.ts';
 import type { RowIndex } from '../lib/library.ts';
 import { queryClient, trpc } from '../trpc.ts';
 
 /**
- * A document's way to search, for its owner: "recognizing text, page 3 of 12" while OCR reads its
- * scanned pages, "indexing… 40%", or "failed: <reason>" with Try again (`documents.reindex`);
+ * A document's way to search, for its owner: "extracting the text, page 3 of 12" while its upload
+ * is read, "recognizing text, page 3 of 12" while OCR reads its scanned pages, "indexing… 40%", or
+ * "failed: <reason>" with Try again (`documents.reindex`);
  * once ready, only what OCR left out, if anything. The lists that show it poll until it is ready.
  */
 export function IndexState({
@@ -29,7 +30,7 @@ export function IndexState({
   if (!label) {
     return index.note ? <span className="index-state note">{index.note}</span> : null;
   }
-  if (index.state === 'recognizing' || index.state === 'indexing') {
+  if (inProgress(index)) {
     return (
       <span className="index-state indexing" role="status">
         <span className="visually-hidden">Search index: </span>

@@ -7,6 +7,7 @@ import {
   highlight,
   holdsMemory,
   indexLabel,
+  inProgress,
   memoryLabel,
   pageLabel,
   relativeWords,
@@ -82,7 +83,7 @@ describe('memoryLabel', () => {
 
 describe('indexLabel and anyIndexing', () => {
   const index = (
-    state: 'recognizing' | 'indexing' | 'ready' | 'failed',
+    state: 'extracting' | 'recognizing' | 'indexing' | 'ready' | 'failed',
     done = 0,
     total = 0,
     reason: string | null = null,
@@ -93,6 +94,10 @@ describe('indexLabel and anyIndexing', () => {
     reason,
   });
   it('shows progress, stays quiet when ready, and says why it failed', () => {
+    expect(indexLabel(index('extracting', 0, 0))).toBe('extracting the text…');
+    expect(indexLabel(index('extracting', 0, 40))).toBe('extracting the text, page 1 of 40');
+    expect(indexLabel(index('extracting', 17, 40))).toBe('extracting the text, page 18 of 40');
+    expect(indexLabel(index('extracting', 40, 40))).toBe('extracting the text, page 40 of 40');
     expect(indexLabel(index('recognizing', 0, 12))).toBe('recognizing text, page 1 of 12');
     expect(indexLabel(index('recognizing', 2, 12))).toBe('recognizing text, page 3 of 12');
     expect(indexLabel(index('recognizing', 12, 12))).toBe('recognizing text, page 12 of 12');
@@ -105,11 +110,15 @@ describe('indexLabel and anyIndexing', () => {
       'failed: the embeddings endpoint timed out',
     );
   });
-  it('polls only while a document is indexing', () => {
+  it('polls only while a document is extracting, recognizing or indexing', () => {
     expect(anyIndexing([{ index: index('ready') }, { index: null }])).toBe(false);
     expect(anyIndexing([{ index: index('ready') }, { index: index('indexing', 1, 3) }])).toBe(true);
     expect(anyIndexing([{ index: index('failed') }])).toBe(false);
     expect(anyIndexing([{ index: index('recognizing', 0, 2) }])).toBe(true);
+    expect(anyIndexing([{ index: index('extracting') }])).toBe(true);
+    expect(inProgress(index('extracting', 3, 9))).toBe(true);
+    expect(inProgress(index('failed'))).toBe(false);
+    expect(inProgress(null)).toBe(false);
     expect(anyIndexing(undefined)).toBe(false);
   });
 });

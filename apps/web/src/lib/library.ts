@@ -8,7 +8,7 @@ const DAY = 24 * HOUR;
 
 export type Access = 'owner' | 'shared' | 'public';
 export type MemoryState = 'opening' | 'open' | 'expired' | 'forgotten' | 'purged' | 'empty';
-export type IndexState = 'recognizing' | 'indexing' | 'ready' | 'failed';
+export type IndexState = 'extracting' | 'recognizing' | 'indexing' | 'ready' | 'failed';
 
 export interface RowMemory {
   sessionId: string;
@@ -16,7 +16,10 @@ export interface RowMemory {
   forgetsAt: string;
 }
 
-/** `done` of `total` scanned pages while recognizing, of chunks while indexing. */
+/**
+ * `done` of `total` pages read while extracting (0 of 0 until the page count is known), scanned
+ * pages while recognizing, chunks while indexing.
+ */
 export interface RowIndex {
   state: IndexState;
   reason: string | null;
@@ -91,12 +94,18 @@ export const holdsMemory = (memory: RowMemory | null): boolean =>
   memory !== null && (memory.state === 'open' || memory.state === 'expired');
 
 /**
- * "recognizing text, page 3 of 12" while OCR reads scanned pages, "indexing… 40%", "indexing…"
- * before the chunks are counted, "failed: <reason>"; null when ready.
+ * "extracting the text, page 3 of 12" while an upload is read ("extracting the text…" while it
+ * waits or before its pages are counted), "recognizing text, page 3 of 12" while OCR reads scanned
+ * pages, "indexing… 40%", "indexing…" before the chunks are counted, "failed: <reason>"; null
+ * when ready.
  */
 export function indexLabel(index: RowIndex | null): string | null {
   if (!index || index.state === 'ready') return null;
   if (index.state === 'failed') return `failed: ${index.reason ?? 'no reason given'}`;
+  if (index.state === 'extracting')
+    return index.total <= 0
+      ? 'extracting the text…'
+      : `extracting the text, page ${Math.min(index.done + 1, index.total)} of ${index.total}`;
   if (index.state === 'recognizing')
     return `recognizing text, page ${Math.min(index.done + 1, Math.max(index.total, 1))} of ${index.total}`;
   if (index.total <= 0) return 'indexing…';
@@ -104,11 +113,11 @@ export function indexLabel(index: RowIndex | null): string | null {
   return `indexing… ${percent}%`;
 }
 
-/** Still on its way to search: OCR or indexing under way. */
+/** Still on its way to search: extraction, OCR or indexing under way. */
 export const inProgress = (index: RowIndex | null | undefined): boolean =>
-  index?.state === 'recognizing' || index?.state === 'indexing';
+  index?.state === 'extracting' || index?.state === 'recognizing' || index?.state === 'indexing';
 
-/** The library polls while any of its documents is still being recognised or indexed, and stops after. */
+/** The library polls while any of its documents is still being extracted, recognised or indexed, and stops after. */
 export const anyIndexing = (docs: ReadonlyArray<{ index: RowIndex | null }> | undefined): boolean =>
   (docs ?? []).some((d) => inProgress(d.index));
 

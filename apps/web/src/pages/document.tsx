@@ -15,6 +15,7 @@ import { memoryCardHeadline } from '../lib/memory-card.ts';
 import { formatAgo, formatDateAndClock } from '../lib/time.ts';
 import { useNow } from '../lib/use-now.ts';
 import { useQuotedPassage } from '../lib/use-quoted-passage.ts';
+import { useRunTranscript } from '../lib/use-run-events.ts';
 import { useTitle } from '../lib/use-title.ts';
 import { trpc, type RouterOutputs } from '../trpc.ts';
 import { NotFoundPage } from './not-found.tsx';
@@ -33,7 +34,7 @@ export default function DocumentPage() {
   const { id: documentId = '' } = useParams();
   const doc = useQuery({
     ...trpc.documents.get.queryOptions({ documentId }),
-    // A new document is indexed in the background: follow it until it is searchable.
+    // A new document is extracted and indexed in the background: follow it until it is searchable.
     refetchInterval: (query) => (inProgress(query.state.data?.index) ? INDEX_POLL_MS : false),
   });
   // The run the owner is looking at (`?run=`): its question box asks follow-ups, and coming back
@@ -76,6 +77,7 @@ export default function DocumentPage() {
         {isOwner && (
           <Runs
             documentId={documentId}
+            extracting={doc.data.index?.state === 'extracting'}
             runsClosedSince={doc.data.runsClosedSince}
             currentRunId={params.get('run')}
             onSelectRun={(runId) => setParams(runId ? { run: runId } : {}, { replace: true })}
@@ -86,7 +88,11 @@ export default function DocumentPage() {
   );
 }
 
-/** Title page facts, then the text with its page markers; a selected passage can be cited. */
+/**
+ * Title page facts, then the text with its page markers; a selected passage can be cited. While an
+ * upload's text is still being extracted there is none yet: that is said instead (its progress is
+ * beside the title).
+ */
 function DocumentBody({ doc }: { doc: Doc }) {
   const textRef = useRef<HTMLDivElement>(null);
   const { hash } = useLocation();
@@ -96,6 +102,14 @@ function DocumentBody({ doc }: { doc: Doc }) {
   }, [hash]);
   // A citation chip links to its quote (?page=4&quote=…): marked, and scrolled to.
   const quoted = useQuotedPassage(doc, textRef);
+  if (doc.index?.state === 'extracting') {
+    return (
+      <article className="box doc-text state-block" aria-label="Document">
+        <strong>The text is being extracted from the file</strong>
+        <p>It appears here once the file has been read; this page follows it.</p>
+      </article>
+    );
+  }
   return (
     <article className="box doc-text" aria-label="Document">
       {doc.authors.length > 0 && <p className="authors">{doc.authors.join(', ')}</p>}
@@ -127,11 +141,14 @@ function DocumentBody({ doc }: { doc: Doc }) {
 
 function Runs({
   documentId,
+  extracting,
   runsClosedSince,
   currentRunId,
   onSelectRun,
 }: {
   documentId: string;
+  /** The text is still being extracted: nothing to ask about yet (chat.ask would refuse). */
+  extracting: boolean;
   runsClosedSince: string | null;
   currentRunId: string | null;
   onSelectRun: (runId: string | null) => void;
@@ -155,12 +172,13 @@ function Runs({
       ) : runs.data.length === 0 ? (
         <p className="muted">No runs yet. The agent has not worked on this document.</p>
       ) : (
-        runs.data.map((run) => (
+        runs.data.map((run, i) => (
           <RunItem
             key={run.id}
             run={run}
             documentId={documentId}
             current={run.id === currentRunId}
+            followed={i < FOLLOWED_RUNS || run.id === currentRunId}
             onLookAt={() => onSelectRun(run.id)}
           >
             {run.id === currentRunId && takesQuestions(run) && (
@@ -183,6 +201,8 @@ function Runs({
             <time dateTime={runsClosedSince}>{formatDateAndClock(runsClosedSince)}</time>; earlier runs stay
             readable.
           </p>
+        ) : extracting ? (
+          <p className="notice ask-closed">Questions open once the text has been extracted.</p>
         ) : (
           <AskForm
             documentId={documentId}
@@ -196,24 +216,33 @@ function Runs({
   );
 }
 
+/**
+ * Live runs whose transcripts stream (SPEC §7c): the newest ones and the one looked at. Each
+ * stream holds one of the browser's six connections to the server; older live runs are read
+ * again every few seconds instead.
+ */
+const FOLLOWED_RUNS = 2;
+
 function RunItem({
   run,
   documentId,
   current,
+  followed,
   onLookAt,
   children,
 }: {
   run: Run;
   documentId: string;
   current: boolean;
+  followed: boolean;
   onLookAt: () => void;
   /** The follow-up question box, when this is the live chat run the owner is looking at. */
   children?: React.ReactNode;
 }) {
   const live = run.status === 'live';
-  const transcript = useQuery({
-    ...trpc.chat.transcript.queryOptions({ runId: run.id }),
-    refetchInterval: (query) => transcriptRefetchMs(query.state.data, live, Date.now()),
+  const transcript = useRunTranscript(run.id, {
+    follow: live && followed,
+    pollMs: (items) => transcriptRefetchMs(items, live, Date.now()),
   });
   const state = run.memory ? (run.state ?? 'unknown') : 'memory off';
   const headingId = `run-${run.id}`;
