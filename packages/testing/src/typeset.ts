@@ -8,10 +8,24 @@
  *   10-point gutter.
  * - ja-horizontal.pdf, ja-vertical.pdf: three lines of Japanese in a CID-keyed TrueType font
  *   whose text is read through the UniJIS-UTF16-H and -V CMaps (no ToUnicode map).
+ * - zh-hans-horizontal.pdf, zh-hans-vertical.pdf, zh-hant-horizontal.pdf, ko-horizontal.pdf: the
+ *   same for simplified Chinese (UniGB-UTF16-H and -V), traditional Chinese (UniCNS-UTF16-H) and
+ *   Korean (UniKS-UTF16-H).
  */
 import { readFile } from 'node:fs/promises';
 
-export type TypesetPdf = 'article' | 'article-gropdf' | 'article-narrow' | 'ja-horizontal' | 'ja-vertical';
+/** The CJK PDFs, each made from the .ps of the same name. */
+export const CJK = [
+  'ja-horizontal',
+  'ja-vertical',
+  'zh-hans-horizontal',
+  'zh-hans-vertical',
+  'zh-hant-horizontal',
+  'ko-horizontal',
+] as const;
+export type CjkPdf = (typeof CJK)[number];
+
+export type TypesetPdf = 'article' | 'article-gropdf' | 'article-narrow' | CjkPdf;
 
 /** The article as groff -Tps and ps2pdf, groff's own -Tpdf, and -Tps with a 10-point gutter make it. */
 export const ARTICLES = ['article', 'article-gropdf', 'article-narrow'] as const;
@@ -31,9 +45,9 @@ export async function articleSentences(): Promise<string[]> {
   return source.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('.'));
 }
 
-/** The Japanese text of ja-horizontal.ps and ja-vertical.ps, a line (or a column) each. */
-export async function japaneseLines(): Promise<string[]> {
-  const source = await readFile(new URL('ja-horizontal.ps', folder), 'utf8');
+/** The text a CJK PDF's .ps sets, a line (or a column) each, from the comment above each line. */
+export async function cjkLines(name: CjkPdf): Promise<string[]> {
+  const source = await readFile(new URL(`${name}.ps`, folder), 'utf8');
   return source
     .split('\n')
     .filter((line, i, all) => line.startsWith('% ') && all[i + 1]?.includes('moveto'))

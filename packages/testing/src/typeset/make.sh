@@ -2,7 +2,7 @@
 # Makes the typeset PDFs that apps/api/src/library/extract/typeset.test.ts reads, with a real
 # typesetter (groff -ms, two columns) and ghostscript (CID-keyed CJK fonts with their CMaps).
 # On Debian 12:
-#   apt-get install -y groff ghostscript fonts-ipafont-mincho
+#   apt-get install -y groff ghostscript fonts-ipafont-mincho fonts-arphic-uming fonts-nanum
 #   sh packages/testing/src/typeset/make.sh
 # The PDFs are committed (the tests do not need these tools); run this after editing a source.
 set -eu
@@ -11,6 +11,6 @@ groff -ms -Tps article.ms | ps2pdf - article.pdf
 # The same article from groff's own PDF writer, and with a gutter of 10 points (LaTeX's default).
 groff -ms -Tpdf article.ms > article-gropdf.pdf
 sed 's/^\.2C$/.MC 2.9i 0.14i/' article.ms | groff -ms -Tps | ps2pdf - article-narrow.pdf
-for name in ja-horizontal ja-vertical; do
+for name in ja-horizontal ja-vertical zh-hans-horizontal zh-hans-vertical zh-hant-horizontal ko-horizontal; do
   gs -q -dNOPAUSE -dBATCH -dSAFER -sDEVICE=pdfwrite -sCIDFMAP=cidfmap -sOutputFile="$name.pdf" "$name.ps"
 done

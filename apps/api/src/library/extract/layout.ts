@@ -65,8 +65,12 @@ interface Line {
   size: number;
 }
 
-const CJK = '\\p{scx=Han}\\p{scx=Hiragana}\\p{scx=Katakana}\\p{scx=Hangul}\\u3000-\\u303f\\uff00-\\uffef';
-const SPACE_IN_CJK = new RegExp(`(?<=[${CJK}])[ \\t]+(?=[${CJK}])`, 'gu');
+// Chinese and Japanese are written without spaces between words: a gap pdf.js reads between two of
+// their characters is the layout's, not the text's. Korean puts spaces between words, so Hangul
+// keeps its spaces (it is CJK for how sentences run on across a page, below).
+const UNSPACED = '\\p{scx=Han}\\p{scx=Hiragana}\\p{scx=Katakana}\\u3000-\\u303f\\uff00-\\uffef';
+const CJK = `${UNSPACED}\\p{scx=Hangul}`;
+const SPACE_IN_CJK = new RegExp(`(?<=[${UNSPACED}])[ \\t]+(?=[${UNSPACED}])`, 'gu');
 
 /** The page's text in reading order, with its possible running head and footer kept apart. */
 export function layoutPage(items: readonly LayoutItem[]): PageText {

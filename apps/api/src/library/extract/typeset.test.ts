@@ -1,12 +1,12 @@
 /**
  * PDFs from real typesetters (@sponge/testing/typeset: groff and ghostscript, committed with their
  * sources), read by extractDocument on its threads: reading order on a two-column article, and
- * Japanese whose fonts need pdf.js's CMaps.
+ * Japanese, Chinese and Korean whose fonts need pdf.js's CMaps.
  */
 import { createRequire } from 'node:module';
 import { version as bundledPdfjs } from 'unpdf/pdfjs';
 import { describe, expect, it } from 'vitest';
-import { ARTICLES, articleSentences, japaneseLines, typesetPdf } from '@sponge/testing/typeset';
+import { ARTICLES, CJK, articleSentences, cjkLines, typesetPdf } from '@sponge/testing/typeset';
 import { extractDocument } from './index.ts';
 
 const pdfInput = (bytes: Uint8Array) => ({ bytes, filename: 'paper.pdf', mediaType: 'application/pdf' });
@@ -53,7 +53,7 @@ describe('a two-column article set by groff', () => {
   });
 });
 
-describe('Japanese in a CID-keyed font (ghostscript, IPA Mincho)', () => {
+describe('Japanese, Chinese and Korean in CID-keyed fonts (ghostscript; IPA Mincho, AR PL UMing, Nanum Myeongjo)', () => {
   it('takes its CMaps from a pdfjs-dist of the very version of pdf.js that unpdf bundles', () => {
     // Moving unpdf means moving pdfjs-dist with it (apps/api/package.json, docs/dependencies.md).
     const installed = (createRequire(import.meta.url)('pdfjs-dist/package.json') as { version: string })
@@ -61,13 +61,13 @@ describe('Japanese in a CID-keyed font (ghostscript, IPA Mincho)', () => {
     expect(installed).toBe(bundledPdfjs);
   });
 
-  it('reads horizontal text through the UniJIS-UTF16-H CMap', async () => {
-    const doc = await extractDocument(pdfInput(await typesetPdf('ja-horizontal')));
-    expect(doc.pages).toEqual([(await japaneseLines()).join('\n')]);
-  });
-
-  it('reads vertical writing through the UniJIS-UTF16-V CMap, columns right to left', async () => {
-    const doc = await extractDocument(pdfInput(await typesetPdf('ja-vertical')));
-    expect(doc.pages).toEqual([(await japaneseLines()).join('\n')]);
-  });
+  // Each PDF's font is CID-keyed TrueType with a predefined CMap and no ToUnicode map (pdffonts:
+  // "CID TrueType", uni "no"): without the CMap, pdf.js reads no text or the wrong text. Vertical
+  // writing reads column by column, right to left.
+  for (const name of CJK) {
+    it(`${name}: reads every line exactly through its CMap`, async () => {
+      const doc = await extractDocument(pdfInput(await typesetPdf(name)));
+      expect(doc.pages).toEqual([(await cjkLines(name)).join('\n')]);
+    });
+  }
 });
