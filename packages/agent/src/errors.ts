@@ -139,3 +139,19 @@ export function toMemoryToolError(error: unknown): MemoryToolError {
   const message = error instanceof Error ? error.message : String(error);
   return new MemoryToolError({ reason: 'unknown', code: 'INTERNAL_SERVER_ERROR', message, cause: error });
 }
+
+/** A tool's arguments refused before any call, as the API would refuse them (BAD_REQUEST `invalid_input`). */
+export function invalidInput(
+  tool: string,
+  issues: { path: PropertyKey[]; message: string }[],
+): MemoryToolError {
+  const detail = issues
+    .map((i) => `${i.path.length ? i.path.join('.') : '(input)'}: ${i.message}`)
+    .join('; ');
+  return new MemoryToolError({
+    reason: 'invalid_input',
+    code: 'BAD_REQUEST',
+    httpStatus: 400,
+    message: `${tool}: ${detail}`,
+  });
+}

@@ -8,7 +8,8 @@ import type { AppRouter } from '@sponge/api';
 import { libraryInputs, noteSourceSchema } from '@sponge/contract';
 import type { Change, LibraryHit, LibraryPassage, NoteSource } from '@sponge/contract';
 import type { z } from 'zod';
-import { MemoryToolError, toMemoryToolError } from './errors.ts';
+import { invalidInput, toMemoryToolError } from './errors.ts';
+import { trpcUrl } from './api-url.ts';
 
 export type LibrarySearchInput = z.input<(typeof libraryInputs)['library.search']>;
 export type LibraryReadInput = z.input<(typeof libraryInputs)['library.read']>;
@@ -57,25 +58,6 @@ export interface LibraryToolsOptions {
 /** Lower case, whitespace runs as one space: how a quote is compared with what was read. */
 export function normalizeQuote(text: string): string {
   return text.toLowerCase().replace(/\s+/g, ' ').trim();
-}
-
-function trpcUrl(url: string): string {
-  const u = new URL(url);
-  const path = u.pathname.replace(/\/+$/, '');
-  u.pathname = path.endsWith('/trpc') ? path : `${path}/trpc`;
-  return u.toString();
-}
-
-function invalidInput(tool: string, issues: { path: PropertyKey[]; message: string }[]): MemoryToolError {
-  const detail = issues
-    .map((i) => `${i.path.length ? i.path.join('.') : '(input)'}: ${i.message}`)
-    .join('; ');
-  return new MemoryToolError({
-    reason: 'invalid_input',
-    code: 'BAD_REQUEST',
-    httpStatus: 400,
-    message: `${tool}: ${detail}`,
-  });
 }
 
 /** Whether `source`'s quote occurs in a passage of its document among `seen`. */

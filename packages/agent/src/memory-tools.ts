@@ -5,7 +5,8 @@ import pRetry from 'p-retry';
 import type { AppRouter } from '@sponge/api';
 import { modelToolDescriptors, toolArgsSchemas } from '@sponge/contract';
 import type { Change, ModelToolDescriptor, QueryRow, ToolArgs, ToolName } from '@sponge/contract';
-import { MemoryToolError, isMemoryToolError, toMemoryToolError } from './errors.ts';
+import { MemoryToolError, invalidInput, isMemoryToolError, toMemoryToolError } from './errors.ts';
+import { trpcUrl } from './api-url.ts';
 import type { DroppedSource } from './library-tools.ts';
 import type { MemoryToolReason } from './errors.ts';
 
@@ -133,25 +134,6 @@ export interface MemoryTools {
   recall(input: ToolArgs['recall']): Promise<RecallResult>;
   /** Every note changed after `sinceVersion` (all pages), and the version the answer was taken at. */
   changedSince(sinceVersion: number): Promise<{ version: number; rows: QueryRow[] }>;
-}
-
-function trpcUrl(url: string): string {
-  const u = new URL(url);
-  if (!u.pathname.replace(/\/+$/, '').endsWith('/trpc'))
-    u.pathname = `${u.pathname.replace(/\/+$/, '')}/trpc`;
-  return u.toString().replace(/\/+$/, '');
-}
-
-function invalidInput(tool: string, issues: { path: PropertyKey[]; message: string }[]): MemoryToolError {
-  const detail = issues
-    .map((i) => `${i.path.length ? i.path.join('.') : '(input)'}: ${i.message}`)
-    .join('; ');
-  return new MemoryToolError({
-    reason: 'invalid_input',
-    code: 'BAD_REQUEST',
-    httpStatus: 400,
-    message: `${tool}: ${detail}`,
-  });
 }
 
 const MAX_ANSWERS_KEPT = 64;
