@@ -7,6 +7,7 @@ import {
   primaryTextField,
   proposedName,
   showsNoteSource,
+  passageFromSource,
   sourcePrefill,
 } from './review-form.ts';
 import type { FieldPreview } from './review-form.ts';
@@ -200,5 +201,22 @@ describe('passageCheck', () => {
     expect(
       passageCheck({ passage: 'x', source: { state: 'error', message: 'offline' }, fromNote: false }).text,
     ).toBe('Could not load the source: offline');
+  });
+});
+
+describe('passageFromSource', () => {
+  const source = {
+    text: 'Page one ends here.\n\nRecovery was UNEVEN across\nthe reef flats.\n\nPage three.',
+    pageStarts: [0, 21, 63],
+  };
+  it("takes the document's own spelling of a quote the agent cased or spaced differently", () => {
+    const noteSource = { documentId: 'doc_reef', page: 2, quote: 'recovery was uneven across the reef' };
+    const passage = passageFromSource(source, noteSource);
+    expect(passage).toBe('Recovery was UNEVEN across\nthe reef');
+    expect(source.text).toContain(passage);
+  });
+  it('keeps the quote as it is when the document does not hold it (the check then says so)', () => {
+    const noteSource = { documentId: 'doc_reef', page: 2, quote: 'recovery was complete' };
+    expect(passageFromSource(source, noteSource)).toBe('recovery was complete');
   });
 });

@@ -7,6 +7,7 @@
 import { normalisePassage, noteSourceOf, passageOccursIn } from '@sponge/contract';
 import type { NoteSource } from '@sponge/contract';
 import type { RouterOutputs } from '../trpc.ts';
+import { findQuote } from './quote.ts';
 
 export type KindPreview = RouterOutputs['profiles']['preview']['kinds'][number];
 export type FieldPreview = KindPreview['fields'][number];
@@ -213,6 +214,20 @@ export function sourcePrefill(
   return noteSource
     ? { sourceId: noteSource.documentId, passage: noteSource.quote, noteSource }
     : { sourceId: documentId, passage: '', noteSource: null };
+}
+
+/**
+ * The note's quote as its source document spells it: the agent's quote was judged ignoring case
+ * and spacing (on the cited page ± 1), but a reviewed record's passage must occur exactly (the
+ * API's check on every decision), so the prefilled passage takes the document's own text where
+ * the quote is found. The quote as it is when the document does not hold it (the check says so).
+ */
+export function passageFromSource(
+  source: { text: string; pageStarts: readonly number[] },
+  noteSource: NoteSource,
+): string {
+  const span = findQuote(source.text, source.pageStarts, noteSource.page, noteSource.quote);
+  return span ? source.text.slice(span.start, span.end) : noteSource.quote;
 }
 
 /** The note's source while the workbench still shows it (the reviewer may change either part). */

@@ -1,7 +1,14 @@
-import { useMutation, useQueries } from '@tanstack/react-query';
+import { useMutation, useQueries, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { errorIssues } from '../../lib/errors.ts';
-import { buildFields, issuesAt, prefill, proposedName, sourcePrefill } from '../../lib/review-form.ts';
+import {
+  buildFields,
+  issuesAt,
+  passageFromSource,
+  prefill,
+  proposedName,
+  sourcePrefill,
+} from '../../lib/review-form.ts';
 import type { FormValues, KindPreview } from '../../lib/review-form.ts';
 import { queryClient, trpc, type RouterOutputs } from '../../trpc.ts';
 
@@ -70,7 +77,18 @@ export function useReviewForm({
   // A note made from a passage (its data.source) arrives with its source and passage filled in.
   const [initial] = useState(() => sourcePrefill(note, documentId));
   const [sourceId, setSourceId] = useState(initial.sourceId);
-  const [passage, setPassage] = useState(initial.passage);
+  // Null until the reviewer edits it: the note's quote, as its source document spells it once
+  // that is read (the API checks a passage exactly; the agent's quote was judged ignoring case).
+  const [editedPassage, setPassage] = useState<string | null>(null);
+  const noteSourceDoc = useQuery({
+    ...trpc.documents.get.queryOptions({ documentId: initial.noteSource?.documentId ?? '' }),
+    enabled: initial.noteSource !== null,
+  });
+  const passage =
+    editedPassage ??
+    (initial.noteSource && noteSourceDoc.data
+      ? passageFromSource(noteSourceDoc.data, initial.noteSource)
+      : initial.passage);
   const [decision, setDecision] = useState<'accept' | 'reject'>('accept');
   const [comment, setComment] = useState('');
   const [outcome, setOutcome] = useState<Outcome | null>(null);
