@@ -1,6 +1,6 @@
 /**
- * The HTTP server: tRPC at /trpc (plain JSON, batching capped, body size capped) and the built
- * web app everywhere else, on one origin.
+ * The HTTP server: tRPC at /trpc (plain JSON, batching capped, body size capped), the MCP
+ * endpoint at /mcp (mcp/http.ts) and the built web app everywhere else, on one origin.
  *
  * @example
  * const { url, close } = await startServer(loadConfig({ PORT: '0', DATA_DIR: dir }));
@@ -21,6 +21,8 @@ import { retryAfterMeta } from './library/uploads-in-flight.ts';
 import type { OpenedApp } from './app.ts';
 import { appRouter } from './router.ts';
 import { createStaticHandler } from './static.ts';
+import { createMcpEndpoint } from './mcp/http.ts';
+import type { RateLimit } from './rate-limit.ts';
 import { MAX_BODY_BYTES, MAX_UPLOAD_BODY_BYTES } from './trpc.ts';
 import { forbidden } from './errors.ts';
 import { answerAfterDrain } from './http/drain.ts';
@@ -106,6 +108,8 @@ export async function startServer(
     /** false: every call through the tRPC adapter (tests compare). */ directCalls?: boolean;
     /** Sign-in and sign-up limits other than the defaults (tests that time many attempts). */
     authLimits?: AuthLimits;
+    /** The per-key limit of /mcp other than the default (the bench's thousands of calls). */
+    mcpRateLimit?: RateLimit;
   } = {},
 ): Promise<RunningServer> {
   // Tightened before the databases open (SQLite gives -wal/-shm the database's mode) and after
@@ -146,6 +150,11 @@ export async function startServer(
     responseMeta: retryAfterMeta,
   });
   const answerError = createErrorAnswer(appRouter);
+  // The owner's own agent over MCP (SPEC §7d), beside tRPC on the same origin.
+  const mcp = createMcpEndpoint(app, {
+    publicUrl: config.publicUrl,
+    ...(overrides.mcpRateLimit ? { rateLimit: overrides.mcpRateLimit } : {}),
+  });
   const headers = securityHeaders(config.publicUrl);
   /** Refuses a tRPC request before tRPC reads it, once its body is drained. */
   const refuse = (req: IncomingMessage, res: ServerResponse, error: TRPCError, path: string) => {
@@ -171,6 +180,7 @@ export async function startServer(
         res.writeHead(403, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
         return void res.end(FOREIGN_HOST_MESSAGE);
       }
+      if (mcp.owns(path)) return void mcp.handle(req, res);
       if (
         req.method === 'POST' &&
         path.startsWith('/trpc/') &&

@@ -74,3 +74,5 @@ export type {
   ResearchToolName,
   TranscriptItem,
 } from './research.ts';
+export { MCP_TOOLS, MCP_TOOL_NAMES, mcpToolInputs, mcpToolOutputs } from './mcp.ts';
+export type { McpToolName, McpToolOutput } from './mcp.ts';

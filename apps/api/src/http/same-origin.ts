@@ -18,18 +18,32 @@ export function cookieAuthenticated(headers: IncomingHttpHeaders): boolean {
   return typeof credential === 'object' && credential.from === 'cookie';
 }
 
-/** Whether the request comes from a page of this app's own origin, by the browser's word. */
-export function fromOwnOrigin(req: IncomingMessage, publicUrl: string | null): boolean {
-  if (req.headers['sec-fetch-site'] === 'same-origin') return true;
-  const origin = req.headers.origin?.toLowerCase();
-  if (origin === undefined || origin === 'null') return false;
-  if (publicUrl !== null && origin === publicUrl) return true;
+/**
+ * This app's own origin as the request reaches it: PUBLIC_URL when set, else the request's own
+ * scheme and Host (null without a Host). What an `Origin` header is compared with, and what the
+ * MCP endpoint's metadata names.
+ */
+export function ownOrigin(req: IncomingMessage, publicUrl: string | null): string | null {
+  if (publicUrl !== null) return publicUrl;
   const host = req.headers.host?.toLowerCase();
-  if (host === undefined || host === '') return false;
+  if (host === undefined || host === '') return null;
   const tls =
     (req.socket as { encrypted?: boolean }).encrypted === true ||
     req.headers['x-forwarded-proto'] === 'https';
-  return origin === `${tls ? 'https' : 'http'}://${host}`;
+  return `${tls ? 'https' : 'http'}://${host}`;
+}
+
+/** Whether the request's `Origin` header names this app's own origin (PUBLIC_URL or its own). */
+export function originIsOwn(req: IncomingMessage, publicUrl: string | null): boolean {
+  const origin = req.headers.origin?.toLowerCase();
+  if (origin === undefined || origin === 'null') return false;
+  if (publicUrl !== null && origin === publicUrl) return true;
+  return origin === ownOrigin(req, null);
+}
+
+/** Whether the request comes from a page of this app's own origin, by the browser's word. */
+export function fromOwnOrigin(req: IncomingMessage, publicUrl: string | null): boolean {
+  return req.headers['sec-fetch-site'] === 'same-origin' || originIsOwn(req, publicUrl);
 }
 
 /** The procedures that start a session: a page of another site must not sign a browser in. */

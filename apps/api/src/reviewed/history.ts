@@ -7,7 +7,7 @@
 import { canonicalJson } from '@oh/memory';
 import type { JsonValue, ReviewedRecord } from '@oh/memory';
 import { kindOf, ownerInputs } from '@sponge/contract';
-import type { Link, OwnerInput } from '@sponge/contract';
+import type { Link, McpToolOutput, OwnerInput } from '@sponge/contract';
 import { requireOwnedDocument } from '../access.ts';
 import { listVisibleDocuments } from '../data/documents.ts';
 import { userNames } from '../data/users.ts';
@@ -127,6 +127,85 @@ function slug(title: string): string {
 }
 
 /**
+ * The records in view at `revision` of a document the caller owns (checked by the caller), with
+ * their provenance: what the export holds and what the MCP endpoint lists as reviewed findings.
+ */
+async function recordsInView(
+  deps: AppDeps,
+  userId: string,
+  documentId: string,
+  revision: number,
+): Promise<{ title: string; records: ExportedRecord[] }> {
+  const [records, decisions, visible] = await Promise.all([
+    revision === 0 ? Promise.resolve([]) : deps.reviewed.recordsAt(documentId, revision),
+    deps.reviewed.decisions(documentId),
+    titles(deps, userId),
+  ]);
+  const byId = new Map(decisions.map((d) => [d.id, d]));
+  const names = await userNames(
+    deps.app,
+    records.map((r) => r.reviewerId),
+  );
+  return {
+    title: visible.get(documentId) ?? documentId,
+    records: records.map((r) => ({
+      name: r.name,
+      kind: r.kind,
+      text: r.text,
+      data: r.data,
+      links: r.links,
+      digest: r.digest,
+      fromRevision: r.revision,
+      source: { documentId: r.sourceDocumentId, title: visible.get(r.sourceDocumentId) ?? null },
+      passage: r.passage,
+      decision: {
+        id: r.decisionId,
+        reviewer: { id: r.reviewerId, name: names.get(r.reviewerId) ?? null },
+        comment: r.comment,
+        at: byId.get(r.decisionId)?.at ?? r.createdAt,
+      },
+      profile: byId.get(r.decisionId)?.profile ?? null,
+      marks: r.marks ?? [],
+    })),
+  };
+}
+
+/**
+ * A document's reviewed knowledge as the owner's own agent reads it over MCP (SPEC §7d): the
+ * records in view at the newest revision, each with its source, passage, decision and the
+ * revision that accepted it. Owner only (NOT_FOUND otherwise).
+ */
+export async function reviewedFindings(
+  deps: AppDeps,
+  userId: string,
+  documentId: string,
+): Promise<McpToolOutput<'list_reviewed_findings'>> {
+  await requireOwnedDocument(deps, userId, documentId);
+  const revision = await deps.reviewed.latestRevision(documentId);
+  const { title, records } = await recordsInView(deps, userId, documentId, revision);
+  return {
+    documentId,
+    title,
+    revision,
+    findings: records.map((r) => ({
+      name: r.name,
+      kind: r.kind,
+      text: r.text,
+      source: r.source,
+      passage: r.passage,
+      decision: {
+        decision: 'accept' as const,
+        reviewer: r.decision.reviewer.name,
+        comment: r.decision.comment,
+        at: r.decision.at,
+      },
+      revision: r.fromRevision,
+      marks: r.marks,
+    })),
+  };
+}
+
+/**
  * The records in view at `revision` (the newest by default), with their provenance, as the
  * canonical JSON (RFC 8785) of `{ format, document, revision, exportedAt, records }`. Owner only.
  */
@@ -145,42 +224,13 @@ export async function reviewExport(
       message: `Invalid input: revision: revision ${revision} does not exist; the newest revision of this document is ${latest}`,
     });
   }
-  const [records, decisions, visible] = await Promise.all([
-    revision === 0 ? Promise.resolve([]) : deps.reviewed.recordsAt(input.documentId, revision),
-    deps.reviewed.decisions(input.documentId),
-    titles(deps, userId),
-  ]);
-  const byId = new Map(decisions.map((d) => [d.id, d]));
-  const names = await userNames(
-    deps.app,
-    records.map((r) => r.reviewerId),
-  );
-  const exported: ExportedRecord[] = records.map((r) => ({
-    name: r.name,
-    kind: r.kind,
-    text: r.text,
-    data: r.data,
-    links: r.links,
-    digest: r.digest,
-    fromRevision: r.revision,
-    source: { documentId: r.sourceDocumentId, title: visible.get(r.sourceDocumentId) ?? null },
-    passage: r.passage,
-    decision: {
-      id: r.decisionId,
-      reviewer: { id: r.reviewerId, name: names.get(r.reviewerId) ?? null },
-      comment: r.comment,
-      at: byId.get(r.decisionId)?.at ?? r.createdAt,
-    },
-    profile: byId.get(r.decisionId)?.profile ?? null,
-    marks: r.marks ?? [],
-  }));
-  const title = visible.get(input.documentId) ?? input.documentId;
+  const { title, records } = await recordsInView(deps, userId, input.documentId, revision);
   const json = canonicalJson({
     format: EXPORT_FORMAT,
     document: { id: input.documentId, title },
     revision,
     exportedAt: deps.now().toISOString(),
-    records: exported,
+    records,
   });
   return { filename: `${slug(title)}-reviewed-knowledge-rev${revision}.json`, json };
 }

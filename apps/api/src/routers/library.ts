@@ -6,6 +6,7 @@
  * leaves a card in the run's transcript.
  */
 import type { TRPCRouterRecord } from '@trpc/server';
+import type { z } from 'zod';
 import { LIBRARY_SEARCH_DEFAULT, READ_PASSAGE_MAX, libraryInputs } from '@sponge/contract';
 import type { LibraryHit, LibraryPassage } from '@sponge/contract';
 import { getVisibleDocument } from '../data/documents.ts';
@@ -80,24 +81,48 @@ export function readPassage(
   };
 }
 
+/**
+ * Hybrid search over one owner's own documents (documents.search's ranking), as the library
+ * tools answer it: the run's agent (`library.search`) and the owner's own agent over MCP.
+ */
+export async function searchOwnLibrary(
+  deps: AppDeps,
+  ownerId: string,
+  input: z.infer<(typeof libraryInputs)['library.search']>,
+): Promise<LibraryHit[]> {
+  const hits = await deps.library.search.search(
+    ownerId,
+    input.query,
+    input.limit ?? LIBRARY_SEARCH_DEFAULT,
+    input.documentId === undefined ? {} : { documentId: input.documentId },
+  );
+  return hits.map((h) => ({
+    documentId: h.documentId,
+    title: h.title,
+    page: h.page,
+    start: h.start,
+    end: h.end,
+    passage: h.passage,
+    score: h.score,
+  }));
+}
+
+/** A passage of one of the owner's own documents, or NOT_FOUND / a refusal in words. */
+export async function readOwnPassage(
+  deps: AppDeps,
+  ownerId: string,
+  input: z.infer<(typeof libraryInputs)['library.read']>,
+): Promise<LibraryPassage> {
+  const doc = await ownDocument(deps, ownerId, input.documentId);
+  // A scan OCR has not read yet holds only the blank lines between its pages.
+  if (!/\S/.test(doc.text)) throw invalidInput(noText(doc));
+  return readPassage(doc, input);
+}
+
 export const libraryRouter = {
   /** Hybrid search over the run owner's own documents (documents.search's ranking). */
   search: runProcedure.input(libraryInputs['library.search']).query(async ({ ctx, input }) => {
-    const hits = await ctx.deps.library.search.search(
-      ctx.run.ownerId,
-      input.query,
-      input.limit ?? LIBRARY_SEARCH_DEFAULT,
-      input.documentId === undefined ? {} : { documentId: input.documentId },
-    );
-    const answer: LibraryHit[] = hits.map((h) => ({
-      documentId: h.documentId,
-      title: h.title,
-      page: h.page,
-      start: h.start,
-      end: h.end,
-      passage: h.passage,
-      score: h.score,
-    }));
+    const answer = await searchOwnLibrary(ctx.deps, ctx.run.ownerId, input);
     await insertLibraryEvent(ctx.deps.app, ctx.run.id, {
       action: 'searched',
       at: ctx.deps.now().toISOString(),
@@ -110,14 +135,11 @@ export const libraryRouter = {
 
   /** At most 4,000 characters of one of the run owner's own documents, with its page and span. */
   read: runProcedure.input(libraryInputs['library.read']).query(async ({ ctx, input }) => {
-    const doc = await ownDocument(ctx.deps, ctx.run.ownerId, input.documentId);
-    // A scan OCR has not read yet holds only the blank lines between its pages.
-    if (!/\S/.test(doc.text)) throw invalidInput(noText(doc));
-    const passage = readPassage(doc, input);
+    const passage = await readOwnPassage(ctx.deps, ctx.run.ownerId, input);
     await insertLibraryEvent(ctx.deps.app, ctx.run.id, {
       action: 'read',
       at: ctx.deps.now().toISOString(),
-      documentId: doc.id,
+      documentId: passage.documentId,
       page: passage.page,
       start: passage.start,
       end: passage.end,

@@ -16,6 +16,7 @@ import type { RunningServer } from '../server.ts';
 import { createLogger } from '../log.ts';
 import type { Logger } from 'pino';
 import type { AuthLimits } from '../accounts/limits.ts';
+import type { RateLimit } from '../rate-limit.ts';
 
 export const TEST_TOKEN_SECRET = 'api-test-token-secret-0123456789abcdef';
 /** The hosted runtime's credential in tests (RUNTIME_KEY). */
@@ -79,6 +80,7 @@ export async function startTestServer(
     /** Another test server's databases (a second API process on the same data). */
     sameDataAs?: TestServer;
     authLimits?: AuthLimits;
+    mcpRateLimit?: RateLimit;
   } = {},
 ): Promise<TestServer> {
   const dir = overrides.dir ?? overrides.sameDataAs?.dir ?? mkdtempSync(join(tmpdir(), 'sponge-api-test-'));
@@ -110,6 +112,7 @@ export async function startTestServer(
     ...(overrides.now ? { now: overrides.now } : {}),
     ...(overrides.directCalls !== undefined ? { directCalls: overrides.directCalls } : {}),
     ...(overrides.authLimits ? { authLimits: overrides.authLimits } : {}),
+    ...(overrides.mcpRateLimit ? { mcpRateLimit: overrides.mcpRateLimit } : {}),
   });
   const trpcUrl = `${server.url}/trpc`;
 

@@ -1,0 +1,167 @@
+/**
+ * `/mcp` on the API's own HTTP server (SPEC §7d): the Model Context Protocol over Streamable HTTP,
+ * for the owner's own agent, with the owner's API key as its bearer token.
+ *
+ * Each POST is checked on its own, in this order: an `Origin` other than the app's own → 403 (a
+ * page of another site must not drive a local client's key; requests without one, from
+ * non-browser clients, pass); no API key → 401 with `WWW-Authenticate` pointing at the RFC 9728
+ * metadata (a user token, a session cookie, a run token or a revoked key never opens it); past
+ * the key's rate limit → 429 with Retry-After. Then a stateless transport (no MCP session: any
+ * API process answers any call, and the key is looked up again on every one) hands the message to
+ * an MCP server whose tools act for the key's owner (./tools.ts). Answers are plain JSON.
+ *
+ * @example
+ * const mcp = createMcpEndpoint(deps, { publicUrl: null });
+ * if (mcp.owns(path)) return void mcp.handle(req, res);
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { readCredential, resolveCaller } from '../context.ts';
+import type { AppDeps } from '../deps.ts';
+import { fromAppDatabaseError } from '../errors.ts';
+import { originIsOwn, ownOrigin } from '../http/same-origin.ts';
+import { RateLimiter } from '../rate-limit.ts';
+import type { RateLimit } from '../rate-limit.ts';
+import { MAX_BODY_BYTES } from '../trpc.ts';
+import {
+  MCP_PATH,
+  METADATA_PATH,
+  METADATA_ROOT_PATH,
+  bearerChallenge,
+  protectedResourceMetadata,
+} from './metadata.ts';
+import { createMcpServer } from './tools.ts';
+
+/**
+ * Calls per API key: a burst of 60, then one every 250 ms (240 a minute), per API process. An
+ * agent reading a library steps far slower; a loop that does not stop is held back.
+ */
+export const MCP_RATE_LIMIT: RateLimit = { burst: 60, refillSeconds: 0.25 };
+
+/** JSON-RPC's code for an error of the server outside any method (the SDK answers the same way). */
+const SERVER_ERROR = -32000;
+
+const FOREIGN_ORIGIN_MESSAGE =
+  "/mcp answers requests from non-browser clients, or from this app's own pages: this request's Origin is another site's.";
+
+const NO_KEY_MESSAGE =
+  "/mcp is opened by an API key of the library's owner, sent as Authorization: Bearer ak_…; make one on the API keys page.";
+
+const WRONG_KIND_MESSAGE =
+  'Only an API key opens /mcp: a sign-in token, a session cookie or a run token does not. Make an API key on the API keys page.';
+
+const INVALID_KEY_MESSAGE = 'This API key is unknown or revoked, or its account is disabled.';
+
+function answer(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  const body = JSON.stringify({ jsonrpc: '2.0', error: { code: SERVER_ERROR, message }, id: null });
+  res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
+  res.end(body);
+}
+
+export interface McpEndpoint {
+  /** Whether `path` is the endpoint or its metadata (then `handle` answers it). */
+  owns(path: string): boolean;
+  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+}
+
+export function createMcpEndpoint(
+  deps: AppDeps,
+  options: { publicUrl: string | null; rateLimit?: RateLimit },
+): McpEndpoint {
+  const limiter = new RateLimiter(options.rateLimit ?? MCP_RATE_LIMIT);
+  // Without a Host header (HTTP/1.0) the pointer still has to be a URL: the listening one.
+  const originOf = (req: IncomingMessage) =>
+    ownOrigin(req, options.publicUrl) ?? `http://${req.socket.localAddress}:${req.socket.localPort}`;
+
+  function metadata(req: IncomingMessage, res: ServerResponse): void {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' });
+      return void res.end('Method Not Allowed');
+    }
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=3600' });
+    res.end(req.method === 'HEAD' ? undefined : JSON.stringify(protectedResourceMetadata(originOf(req))));
+  }
+
+  async function mcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.headers.origin !== undefined && !originIsOwn(req, options.publicUrl))
+      return answer(res, 403, FOREIGN_ORIGIN_MESSAGE);
+
+    // The bearer header only: a session cookie is never a credential here.
+    const credential = readCredential({ authorization: req.headers.authorization });
+    let caller;
+    try {
+      caller = await resolveCaller(deps, credential);
+    } catch (error) {
+      const unavailable = fromAppDatabaseError(error);
+      if (unavailable === error) throw error;
+      deps.log.warn({ err: error }, 'credential lookup failed: a database cannot serve');
+      return answer(res, 503, (unavailable as Error).message, { 'Retry-After': '5' });
+    }
+    if (caller.kind !== 'apiKey') {
+      const message =
+        credential === undefined
+          ? NO_KEY_MESSAGE
+          : caller.kind === 'none'
+            ? INVALID_KEY_MESSAGE
+            : WRONG_KIND_MESSAGE;
+      deps.log.info({ mcp: req.method, caller: caller.kind, outcome: 'UNAUTHORIZED' }, 'mcp refused');
+      return answer(res, 401, message, {
+        'WWW-Authenticate': bearerChallenge(originOf(req), credential !== undefined),
+      });
+    }
+
+    // Stateless: no session to resume, and nothing sent unasked, so only POST carries messages.
+    if (req.method !== 'POST') {
+      res.writeHead(405, { Allow: 'POST', 'Content-Type': 'application/json' });
+      return void res.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          error: {
+            code: SERVER_ERROR,
+            message: 'Method not allowed: this endpoint is stateless; send messages by POST.',
+          },
+          id: null,
+        }),
+      );
+    }
+
+    const wait = limiter.take(caller.keyId, deps.now().getTime());
+    if (wait > 0)
+      return answer(res, 429, `Too many calls with this API key; retry in ${wait} s.`, {
+        'Retry-After': String(wait),
+      });
+
+    const server = createMcpServer(deps, { userId: caller.user.id, keyId: caller.keyId });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+      maxRequestBodySize: MAX_BODY_BYTES,
+    });
+    res.once('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res);
+  }
+
+  return {
+    owns: (path) => path === MCP_PATH || path === METADATA_PATH || path === METADATA_ROOT_PATH,
+    async handle(req, res) {
+      const path = (req.url ?? '/').split('?')[0];
+      try {
+        if (path === MCP_PATH) await mcp(req, res);
+        else metadata(req, res);
+      } catch (error) {
+        deps.log.error({ err: error, path }, 'mcp request failed');
+        if (!res.headersSent) answer(res, 500, 'Internal error.');
+        else res.end();
+      }
+    },
+  };
+}

@@ -1,0 +1,375 @@
+/**
+ * `/mcp` (SPEC §7d, issue 29) through the official SDK's client over a real HTTP server: exactly
+ * the four read-only tools, the key owner's own documents only, the library tools' limits as tool
+ * errors in words, and who is refused before any tool runs (no key, a foreign Origin, a revoked
+ * key, any other credential, a key past its rate limit).
+ */
+import { randomBytes } from 'node:crypto';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MCP_TOOL_NAMES, READ_PASSAGE_MAX, passageOccursIn } from '@sponge/contract';
+import { insertDocument, shareDocument } from '../data/documents.ts';
+import { REEF_DOCUMENT_ID } from '../demo/library.ts';
+import { TEST_RUNTIME_KEY, startTestServer } from '../testing/harness.ts';
+import type { Json, TestServer } from '../testing/harness.ts';
+
+let s: TestServer;
+let ada: string;
+let grace: string;
+let adaKey: string;
+let graceKey: string;
+
+/** A unique term, so that searches find only this file's documents. */
+const TERM = `mcpwrasse${randomBytes(3).toString('hex')}`;
+const ADA_DOC = 'doc-mcp-ada';
+const ADA_LONG = 'doc-mcp-ada-long';
+const GRACE_DOC = 'doc-mcp-grace';
+const LONG_TEXT = Array.from({ length: 400 }, (_, i) => `Line ${i} of the long ${TERM} report.`).join('\n');
+
+async function must(path: string, input: unknown, token: string): Promise<Json> {
+  const r = await s.call(path.startsWith('documents.list') ? 'query' : 'mutation', path, input, token);
+  if (!r.ok) throw new Error(`${path}: ${r.text}`);
+  return r.data;
+}
+
+async function connect(key: string | null, headers: Record<string, string> = {}): Promise<Client> {
+  const client = new Client({ name: 'sponge-mcp-test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), {
+    requestInit: { headers: { ...headers, ...(key === null ? {} : { Authorization: `Bearer ${key}` }) } },
+  });
+  await client.connect(transport);
+  return client;
+}
+
+/** One tools/call's answer, with its text content. */
+async function tool(client: Client, name: string, args: Record<string, unknown>) {
+  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+  return { result, text, data: result.structuredContent as Json };
+}
+
+/** A raw initialize POST, as a client that is not the SDK sends it. */
+function initialize(headers: Record<string, string>) {
+  return fetch(`${s.url}/mcp`, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      ...headers,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    }),
+  });
+}
+
+beforeAll(async () => {
+  s = await startTestServer({}, { mcpRateLimit: { burst: 1_000, refillSeconds: 0.001 } });
+  ada = await s.login('user-ada');
+  grace = await s.login('user-grace');
+  const db = s.app.app;
+  const at = new Date();
+  await insertDocument(
+    db,
+    {
+      id: ADA_DOC,
+      ownerId: 'user-ada',
+      title: 'Ada on wrasse',
+      authors: [],
+      abstract: '',
+      pages: [`Cleaner ${TERM} visit the reef at dawn.`, `Page two: the ${TERM} counts doubled.`],
+      source: 'pdf',
+    },
+    at,
+  );
+  await insertDocument(
+    db,
+    {
+      id: ADA_LONG,
+      ownerId: 'user-ada',
+      title: 'Long report',
+      authors: [],
+      abstract: '',
+      pages: [LONG_TEXT],
+      source: 'text',
+    },
+    at,
+  );
+  await insertDocument(
+    db,
+    {
+      id: GRACE_DOC,
+      ownerId: 'user-grace',
+      title: "Grace's wrasse",
+      authors: [],
+      abstract: '',
+      pages: [`Grace found ${TERM} far from the reef.`],
+      source: 'text',
+    },
+    at,
+  );
+  // Grace's document is published and shared with Ada: Ada may read it in the app, but it is
+  // never one of her own, so her key's tools never see it.
+  await must('documents.publish', { documentId: GRACE_DOC }, grace);
+  await shareDocument(db, GRACE_DOC, 'user-ada', at);
+  s.app.library.indexer.kick();
+  await s.app.library.indexer.idle();
+  adaKey = (await must('auth.createApiKey', { label: 'mcp test' }, ada)).apiKey;
+  graceKey = (await must('auth.createApiKey', { label: 'mcp test' }, grace)).apiKey;
+});
+afterAll(async () => {
+  await s?.close();
+});
+
+describe('/mcp with an API key', () => {
+  it('lists exactly the four tools, every one read-only, with the contract’s schemas', async () => {
+    const client = await connect(adaKey);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual([...MCP_TOOL_NAMES]);
+    for (const t of tools) {
+      expect(t.annotations?.readOnlyHint, t.name).toBe(true);
+      expect(t.annotations?.destructiveHint, t.name).toBe(false);
+      expect(t.description, t.name).toBeTruthy();
+      expect(t.inputSchema.additionalProperties, t.name).toBe(false);
+      expect(t.outputSchema, t.name).toBeDefined();
+    }
+    const search = tools.find((t) => t.name === 'search_library')!;
+    expect(search.inputSchema.required).toEqual(['query']);
+    expect((search.inputSchema.properties as Json).limit.maximum).toBe(20);
+    const read = tools.find((t) => t.name === 'read_passage')!;
+    expect((read.inputSchema.properties as Json).length.maximum).toBe(READ_PASSAGE_MAX);
+    // No memory tool answers, whatever its name.
+    for (const name of ['remember', 'recall', 'query', 'read', 'explain']) {
+      const { result } = await tool(client, name, {});
+      expect(result.isError, name).toBe(true);
+    }
+    await client.close();
+  });
+
+  it("searches the key owner's own documents only: another owner's public, shared document never appears", async () => {
+    const client = await connect(adaKey);
+    const { result, data, text } = await tool(client, 'search_library', { query: TERM, limit: 20 });
+    expect(result.isError).toBeFalsy();
+    const ids = new Set(data.hits.map((h: Json) => h.documentId));
+    expect(ids.has(ADA_DOC)).toBe(true);
+    expect(ids.has(GRACE_DOC)).toBe(false);
+    const hit = data.hits.find((h: Json) => h.documentId === ADA_DOC);
+    expect(hit).toMatchObject({ title: 'Ada on wrasse', page: expect.any(Number) as number });
+    expect(text).toContain('Ada on wrasse');
+    // Narrowed to Grace's document: no hits, never an error (as library.search answers).
+    const narrowed = await tool(client, 'search_library', { query: TERM, documentId: GRACE_DOC });
+    expect(narrowed.result.isError).toBeFalsy();
+    expect(narrowed.data.hits).toEqual([]);
+    // Grace's own key finds hers, and never Ada's.
+    const graces = await connect(graceKey);
+    const hers = await tool(graces, 'search_library', { query: TERM });
+    const hersIds = hers.data.hits.map((h: Json) => h.documentId);
+    expect(hersIds).toContain(GRACE_DOC);
+    expect(hersIds).not.toContain(ADA_DOC);
+    expect(hersIds).not.toContain(ADA_LONG);
+    await Promise.all([client.close(), graces.close()]);
+  });
+
+  it('reads at most 4,000 characters with the page and span, and says what follows', async () => {
+    const client = await connect(adaKey);
+    const page2 = await tool(client, 'read_passage', { documentId: ADA_DOC, page: 2 });
+    expect(page2.data).toMatchObject({ documentId: ADA_DOC, page: 2, pages: 2, more: false });
+    expect(page2.data.text).toBe(`Page two: the ${TERM} counts doubled.`);
+    expect(page2.text).toContain('p. 2 of 2');
+    const long = await tool(client, 'read_passage', { documentId: ADA_LONG });
+    expect(long.data.text.length).toBe(READ_PASSAGE_MAX);
+    expect(long.data).toMatchObject({ start: 0, end: READ_PASSAGE_MAX, more: true });
+    const next = await tool(client, 'read_passage', {
+      documentId: ADA_LONG,
+      start: long.data.end,
+      length: 100,
+    });
+    expect(next.data).toMatchObject({ start: READ_PASSAGE_MAX, end: READ_PASSAGE_MAX + 100 });
+    await client.close();
+  });
+
+  it('answers the library tools’ refusals as tool errors, in words, and changes nothing', async () => {
+    const client = await connect(adaKey);
+    const tooLong = await tool(client, 'read_passage', {
+      documentId: ADA_LONG,
+      length: READ_PASSAGE_MAX + 1,
+    });
+    expect(tooLong.result.isError).toBe(true);
+    expect(tooLong.text).toContain('length is at most 4,000');
+    const pastEnd = await tool(client, 'read_passage', { documentId: ADA_DOC, page: 3 });
+    expect(pastEnd.result.isError).toBe(true);
+    expect(pastEnd.text).toMatch(/the document has 2 pages; page 3 is past its end.*invalid_input/);
+    for (const documentId of [GRACE_DOC, 'doc-none-such']) {
+      const foreign = await tool(client, 'read_passage', { documentId });
+      expect(foreign.result.isError, documentId).toBe(true);
+      expect(foreign.text, documentId).toBe('The document was not found. (not_found)');
+    }
+    const extra = await tool(client, 'search_library', { query: TERM, writeTo: 'x' });
+    expect(extra.result.isError).toBe(true);
+    const empty = await tool(client, 'search_library', { query: '   ' });
+    expect(empty.result.isError).toBe(true);
+    expect(empty.text).toContain('query must not be empty');
+    await client.close();
+  });
+
+  it("lists the key owner's own documents, never one shared with or published to them", async () => {
+    const client = await connect(adaKey);
+    const { data } = await tool(client, 'list_documents', {});
+    const ids = data.documents.map((d: Json) => d.id);
+    expect(ids).toEqual(expect.arrayContaining([ADA_DOC, ADA_LONG, REEF_DOCUMENT_ID]));
+    expect(ids).not.toContain(GRACE_DOC);
+    const mine = (await must('documents.list', undefined, ada)) as Json[];
+    expect(new Set(ids)).toEqual(new Set(mine.filter((d) => d.access === 'owner').map((d) => d.id)));
+    expect(data.documents.find((d: Json) => d.id === ADA_DOC)).toMatchObject({
+      title: 'Ada on wrasse',
+      pages: 2,
+      index: 'ready',
+    });
+    await client.close();
+  });
+
+  it("lists a document's reviewed findings with source, passage, decision and revision; another's is not found", async () => {
+    const client = await connect(adaKey);
+    const { result, data } = await tool(client, 'list_reviewed_findings', { documentId: REEF_DOCUMENT_ID });
+    expect(result.isError).toBeFalsy();
+    expect(data.revision).toBeGreaterThanOrEqual(1);
+    expect(data.findings.length).toBeGreaterThanOrEqual(1);
+    const reef = (await s.call('query', 'documents.get', { documentId: REEF_DOCUMENT_ID }, ada)).data;
+    for (const f of data.findings) {
+      expect(f.decision.decision).toBe('accept');
+      expect(f.revision).toBeGreaterThanOrEqual(1);
+      expect(f.revision).toBeLessThanOrEqual(data.revision);
+      expect(f.source.documentId).toBeTruthy();
+      if (f.source.documentId === REEF_DOCUMENT_ID) expect(passageOccursIn(f.passage, reef.text)).toBe(true);
+    }
+    const foreign = await tool(client, 'list_reviewed_findings', { documentId: GRACE_DOC });
+    expect(foreign.result.isError).toBe(true);
+    expect(foreign.text).toBe('The document was not found. (not_found)');
+    await client.close();
+  });
+});
+
+describe('/mcp refuses before any tool runs', () => {
+  it('answers no key with 401 and a pointer to the protected-resource metadata (RFC 9728)', async () => {
+    const res = await initialize({});
+    expect(res.status).toBe(401);
+    const challenge = res.headers.get('www-authenticate')!;
+    const pointer = /^Bearer resource_metadata="([^"]+)"$/.exec(challenge)?.[1];
+    expect(pointer).toBe(`${s.url}/.well-known/oauth-protected-resource/mcp`);
+    expect(((await res.json()) as Json).error.message).toContain('API key');
+    const metadata = await fetch(pointer!);
+    expect(metadata.status).toBe(200);
+    expect(await metadata.json()).toMatchObject({
+      resource: `${s.url}/mcp`,
+      bearer_methods_supported: ['header'],
+    });
+    // The SDK's client is refused the same way.
+    await expect(connect(null)).rejects.toThrow();
+  });
+
+  it('answers a revoked key with 401 invalid_token, and the key worked until then', async () => {
+    const created = await must('auth.createApiKey', { label: 'revoked soon' }, ada);
+    const client = await connect(created.apiKey);
+    await client.close();
+    await must('auth.revokeApiKey', { id: created.id }, ada);
+    const res = await initialize({ Authorization: `Bearer ${created.apiKey}` });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    await expect(connect(created.apiKey)).rejects.toThrow();
+  });
+
+  it('answers a sign-in token, a session cookie, a run token or the runtime key with 401', async () => {
+    const { cookie } = await s.loginCookie('user-ada');
+    const run = await s.acceptRun(ada, { documentId: REEF_DOCUMENT_ID, mode: 'chat' });
+    for (const [what, headers] of [
+      ['sign-in token', { Authorization: `Bearer ${ada}` }],
+      ['session cookie', { Cookie: `sponge_session=${cookie}` }],
+      ['run token', { Authorization: `Bearer ${run.runToken}` }],
+      ['runtime key', { Authorization: `Bearer ${TEST_RUNTIME_KEY}` }],
+      ['malformed', { Authorization: 'Basic abc' }],
+    ] as const) {
+      const res = await initialize(headers);
+      expect(res.status, what).toBe(401);
+      expect(res.headers.get('www-authenticate'), what).toContain('resource_metadata=');
+    }
+  });
+
+  it("answers a foreign Origin with 403, even with a valid key; the app's own Origin and none pass", async () => {
+    const key = { Authorization: `Bearer ${adaKey}` };
+    const foreign = await initialize({ ...key, Origin: 'https://evil.example' });
+    expect(foreign.status).toBe(403);
+    expect(((await foreign.json()) as Json).error.message).toContain('Origin');
+    expect((await initialize({ ...key, Origin: 'null' })).status).toBe(403);
+    expect((await initialize({ ...key, Origin: s.url })).status).toBe(200);
+    expect((await initialize(key)).status).toBe(200);
+  });
+
+  it('answers concurrent POSTs without a session, each on its own', async () => {
+    const answers = await Promise.all(
+      [1, 2, 3].map((id) =>
+        fetch(`${s.url}/mcp`, {
+          method: 'POST',
+          headers: {
+            'Content-Type': 'application/json',
+            Accept: 'application/json, text/event-stream',
+            'MCP-Protocol-Version': '2025-06-18',
+            Authorization: `Bearer ${adaKey}`,
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params: {} }),
+        }),
+      ),
+    );
+    for (const res of answers) {
+      expect(res.status).toBe(200);
+      expect(res.headers.get('mcp-session-id')).toBeNull();
+      expect(((await res.json()) as Json).result.tools).toHaveLength(4);
+    }
+  });
+
+  it('answers GET and DELETE with 405: the endpoint is stateless and sends nothing unasked', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const res = await fetch(`${s.url}/mcp`, {
+        method,
+        headers: { Authorization: `Bearer ${adaKey}`, Accept: 'text/event-stream' },
+      });
+      expect(res.status, method).toBe(405);
+    }
+  });
+});
+
+describe('/mcp rate limit', () => {
+  it('holds one key back past its burst with 429 and Retry-After, and leaves other keys alone', async () => {
+    const limited = await startTestServer({}, { mcpRateLimit: { burst: 3, refillSeconds: 60 } });
+    try {
+      const owner = await limited.login('user-ada');
+      const other = await limited.login('user-grace');
+      const create = async (token: string) =>
+        (await limited.call('mutation', 'auth.createApiKey', { label: 'limit' }, token)).data
+          .apiKey as string;
+      const [k1, k2] = [await create(owner), await create(other)];
+      const post = (key: string) =>
+        fetch(`${limited.url}/mcp`, {
+          method: 'POST',
+          headers: {
+            'Content-Type': 'application/json',
+            Accept: 'application/json, text/event-stream',
+            Authorization: `Bearer ${key}`,
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+        });
+      for (let i = 0; i < 3; i++) expect((await post(k1)).status).not.toBe(429);
+      const held = await post(k1);
+      expect(held.status).toBe(429);
+      expect(Number(held.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(((await held.json()) as Json).error.message).toMatch(/retry in \d+ s/);
+      expect((await post(k2)).status).not.toBe(429);
+    } finally {
+      await limited.close();
+    }
+  });
+});
