@@ -309,6 +309,52 @@ describe('/mcp refuses before any tool runs', () => {
     expect((await initialize(key)).status).toBe(200);
   });
 
+  it('answers the key of a disabled account with 401, and the key works again once it is enabled', async () => {
+    const db = s.app.app;
+    const setDisabled = (at: string | null) =>
+      db.execute({ sql: `UPDATE users SET disabled_at = ? WHERE id = 'user-grace'`, args: [at] });
+    await setDisabled(new Date().toISOString());
+    try {
+      const res = await initialize({ Authorization: `Bearer ${graceKey}` });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    } finally {
+      await setDisabled(null);
+    }
+    expect((await initialize({ Authorization: `Bearer ${graceKey}` })).status).toBe(200);
+  });
+
+  it('answers malformed, oversized and unknown messages with the protocol’s errors, never a 500', async () => {
+    const post = (body: string, headers: Record<string, string> = {}) =>
+      fetch(`${s.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          'MCP-Protocol-Version': '2025-06-18',
+          Authorization: `Bearer ${adaKey}`,
+          ...headers,
+        },
+        body,
+      });
+    const notJson = await post('{"jsonrpc":');
+    expect(notJson.status).toBe(400);
+    expect(((await notJson.json()) as Json).error.code).toBe(-32700);
+    const big = await post(
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(5 << 20) } }),
+    );
+    expect(big.status).toBe(413);
+    const noAccept = await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }), {
+      Accept: 'text/html',
+    });
+    expect(noAccept.status).toBe(406);
+    const unknown = await post(
+      JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'resources/list', params: {} }),
+    );
+    expect(unknown.status).toBe(200);
+    expect(((await unknown.json()) as Json).error.code).toBe(-32601);
+  });
+
   it('answers concurrent POSTs without a session, each on its own', async () => {
     const answers = await Promise.all(
       [1, 2, 3].map((id) =>
