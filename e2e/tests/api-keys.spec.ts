@@ -8,6 +8,7 @@ import {
   keepScreenshot,
   newPerson,
   openAccountMenu,
+  originOf,
   servers,
   signUpInBrowser,
   unique,
@@ -43,6 +44,35 @@ test('create an API key, see it once, use it, and revoke it', async ({ page }, t
   const agent = apiClient(server, key);
   expect(await agent.documents.list.query()).toEqual([]);
 
+  // The page names the MCP endpoint; an MCP client reaches it with the key (SPEC §7d).
+  const mcp = page.getByRole('region', { name: 'Use with an MCP client' });
+  const endpoint = `${originOf(server)}/mcp`;
+  await expect(mcp).toContainText(endpoint);
+  await expect(mcp.getByLabel('MCP client configuration')).toContainText(`"url": "${endpoint}"`);
+  const listDocuments = () =>
+    fetch(endpoint, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'MCP-Protocol-Version': '2025-06-18',
+        Authorization: `Bearer ${key}`,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'list_documents', arguments: {} },
+      }),
+    });
+  const listed = await listDocuments();
+  expect(listed.status).toBe(200);
+  expect(
+    ((await listed.json()) as { result: { structuredContent: unknown } }).result.structuredContent,
+  ).toEqual({
+    documents: [],
+  });
+
   // Leaving the page forgets the key: it is never shown again.
   await page.reload();
   await expect(page.getByRole('heading', { level: 1, name: 'API keys' })).toBeVisible();
@@ -64,4 +94,5 @@ test('create an API key, see it once, use it, and revoke it', async ({ page }, t
   await expect(page.getByText('You have no API keys.')).toBeVisible();
   await expect(page.getByRole('heading', { name: 'Your keys' })).toBeFocused();
   expect(await errorCodeOf(agent.documents.list.query())).toBe('UNAUTHORIZED');
+  expect((await listDocuments()).status).toBe(401);
 });

@@ -6,6 +6,7 @@ import { FormField } from '../components/form-field.tsx';
 import { ErrorState, SkeletonRows } from '../components/states.tsx';
 import { apiKeyLabelProblem } from '../lib/account.ts';
 import { errorMessage } from '../lib/errors.ts';
+import { mcpClientConfig, mcpEndpoint } from '../lib/mcp-config.ts';
 import { formatDateAndClock } from '../lib/time.ts';
 import { useTitle } from '../lib/use-title.ts';
 import { queryClient, trpc, type RouterOutputs } from '../trpc.ts';
@@ -32,6 +33,7 @@ export default function ApiKeysPage() {
         </div>
       </div>
       <CreateKey />
+      <McpClient />
       <section className="box" aria-labelledby="api-keys-list" style={{ marginTop: '1rem' }}>
         <h2 id="api-keys-list" tabIndex={-1}>
           Your keys
@@ -56,6 +58,27 @@ export default function ApiKeysPage() {
         )}
       </section>
     </>
+  );
+}
+
+/** Where an MCP client connects with a key, and what to paste into it (docs/mcp.md). */
+function McpClient() {
+  const origin = window.location.origin;
+  return (
+    <section className="box" aria-labelledby="api-keys-mcp" style={{ marginTop: '1rem' }}>
+      <h2 id="api-keys-mcp">Use with an MCP client</h2>
+      <p style={{ marginTop: '0.5rem', maxWidth: '46rem' }}>
+        Claude Desktop, an IDE or a script can reach your library at{' '}
+        <code className="mono">{mcpEndpoint(origin)}</code> with a key as its bearer token. It can search and
+        read your own documents and list their reviewed findings: read-only, and never working memory.
+      </p>
+      <p className="small muted">A configuration for clients that send headers (Cursor and others):</p>
+      <pre aria-label="MCP client configuration">{mcpClientConfig(origin)}</pre>
+      <p className="small muted">
+        Replace <code className="mono">ak_…</code> with your key. Claude Desktop and VS Code configurations
+        are in docs/mcp.md.
+      </p>
+    </section>
   );
 }
 
