@@ -32,5 +32,5 @@ node packages/agent/dist/runtime/main.js &
 runtime_pid=$!
 trap 'kill $purge_pid $runtime_pid 2>/dev/null || true' EXIT INT TERM
 
-echo "Sponge: http://localhost:$PORT (data in $DATA_DIR)"
+echo "Sponge: http://localhost:$PORT (data in $DATA_DIR); MCP for your own agent: http://localhost:$PORT/mcp (docs/mcp.md)"
 pnpm --silent --filter @sponge/api start
