@@ -40,6 +40,7 @@ describe('loadConfig', () => {
       acceptRunsUntil: null,
       memoryDbThread: 'worker',
       memoryDbSynchronous: 'FULL',
+      mcpRateLimit: { burst: 60, refillSeconds: 0.25 },
       memoryDb: { url: 'file:/srv/data/memory.db' },
       appDb: { url: 'file:/srv/data/sponge.db' },
       webDist: DEFAULT_WEB_DIST,
@@ -157,6 +158,7 @@ describe('loadConfig', () => {
       MEMORY_DATABASE_URL: 'postgres://x',
       MEMORY_DB_THREAD: 'fork',
       MEMORY_DB_SYNCHRONOUS: 'OFF',
+      MCP_CALLS_PER_MINUTE: '0',
     });
     expect(p).toEqual([
       'PORT: expected an integer 0..65535, got "abc"',
@@ -175,6 +177,7 @@ describe('loadConfig', () => {
       'MEMORY_DB_THREAD: expected worker or main',
       'MEMORY_DB_SYNCHRONOUS: expected FULL or NORMAL',
       'MEMORY_DATABASE_URL: expected a file:, libsql:, http(s): or ws(s): URL',
+      'MCP_CALLS_PER_MINUTE: expected an integer 1..10000000, got "0"',
     ]);
     try {
       loadConfig({ PORT: '-1' });

@@ -24,6 +24,8 @@ import {
 import { parseOcrLanguages, resolveOcrLanguages } from './library/ocr/languages.ts';
 import type { OcrLanguage } from './library/ocr/languages.ts';
 import { isLoopbackHost } from './http/loopback.ts';
+import { MCP_BURST, MCP_CALLS_PER_MINUTE } from './mcp/limits.ts';
+import type { RateLimit } from './rate-limit.ts';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -152,6 +154,7 @@ const envSchema = z.object({
   UPLOAD_QUEUE_SIZE: intIn(0, 1_000, DEFAULT_UPLOAD_QUEUE.maxWaiting),
   UPLOAD_QUEUE_WAIT_SECONDS: intIn(1, 3_600, DEFAULT_UPLOAD_QUEUE.maxWaitSeconds),
   UPLOADS_IN_FLIGHT: intIn(1, 1_000, DEFAULT_UPLOADS_IN_FLIGHT),
+  MCP_CALLS_PER_MINUTE: intIn(1, 10_000_000, MCP_CALLS_PER_MINUTE),
   LIBRARY_MAX_DOCUMENTS: intIn(1, 1e9, DEFAULT_LIBRARY_QUOTAS.documents),
   LIBRARY_MAX_CHARACTERS: intIn(1, 1e15, DEFAULT_LIBRARY_QUOTAS.characters),
   LIBRARY_MAX_CHUNKS: intIn(1, 1e9, DEFAULT_LIBRARY_QUOTAS.chunks),
@@ -206,6 +209,8 @@ export interface Config {
   uploadQueue: { maxWaiting: number; maxWaitSeconds: number };
   /** Upload bodies received at once; past it, 429 `busy`. */
   uploadsInFlight: number;
+  /** Calls to /mcp per API key (SPEC §7d): a burst, then one every `refillSeconds`; past it, 429. */
+  mcpRateLimit: RateLimit;
   /** What one owner's library may hold; past it, 429 `quota`. */
   libraryQuotas: { documents: number; characters: number; chunks: number };
   /** OCR of scanned pages: installed languages (`@tesseract.js-data/<code>`) and its limits. */
@@ -298,6 +303,7 @@ export function loadConfig(
     },
     uploadQueue: { maxWaiting: e.UPLOAD_QUEUE_SIZE, maxWaitSeconds: e.UPLOAD_QUEUE_WAIT_SECONDS },
     uploadsInFlight: e.UPLOADS_IN_FLIGHT,
+    mcpRateLimit: { burst: MCP_BURST, refillSeconds: 60 / e.MCP_CALLS_PER_MINUTE },
     libraryQuotas: {
       documents: e.LIBRARY_MAX_DOCUMENTS,
       characters: e.LIBRARY_MAX_CHARACTERS,

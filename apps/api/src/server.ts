@@ -153,7 +153,7 @@ export async function startServer(
   // The owner's own agent over MCP (SPEC §7d), beside tRPC on the same origin.
   const mcp = createMcpEndpoint(app, {
     publicUrl: config.publicUrl,
-    ...(overrides.mcpRateLimit ? { rateLimit: overrides.mcpRateLimit } : {}),
+    rateLimit: overrides.mcpRateLimit ?? config.mcpRateLimit,
   });
   const headers = securityHeaders(config.publicUrl);
   /** Refuses a tRPC request before tRPC reads it, once its body is drained. */

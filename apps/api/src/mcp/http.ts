@@ -6,12 +6,12 @@
  * page of another site must not drive a local client's key; requests without one, from
  * non-browser clients, pass); no API key → 401 with `WWW-Authenticate` pointing at the RFC 9728
  * metadata (a user token, a session cookie, a run token or a revoked key never opens it); past
- * the key's rate limit → 429 with Retry-After. Then a stateless transport (no MCP session: any
+ * the key's rate limit (./limits.ts) → 429 with Retry-After. Then a stateless transport (no MCP session: any
  * API process answers any call, and the key is looked up again on every one) hands the message to
  * an MCP server whose tools act for the key's owner (./tools.ts). Answers are plain JSON.
  *
  * @example
- * const mcp = createMcpEndpoint(deps, { publicUrl: null });
+ * const mcp = createMcpEndpoint(deps, { publicUrl: null, rateLimit: config.mcpRateLimit });
  * if (mcp.owns(path)) return void mcp.handle(req, res);
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -31,12 +31,6 @@ import {
   protectedResourceMetadata,
 } from './metadata.ts';
 import { createMcpServer } from './tools.ts';
-
-/**
- * Calls per API key: a burst of 60, then one every 250 ms (240 a minute), per API process. An
- * agent reading a library steps far slower; a loop that does not stop is held back.
- */
-export const MCP_RATE_LIMIT: RateLimit = { burst: 60, refillSeconds: 0.25 };
 
 /** JSON-RPC's code for an error of the server outside any method (the SDK answers the same way). */
 const SERVER_ERROR = -32000;
@@ -71,9 +65,9 @@ export interface McpEndpoint {
 
 export function createMcpEndpoint(
   deps: AppDeps,
-  options: { publicUrl: string | null; rateLimit?: RateLimit },
+  options: { publicUrl: string | null; rateLimit: RateLimit },
 ): McpEndpoint {
-  const limiter = new RateLimiter(options.rateLimit ?? MCP_RATE_LIMIT);
+  const limiter = new RateLimiter(options.rateLimit);
   // Without a Host header (HTTP/1.0) the pointer still has to be a URL: the listening one.
   const originOf = (req: IncomingMessage) =>
     ownOrigin(req, options.publicUrl) ?? `http://${req.socket.localAddress}:${req.socket.localPort}`;
