@@ -6,9 +6,10 @@
  * page of another site must not drive a local client's key; requests without one, from
  * non-browser clients, pass); no API key → 401 with `WWW-Authenticate` pointing at the RFC 9728
  * metadata (a user token, a session cookie, a run token or a revoked key never opens it); past
- * the key's rate limit (./limits.ts) → 429 with Retry-After. Then a stateless transport (no MCP session: any
- * API process answers any call, and the key is looked up again on every one) hands the message to
- * an MCP server whose tools act for the key's owner (./tools.ts). Answers are plain JSON.
+ * the key's rate limit (./limits.ts) → 429 with Retry-After. Then a stateless transport (no MCP
+ * session: any API process answers any call, and the key is looked up again on every one) hands
+ * the message to an MCP server whose tools act for the key's owner (./tools.ts). Answers are plain
+ * JSON.
  *
  * @example
  * const mcp = createMcpEndpoint(deps, { publicUrl: null, rateLimit: config.mcpRateLimit });
@@ -110,19 +111,10 @@ export function createMcpEndpoint(
     }
 
     // Stateless: no session to resume, and nothing sent unasked, so only POST carries messages.
-    if (req.method !== 'POST') {
-      res.writeHead(405, { Allow: 'POST', 'Content-Type': 'application/json' });
-      return void res.end(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          error: {
-            code: SERVER_ERROR,
-            message: 'Method not allowed: this endpoint is stateless; send messages by POST.',
-          },
-          id: null,
-        }),
-      );
-    }
+    if (req.method !== 'POST')
+      return answer(res, 405, 'Method not allowed: this endpoint is stateless; send messages by POST.', {
+        Allow: 'POST',
+      });
 
     const wait = limiter.take(caller.keyId, deps.now().getTime());
     if (wait > 0)
