@@ -27,6 +27,7 @@ export const FIGURES = {
   lock: 'health p99 while another process holds the memory write lock 3 s vs with no lock holder',
   ocr: 'OCR pages per minute, and health p99 and a remember over HTTP while OCR runs vs with none running',
   live: "an agent's reply to its chat.events event in a subscribed client vs the page's former 1 s transcript poll",
+  mcp: "search_library over /mcp with the SDK's client vs documents.search over tRPC, same key and queries",
 } as const;
 
 export type FigureName = keyof typeof FIGURES;

@@ -33,6 +33,7 @@ import { verifyLongLog } from './figures/verify.ts';
 import { healthWhileLocked } from './figures/lock-wait.ts';
 import { ocrWhileServing } from './figures/ocr.ts';
 import { liveEvents } from './figures/live-events.ts';
+import { mcpSearch } from './figures/mcp-search.ts';
 import { summary, writeResults } from './report.ts';
 
 /** Every figure's parts, run in the order of FIGURES; the headline setting first. */
@@ -75,6 +76,8 @@ const steps: Record<FigureName, Figure[]> = {
   ocr: [ocrWhileServing],
   // A reply on the owner's live stream against the transcript poll it replaced (issue 28).
   live: [liveEvents],
+  // The owner's own agent searching over MCP against the same search over tRPC (issue 29).
+  mcp: [mcpSearch],
 };
 
 let command;
