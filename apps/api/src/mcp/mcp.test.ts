@@ -50,22 +50,34 @@ async function tool(client: Client, name: string, args: Record<string, unknown>)
   return { result, text, data: result.structuredContent as Json };
 }
 
-/** A raw initialize POST, as a client that is not the SDK sends it. */
-function initialize(headers: Record<string, string>) {
-  return fetch(`${s.url}/mcp`, {
+/** A raw POST to /mcp (of `base`, this file's server by default), as a client that is not the SDK sends it. */
+function post(body: string, headers: Record<string, string>, base = s.url) {
+  return fetch(`${base}/mcp`, {
     method: 'POST',
     headers: {
       'Content-Type': 'application/json',
       Accept: 'application/json, text/event-stream',
+      'MCP-Protocol-Version': '2025-06-18',
       ...headers,
     },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-    }),
+    body,
   });
+}
+
+/** A JSON-RPC message, as `post` sends it. */
+const message = (id: number, method: string, params?: unknown) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
+
+/** A raw initialize POST. */
+function initialize(headers: Record<string, string>) {
+  return post(
+    message(1, 'initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'raw', version: '1' },
+    }),
+    headers,
+  );
 }
 
 beforeAll(async () => {
@@ -325,50 +337,22 @@ describe('/mcp refuses before any tool runs', () => {
   });
 
   it('answers malformed, oversized and unknown messages with the protocol’s errors, never a 500', async () => {
-    const post = (body: string, headers: Record<string, string> = {}) =>
-      fetch(`${s.url}/mcp`, {
-        method: 'POST',
-        headers: {
-          'Content-Type': 'application/json',
-          Accept: 'application/json, text/event-stream',
-          'MCP-Protocol-Version': '2025-06-18',
-          Authorization: `Bearer ${adaKey}`,
-          ...headers,
-        },
-        body,
-      });
-    const notJson = await post('{"jsonrpc":');
+    const key = { Authorization: `Bearer ${adaKey}` };
+    const notJson = await post('{"jsonrpc":', key);
     expect(notJson.status).toBe(400);
     expect(((await notJson.json()) as Json).error.code).toBe(-32700);
-    const big = await post(
-      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(5 << 20) } }),
-    );
+    const big = await post(message(1, 'ping', { pad: 'x'.repeat(5 << 20) }), key);
     expect(big.status).toBe(413);
-    const noAccept = await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }), {
-      Accept: 'text/html',
-    });
+    const noAccept = await post(message(1, 'ping'), { ...key, Accept: 'text/html' });
     expect(noAccept.status).toBe(406);
-    const unknown = await post(
-      JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'resources/list', params: {} }),
-    );
+    const unknown = await post(message(7, 'resources/list', {}), key);
     expect(unknown.status).toBe(200);
     expect(((await unknown.json()) as Json).error.code).toBe(-32601);
   });
 
   it('answers concurrent POSTs without a session, each on its own', async () => {
     const answers = await Promise.all(
-      [1, 2, 3].map((id) =>
-        fetch(`${s.url}/mcp`, {
-          method: 'POST',
-          headers: {
-            'Content-Type': 'application/json',
-            Accept: 'application/json, text/event-stream',
-            'MCP-Protocol-Version': '2025-06-18',
-            Authorization: `Bearer ${adaKey}`,
-          },
-          body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params: {} }),
-        }),
-      ),
+      [1, 2, 3].map((id) => post(message(id, 'tools/list', {}), { Authorization: `Bearer ${adaKey}` })),
     );
     for (const res of answers) {
       expect(res.status).toBe(200);
@@ -398,22 +382,13 @@ describe('/mcp rate limit', () => {
         (await limited.call('mutation', 'auth.createApiKey', { label: 'limit' }, token)).data
           .apiKey as string;
       const [k1, k2] = [await create(owner), await create(other)];
-      const post = (key: string) =>
-        fetch(`${limited.url}/mcp`, {
-          method: 'POST',
-          headers: {
-            'Content-Type': 'application/json',
-            Accept: 'application/json, text/event-stream',
-            Authorization: `Bearer ${key}`,
-          },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
-        });
-      for (let i = 0; i < 3; i++) expect((await post(k1)).status).not.toBe(429);
-      const held = await post(k1);
+      const ping = (key: string) => post(message(1, 'ping'), { Authorization: `Bearer ${key}` }, limited.url);
+      for (let i = 0; i < 3; i++) expect((await ping(k1)).status).not.toBe(429);
+      const held = await ping(k1);
       expect(held.status).toBe(429);
       expect(Number(held.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect(((await held.json()) as Json).error.message).toMatch(/retry in \d+ s/);
-      expect((await post(k2)).status).not.toBe(429);
+      expect((await ping(k2)).status).not.toBe(429);
     } finally {
       await limited.close();
     }
