@@ -15,7 +15,7 @@
  */
 import { createHmac } from 'node:crypto';
 import type { Client } from '@libsql/client';
-import { betterAuth, type BetterAuthPlugin } from 'better-auth';
+import { betterAuth, type BetterAuthOptions, type BetterAuthPlugin } from 'better-auth';
 import { APIError, createAuthEndpoint } from 'better-auth/api';
 import { setSessionCookie } from 'better-auth/cookies';
 import type { Logger } from 'pino';
@@ -71,7 +71,11 @@ function demoPlugin() {
   } satisfies BetterAuthPlugin;
 }
 
-export function createAccounts(opts: AccountsOptions) {
+/**
+ * The library's configuration. Also the base of the MCP clients' OAuth authorization server
+ * (mcp/oauth.ts), which adds its plugin to it: the same tables, secret and session cookie.
+ */
+export function accountsOptions(opts: AccountsOptions) {
   const { app, log } = opts;
   const now = opts.now ?? (() => new Date());
   // Its own key, derived from TOKEN_SECRET (which several API instances already share), so a
@@ -80,7 +84,7 @@ export function createAccounts(opts: AccountsOptions) {
     .update('sponge/better-auth/cookies')
     .digest('base64url');
   const date = (field: string) => field;
-  return betterAuth({
+  return {
     appName: 'Sponge',
     secret,
     // Only for URLs the library would build (mail links, redirects), and Sponge never asks for one.
@@ -209,7 +213,11 @@ export function createAccounts(opts: AccountsOptions) {
       },
     },
     plugins: [demoPlugin()],
-  });
+  } satisfies BetterAuthOptions;
+}
+
+export function createAccounts(opts: AccountsOptions) {
+  return betterAuth(accountsOptions(opts));
 }
 
 export interface SignedIn {

@@ -144,6 +144,11 @@ async function setDisabled(app: Client, email: string, command: 'disable' | 'ena
             sql: 'DELETE FROM auth_sessions WHERE user_id IN (SELECT id FROM users WHERE email = ?)',
             args: [email],
           },
+          // Its MCP clients' OAuth grants end too (mcp/oauth.ts): tokens, refresh tokens, consents.
+          ...['oauth_access_tokens', 'oauth_refresh_tokens', 'oauth_consents'].map((table) => ({
+            sql: `DELETE FROM ${table} WHERE user_id IN (SELECT id FROM users WHERE email = ?)`,
+            args: [email],
+          })),
         ]
       : [{ sql: 'UPDATE users SET disabled_at = NULL, updated_at = ? WHERE email = ?', args: [now, email] }],
     'write',

@@ -1,0 +1,326 @@
+/**
+ * OAuth sign-in for MCP clients (mcp/oauth.ts) over real HTTP: a client registers itself, the
+ * owner signs in and consents, the code is exchanged with its PKCE verifier, and the token opens
+ * `/mcp` only (verifyMcpAccessToken). A wrong verifier, a foreign redirect_uri, another resource,
+ * a disabled account and a cross-site consent all fail.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer, get as httpGet, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runUsers } from '../accounts/users-command.ts';
+import { TEST_TOKEN_SECRET, startTestServer } from '../testing/harness.ts';
+import type { Json, TestServer } from '../testing/harness.ts';
+import { AUTHORIZE_PATH, CONSENT_PAGE, CONSENT_PATH, createMcpOAuth, type McpOAuth } from './oauth.ts';
+
+let s: TestServer;
+let oauth: McpOAuth;
+let http: Server;
+let base: string;
+/** One registered client: registration is limited to 5 a minute per address. */
+let clientId: string;
+const REDIRECT = 'http://127.0.0.1:33418/callback';
+
+beforeAll(async () => {
+  s = await startTestServer();
+  oauth = createMcpOAuth(s.app, { publicUrl: null });
+  // The lead mounts `oauth` in server.ts; here it answers on a server of its own.
+  http = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (!oauth.owns(path)) {
+      res.writeHead(404);
+      return void res.end();
+    }
+    oauth.handle(req, res).catch((err: unknown) => {
+      res.writeHead(500);
+      res.end(String(err));
+    });
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  clientId = await register();
+});
+
+afterAll(async () => {
+  await new Promise<void>((resolve) => http.close(() => resolve()));
+  await s?.close();
+});
+
+const resource = () => `${base}/mcp`;
+
+function pkce() {
+  const verifier = randomBytes(32).toString('base64url');
+  const challenge = createHash('sha256').update(verifier).digest('base64url');
+  return { verifier, challenge };
+}
+
+async function register(): Promise<string> {
+  const r = await fetch(`${base}/oauth/oauth2/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      client_name: 'Test Agent',
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+    }),
+  });
+  const body = (await r.json()) as Json;
+  expect(r.status, JSON.stringify(body)).toBeLessThan(300);
+  return body.client_id as string;
+}
+
+function authorizeUrl(clientId: string, challenge: string, extra: Record<string, string> = {}): string {
+  const q = new URLSearchParams({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    state: 'st-1',
+    scope: 'library:read',
+    resource: resource(),
+    ...extra,
+  });
+  // An empty value in `extra`: the parameter is left out.
+  for (const [name, value] of Object.entries(extra)) if (value === '') q.delete(name);
+  return `${base}${AUTHORIZE_PATH}?${q.toString()}`;
+}
+
+/**
+ * A browser's top-level navigation (node:http: fetch would say `Sec-Fetch-Mode: cors`): the
+ * status and Location, no redirect followed, the session cookie sent when given.
+ */
+function browserGet(url: string, cookie?: string): Promise<{ status: number; location: string | null }> {
+  return new Promise((resolve, reject) => {
+    const req = httpGet(
+      url,
+      {
+        headers: {
+          accept: 'text/html',
+          'sec-fetch-mode': 'navigate',
+          ...(cookie ? { cookie: `sponge_session=${cookie}` } : {}),
+        },
+      },
+      (res) => {
+        res.resume();
+        res.once('end', () =>
+          resolve({ status: res.statusCode ?? 0, location: res.headers.location ?? null }),
+        );
+      },
+    );
+    req.once('error', reject);
+  });
+}
+
+/** Through consent (the first time this client asks), as the owner's browser goes: the code. */
+async function authorize(
+  clientId: string,
+  challenge: string,
+  cookie: string,
+  extra: Record<string, string> = {},
+) {
+  const first = await browserGet(authorizeUrl(clientId, challenge, extra), cookie);
+  expect(first.status).toBe(302);
+  let back = new URL(first.location!, base);
+  if (back.pathname === CONSENT_PAGE) {
+    const r = await fetch(`${base}${CONSENT_PATH}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        origin: base,
+        cookie: `sponge_session=${cookie}`,
+      },
+      body: JSON.stringify({ accept: true, oauth_query: back.search.slice(1) }),
+    });
+    const body = (await r.json()) as Json;
+    expect(r.status, JSON.stringify(body)).toBe(200);
+    back = new URL(body.url as string);
+  }
+  expect(`${back.origin}${back.pathname}`).toBe(REDIRECT);
+  expect(back.searchParams.get('state')).toBe('st-1');
+  return back.searchParams.get('code')!;
+}
+
+function withoutEmpty(params: Record<string, string>): URLSearchParams {
+  return new URLSearchParams(Object.entries(params).filter(([, value]) => value !== ''));
+}
+
+async function exchange(
+  clientId: string,
+  code: string,
+  verifier: string,
+  extra: Record<string, string> = {},
+) {
+  const r = await fetch(`${base}/oauth/oauth2/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: withoutEmpty({
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      resource: resource(),
+      ...extra,
+    }),
+  });
+  return { status: r.status, body: (await r.json()) as Json };
+}
+
+describe('OAuth for MCP clients', () => {
+  it('publishes its metadata with the issuer under the app origin', async () => {
+    const r = await fetch(`${base}/.well-known/oauth-authorization-server/oauth`);
+    expect(r.status, await r.clone().text()).toBe(200);
+    const m = (await r.json()) as Json;
+    expect(m.issuer).toBe(oauth.issuer(base));
+    expect(m.authorization_endpoint).toBe(`${base}${AUTHORIZE_PATH}`);
+    expect(m.token_endpoint).toBe(`${base}/oauth/oauth2/token`);
+    expect(m.registration_endpoint).toBe(`${base}/oauth/oauth2/register`);
+    expect(m.code_challenge_methods_supported).toEqual(['S256']);
+  });
+
+  it('sends a signed-out owner to sign in and back to the same request', async () => {
+    const r = await browserGet(authorizeUrl(clientId, pkce().challenge));
+    expect(r.status).toBe(302);
+    const to = new URL(r.location!, base);
+    expect(to.pathname).toBe('/signin');
+    const next = new URL(to.searchParams.get('next')!, base);
+    expect(next.pathname).toBe(AUTHORIZE_PATH);
+    expect(next.searchParams.get('client_id')).toBe(clientId);
+    expect(next.searchParams.get('resource')).toBe(resource());
+    expect(next.searchParams.has('sig')).toBe(false);
+  });
+
+  it('issues a token for /mcp after sign-in, consent and the PKCE verifier', async () => {
+    const { cookie } = await s.loginCookie('user-ada');
+    const { verifier, challenge } = pkce();
+    const code = await authorize(clientId, challenge, cookie);
+    const { status, body } = await exchange(clientId, code, verifier);
+    expect(status, JSON.stringify(body)).toBe(200);
+    expect(body.access_token).toMatch(/^mat_/);
+    const verified = await oauth.verifyMcpAccessToken(body.access_token as string);
+    expect(verified?.userId).toBe('user-ada');
+    expect(await oauth.verifyMcpAccessToken(body.access_token as string, base)).toEqual(verified);
+    // Bound to this origin's /mcp: not another origin's.
+    expect(await oauth.verifyMcpAccessToken(body.access_token as string, 'http://elsewhere.test')).toBeNull();
+    // The code is spent.
+    expect((await exchange(clientId, code, verifier)).status).toBe(400);
+    // Nowhere but /mcp: the API's own bearer checks refuse it.
+    const me = await s.call('query', 'auth.me', undefined, body.access_token as string);
+    expect(me.data ?? null).toBeNull();
+  });
+
+  it('refuses a wrong verifier', async () => {
+    const { cookie } = await s.loginCookie('user-ada');
+    const { challenge } = pkce();
+    const code = await authorize(clientId, challenge, cookie);
+    const { status, body } = await exchange(clientId, code, pkce().verifier);
+    expect(status).toBe(400);
+    expect(body.access_token).toBeUndefined();
+  });
+
+  it('refuses a redirect_uri the client did not register', async () => {
+    const { cookie } = await s.loginCookie('user-ada');
+    const r = await browserGet(
+      authorizeUrl(clientId, pkce().challenge, { redirect_uri: 'https://attacker.example/cb' }),
+      cookie,
+    );
+    const location = r.location ?? '';
+    expect(location).not.toContain('attacker.example');
+    expect(location).not.toContain('code=');
+  });
+
+  it('refuses another resource at authorization and a token without /mcp', async () => {
+    const { cookie } = await s.loginCookie('user-ada');
+    const r = await browserGet(
+      authorizeUrl(clientId, pkce().challenge, { resource: 'https://other.example/api' }),
+      cookie,
+    );
+    const location = new URL(r.location!, base);
+    expect(location.searchParams.get('error')).toBe('invalid_target');
+    expect(location.searchParams.has('code')).toBe(false);
+
+    // Asked without a resource, the token is for no resource: /mcp does not take it.
+    const { verifier, challenge } = pkce();
+    const code = await authorize(clientId, challenge, cookie, { resource: '' });
+    const { status, body } = await exchange(clientId, code, verifier, { resource: '' });
+    expect(status, JSON.stringify(body)).toBe(200);
+    expect(await oauth.verifyMcpAccessToken(body.access_token as string)).toBeNull();
+  });
+
+  it('refuses a consent from another site', async () => {
+    const { cookie } = await s.loginCookie('user-ada');
+    const first = await browserGet(authorizeUrl(clientId, pkce().challenge), cookie);
+    const consent = new URL(first.location!, base);
+    const r = await fetch(`${base}${CONSENT_PATH}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        origin: 'https://attacker.example',
+        cookie: `sponge_session=${cookie}`,
+      },
+      body: JSON.stringify({ accept: true, oauth_query: consent.search.slice(1) }),
+    });
+    expect(r.status).toBe(403);
+  });
+
+  it('refuses the tokens of a disabled account, and disabling deletes them', async () => {
+    const email = `oauth-${randomBytes(4).toString('hex')}@example.test`;
+    const signUp = await fetch(`${s.url}/trpc/auth.signUp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: s.url },
+      body: JSON.stringify({ name: 'Olga', email, password: 'correct horse battery staple' }),
+    });
+    expect(signUp.status).toBe(200);
+    const cookie = /sponge_session=([^;]*)/.exec(signUp.headers.get('set-cookie') ?? '')![1]!;
+    const { verifier, challenge } = pkce();
+    const code = await authorize(clientId, challenge, cookie, { scope: 'library:read offline_access' });
+    const { body } = await exchange(clientId, code, verifier);
+    const token = body.access_token as string;
+    expect(await oauth.verifyMcpAccessToken(token)).not.toBeNull();
+    expect(typeof body.refresh_token).toBe('string');
+
+    const disabled = await runUsers(['disable', '--email', email], {
+      env: {
+        DATA_DIR: s.dir,
+        APP_DATABASE_URL: s.appUrl,
+        MEMORY_DATABASE_URL: s.memoryUrl,
+        TOKEN_SECRET: TEST_TOKEN_SECRET,
+        LOG_LEVEL: 'silent',
+      },
+      cwd: s.dir,
+      out: { write: () => true },
+      err: { write: () => true },
+      readPassword: () => Promise.resolve(''),
+    });
+    expect(disabled).toBe(0);
+    expect(await oauth.verifyMcpAccessToken(token)).toBeNull();
+    const left = await s.app.app.execute({
+      sql: `SELECT (SELECT COUNT(*) FROM oauth_access_tokens WHERE user_id = u.id) AS a,
+                   (SELECT COUNT(*) FROM oauth_refresh_tokens WHERE user_id = u.id) AS r
+              FROM users u WHERE u.email = ?`,
+      args: [email],
+    });
+    expect(Number(left.rows[0]!.a) + Number(left.rows[0]!.r)).toBe(0);
+    const refreshed = await fetch(`${base}/oauth/oauth2/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: body.refresh_token as string,
+        client_id: clientId,
+      }),
+    });
+    expect(refreshed.status).toBe(400);
+  });
+
+  it('refuses what is not its token', async () => {
+    expect(await oauth.verifyMcpAccessToken('')).toBeNull();
+    expect(await oauth.verifyMcpAccessToken(`mat_${randomBytes(32).toString('base64url')}`)).toBeNull();
+    expect(await oauth.verifyMcpAccessToken(`ak_${randomBytes(32).toString('base64url')}`)).toBeNull();
+  });
+});

@@ -1,0 +1,458 @@
+/**
+ * OAuth sign-in for MCP clients (SPEC §7d, issue 29): an OAuth 2.1 authorization server for
+ * `/mcp`, built on better-auth's OAuth provider plugin over the accounts' own configuration
+ * (accounts/accounts.ts: the same tables, secret and session cookie).
+ *
+ * What a client does: it reads `/mcp`'s protected-resource metadata, then this server's metadata
+ * (`/.well-known/oauth-authorization-server/oauth`, RFC 8414), registers itself (RFC 7591, no
+ * credential needed, as MCP clients do), sends the owner's browser to `/oauth/oauth2/authorize`
+ * with PKCE (S256 only) and `resource=<origin>/mcp` (RFC 8707), and exchanges the code at
+ * `/oauth/oauth2/token`. A signed-out owner signs in first (`/signin?next=` back to the
+ * authorization request) and then consents on `/account/connect`, which names the client and
+ * what it gets: read-only access to the library, never working memory.
+ *
+ * The access token (`mat_…`, an hour) is opaque, stored as a SHA-256 hash, bound to the `/mcp`
+ * resource, and accepted by `/mcp` alone: `verifyMcpAccessToken`, which the endpoint calls, is its
+ * only reader, and the API's other bearer checks know no `mat_` prefix (tokens.ts). A disabled
+ * account's tokens are refused, and disabling deletes them (accounts/users-command.ts).
+ *
+ * Only the routes below are answered (`owns`): none of the library's other routes (sign-in,
+ * client administration…) is reachable. The issuer is the app's origin (PUBLIC_URL, else the
+ * request's own scheme and Host) with `/oauth`; one library instance per origin, each of which
+ * knows its own `<origin>/mcp` as its resource.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { oauthProvider } from '@better-auth/oauth-provider';
+import { betterAuth } from 'better-auth';
+import { accountsOptions } from '../accounts/accounts.ts';
+import type { AppDeps } from '../deps.ts';
+import { fromOwnOrigin, ownOrigin } from '../http/same-origin.ts';
+import { MCP_PATH } from './metadata.ts';
+
+export interface McpOAuth {
+  /** True when `path` is one of the authorization server's routes (it then answers it). */
+  owns(path: string): boolean;
+  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /** The issuer URL for the protected-resource metadata's `authorization_servers`. */
+  issuer(origin: string): string;
+  /**
+   * The owner and token id of an OAuth access token for `/mcp`, or null. With `origin` (the
+   * origin `/mcp` was reached under) the token must be for exactly `<origin>/mcp`; without it,
+   * for PUBLIC_URL's `/mcp` when set, else for `/mcp` under any origin.
+   */
+  verifyMcpAccessToken(token: string, origin?: string): Promise<{ userId: string; tokenId: string } | null>;
+}
+
+/** The library's base path: the issuer is `<origin>/oauth`. */
+export const OAUTH_BASE_PATH = '/oauth';
+export const AUTHORIZE_PATH = `${OAUTH_BASE_PATH}/oauth2/authorize`;
+export const CONSENT_PATH = `${OAUTH_BASE_PATH}/oauth2/consent`;
+export const PUBLIC_CLIENT_PATH = `${OAUTH_BASE_PATH}/oauth2/public-client`;
+const TOKEN_PATH = `${OAUTH_BASE_PATH}/oauth2/token`;
+const REGISTER_PATH = `${OAUTH_BASE_PATH}/oauth2/register`;
+const REVOKE_PATH = `${OAUTH_BASE_PATH}/oauth2/revoke`;
+/** RFC 8414 §3: the issuer's path after the well-known name; clients of the older MCP revision look at the root. */
+const METADATA_PATHS = [
+  `/.well-known/oauth-authorization-server${OAUTH_BASE_PATH}`,
+  '/.well-known/oauth-authorization-server',
+];
+/** The web app's pages the flow passes through (apps/web). */
+export const SIGN_IN_PAGE = '/signin';
+export const CONSENT_PAGE = '/account/connect';
+
+/** The one scope a client gets: reading the library through `/mcp`'s tools. */
+export const MCP_SCOPE = 'library:read';
+const SCOPES = [MCP_SCOPE, 'offline_access'];
+
+/** Prefixes of the tokens handed out (not stored; only the rest's SHA-256 is). */
+export const ACCESS_TOKEN_PREFIX = 'mat_';
+const REFRESH_TOKEN_PREFIX = 'mrt_';
+const ACCESS_TOKEN_SECONDS = 3600;
+const TOKEN_BODY = /^[A-Za-z0-9_-]{43}$/;
+
+/** Request bodies here are a few form fields or a registration document. */
+const MAX_BODY_BYTES = 64 * 1024;
+/** Origins the server answers for without PUBLIC_URL; each has a resource row and an instance. */
+const MAX_ORIGINS = 16;
+/** The library's rate limits key on this header, which only this file sets (the socket's peer). */
+const PEER_HEADER = 'x-sponge-oauth-peer';
+
+/** Tables of migration 016: each model's fields under snake_case names. */
+function snakeFields(fields: string[]): Record<string, string> {
+  // requirePKCE is require_pkce: a run of capitals is one word.
+  return Object.fromEntries(
+    fields.map((f) => [
+      f,
+      f.replace(/([a-z])([A-Z]+)/g, (_, a: string, b: string) => `${a}_${b.toLowerCase()}`),
+    ]),
+  );
+}
+const OAUTH_SCHEMA = {
+  oauthClient: {
+    modelName: 'oauth_clients',
+    fields: snakeFields([
+      'clientId',
+      'clientSecret',
+      'clientDiscoveryId',
+      'skipConsent',
+      'enableEndSession',
+      'subjectType',
+      'clientCredentialsScopes',
+      'userId',
+      'createdAt',
+      'updatedAt',
+      'softwareId',
+      'softwareVersion',
+      'softwareStatement',
+      'redirectUris',
+      'postLogoutRedirectUris',
+      'backchannelLogoutUri',
+      'backchannelLogoutSessionRequired',
+      'tokenEndpointAuthMethod',
+      'applicationType',
+      'jwksUri',
+      'grantTypes',
+      'responseTypes',
+      'requirePKCE',
+      'dpopBoundAccessTokens',
+      'referenceId',
+    ]),
+  },
+  oauthResource: {
+    modelName: 'oauth_resources',
+    fields: snakeFields([
+      'accessTokenTtl',
+      'refreshTokenTtl',
+      'signingAlgorithm',
+      'signingKeyId',
+      'allowedScopes',
+      'customClaims',
+      'dpopBoundAccessTokensRequired',
+      'createdAt',
+      'updatedAt',
+      'policyVersion',
+    ]),
+  },
+  oauthClientResource: {
+    modelName: 'oauth_client_resources',
+    fields: snakeFields(['clientId', 'resourceId', 'createdAt']),
+  },
+  oauthRefreshToken: {
+    modelName: 'oauth_refresh_tokens',
+    fields: snakeFields([
+      'clientId',
+      'sessionId',
+      'userId',
+      'referenceId',
+      'authorizationCodeId',
+      'requestedUserInfoClaims',
+      'expiresAt',
+      'createdAt',
+      'rotatedAt',
+      'rotationReplayResponse',
+      'rotationReplayExpiresAt',
+      'authTime',
+    ]),
+  },
+  oauthAccessToken: {
+    modelName: 'oauth_access_tokens',
+    fields: snakeFields([
+      'clientId',
+      'sessionId',
+      'userId',
+      'referenceId',
+      'authorizationCodeId',
+      'requestedUserInfoClaims',
+      'refreshId',
+      'expiresAt',
+      'createdAt',
+    ]),
+  },
+  oauthConsent: {
+    modelName: 'oauth_consents',
+    fields: snakeFields([
+      'clientId',
+      'userId',
+      'referenceId',
+      'requestedUserInfoClaims',
+      'createdAt',
+      'updatedAt',
+    ]),
+  },
+  oauthClientAssertion: { modelName: 'oauth_client_assertions', fields: snakeFields(['expiresAt']) },
+};
+
+/** How tokens, codes and secrets' lookups are stored: hex SHA-256, as the API's own tokens are. */
+function sha256(value: string): string {
+  return createHash('sha256').update(value, 'utf8').digest('hex');
+}
+
+function createAuthorizationServer(deps: AppDeps, origin: string) {
+  // openApp resolves it (TOKEN_SECRET or DATA_DIR/token-secret) before anything runs.
+  const tokenSecret = deps.config.tokenSecret;
+  if (tokenSecret === undefined) throw new Error('OAuth needs the resolved token secret');
+  const base = accountsOptions({
+    app: deps.app,
+    tokenSecret,
+    signUp: deps.accounts.signUpMode,
+    log: deps.log,
+    now: deps.now,
+  });
+  return betterAuth({
+    ...base,
+    baseURL: origin,
+    basePath: OAUTH_BASE_PATH,
+    // The plugin's own per-route limits (registration 5 a minute, token 20…), per peer address.
+    rateLimit: { enabled: true, storage: 'memory' },
+    advanced: { ...base.advanced, ipAddress: { ipAddressHeaders: [PEER_HEADER] } },
+    plugins: [
+      oauthProvider({
+        loginPage: SIGN_IN_PAGE,
+        consentPage: CONSENT_PAGE,
+        scopes: SCOPES,
+        clientRegistrationDefaultScopes: SCOPES,
+        clientRegistrationAllowedScopes: SCOPES,
+        grantTypes: ['authorization_code', 'refresh_token'],
+        // MCP clients register themselves; a registered client still needs the owner's consent.
+        allowDynamicClientRegistration: true,
+        allowUnauthenticatedClientRegistration: true,
+        // A loopback redirect (an agent on the owner's machine) makes a native client, which may
+        // use http there; any other redirect must be https.
+        clientRegistrationDefaultApplicationType: 'infer',
+        // Opaque tokens, looked up (and so revocable) on every use; no signing keys to keep.
+        disableJwtPlugin: true,
+        resources: [
+          { identifier: `${origin}${MCP_PATH}`, name: 'Sponge library (read-only)', allowedScopes: SCOPES },
+        ],
+        // `/mcp` is the only resource: every client may ask for it.
+        enforcePerClientResources: false,
+        accessTokenExpiresIn: ACCESS_TOKEN_SECONDS,
+        storeTokens: { hash: (token) => sha256(token) },
+        generateOpaqueAccessToken: () => randomBytes(32).toString('base64url'),
+        generateRefreshToken: () => randomBytes(32).toString('base64url'),
+        prefix: { opaqueAccessToken: ACCESS_TOKEN_PREFIX, refreshToken: REFRESH_TOKEN_PREFIX },
+        schema: OAUTH_SCHEMA,
+      }),
+    ],
+  });
+}
+type AuthorizationServer = ReturnType<typeof createAuthorizationServer>;
+
+/** The body of a request, up to MAX_BODY_BYTES (null past it). */
+function readBody(req: IncomingMessage): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    });
+    req.once('end', () => resolve(size > MAX_BODY_BYTES ? null : Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
+}
+
+function answerJson(res: ServerResponse, status: number, body: unknown, cache = 'no-store'): void {
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': cache });
+  res.end(JSON.stringify(body));
+}
+
+/** Names of the signed query's own parameters, which the authorization request never had. */
+const SIGNED_QUERY_PARAMS = ['sig', 'exp', 'ba_iat', 'ba_pl', 'ba_param'];
+
+/**
+ * The library sends a signed-out owner to the sign-in page with its signed query; the app's page
+ * takes `next` instead: back to the same authorization request, which then finds the session.
+ * `prompt=login` is dropped there, as the library itself does after a sign-in.
+ */
+function signInLocation(location: string): string {
+  const url = new URL(location, 'http://sponge.invalid');
+  const params = url.searchParams;
+  for (const name of SIGNED_QUERY_PARAMS) params.delete(name);
+  const prompts = (params.get('prompt') ?? '').split(' ').filter((p) => p !== '' && p !== 'login');
+  if (prompts.length > 0) params.set('prompt', prompts.join(' '));
+  else params.delete('prompt');
+  return `${SIGN_IN_PAGE}?next=${encodeURIComponent(`${AUTHORIZE_PATH}?${params.toString()}`)}`;
+}
+
+function timeOf(value: unknown): number {
+  if (typeof value === 'number') return value;
+  if (typeof value === 'string') return /^\d+$/.test(value) ? Number(value) : Date.parse(value);
+  return Number.NaN;
+}
+
+function listOf(value: unknown): string[] {
+  if (typeof value !== 'string') return [];
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return Array.isArray(parsed) ? parsed.filter((v): v is string => typeof v === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/** `<origin>/mcp` exactly, for some http(s) origin. */
+function isMcpResource(resource: string): boolean {
+  try {
+    const url = new URL(resource);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && `${url.origin}${MCP_PATH}` === resource;
+  } catch {
+    return false;
+  }
+}
+
+export function createMcpOAuth(deps: AppDeps, options: { publicUrl: string | null }): McpOAuth {
+  const servers = new Map<string, AuthorizationServer>();
+  const serverFor = (origin: string): AuthorizationServer | null => {
+    let server = servers.get(origin);
+    if (server) return server;
+    if (servers.size >= MAX_ORIGINS) return null;
+    server = createAuthorizationServer(deps, origin);
+    servers.set(origin, server);
+    return server;
+  };
+  const originOf = (req: IncomingMessage) =>
+    ownOrigin(req, options.publicUrl) ?? `http://${req.socket.localAddress}:${req.socket.localPort}`;
+  const owned = new Set([
+    AUTHORIZE_PATH,
+    CONSENT_PATH,
+    PUBLIC_CLIENT_PATH,
+    TOKEN_PATH,
+    REGISTER_PATH,
+    REVOKE_PATH,
+    ...METADATA_PATHS,
+  ]);
+  /** The routes that act for the signed-in owner: the only ones the session cookie is passed to. */
+  const withSession = new Set([AUTHORIZE_PATH, CONSENT_PATH, PUBLIC_CLIENT_PATH]);
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const method = req.method ?? 'GET';
+    const origin = originOf(req);
+    const server = serverFor(origin);
+    if (!server) {
+      req.resume();
+      return answerJson(res, 421, {
+        error: 'invalid_request',
+        error_description: 'This server answers OAuth for a few origins only: set PUBLIC_URL.',
+      });
+    }
+    if (METADATA_PATHS.includes(path)) {
+      req.resume();
+      if (method !== 'GET' && method !== 'HEAD') return answerJson(res, 405, { error: 'invalid_request' });
+      const metadata = await server.api.getOAuthServerConfig();
+      return answerJson(res, 200, metadata, 'public, max-age=3600');
+    }
+    // Consent acts for the owner's session: the app's own pages only, as every cookie POST (§6c).
+    if (method === 'POST' && path === CONSENT_PATH && !fromOwnOrigin(req, options.publicUrl)) {
+      req.resume();
+      return answerJson(res, 403, {
+        error: 'access_denied',
+        error_description: 'Cross-site request refused.',
+      });
+    }
+    const body = method === 'GET' || method === 'HEAD' ? undefined : await readBody(req);
+    if (body === null)
+      return answerJson(res, 413, { error: 'invalid_request', error_description: 'Body too large.' });
+
+    const headers = new Headers();
+    for (const name of [
+      'accept',
+      'content-type',
+      'authorization',
+      'dpop',
+      'user-agent',
+      'sec-fetch-mode',
+      'sec-fetch-site',
+      'sec-fetch-dest',
+    ]) {
+      const value = req.headers[name];
+      if (typeof value === 'string') headers.set(name, value);
+    }
+    if (withSession.has(path) && typeof req.headers.cookie === 'string')
+      headers.set('cookie', req.headers.cookie);
+    headers.set(PEER_HEADER, req.socket.remoteAddress ?? 'unknown');
+    const request = new Request(`${origin}${req.url ?? '/'}`, {
+      method,
+      headers,
+      ...(body !== undefined && body.length > 0 ? { body: new Uint8Array(body) } : {}),
+    });
+
+    let response: Response;
+    try {
+      response = await server.handler(request);
+    } catch (err) {
+      deps.log.error({ err, path }, 'oauth request failed');
+      return answerJson(res, 500, { error: 'server_error' });
+    }
+    const out: Record<string, string | string[]> = {};
+    response.headers.forEach((value, name) => {
+      if (name !== 'set-cookie') out[name] = value;
+    });
+    const cookies = response.headers.getSetCookie();
+    if (cookies.length > 0) out['set-cookie'] = cookies;
+    const location = response.headers.get('location');
+    if (location !== null && (location === SIGN_IN_PAGE || location.startsWith(`${SIGN_IN_PAGE}?`))) {
+      out.location = signInLocation(location);
+    }
+    let text = await response.text();
+    // The library's JSON answer of a redirect (a fetch from a page) goes to sign-in the same way.
+    if (response.headers.get('content-type')?.includes('application/json')) {
+      try {
+        const parsed = JSON.parse(text) as { redirect?: unknown; url?: unknown };
+        if (
+          parsed.redirect === true &&
+          typeof parsed.url === 'string' &&
+          parsed.url.startsWith(`${SIGN_IN_PAGE}?`)
+        ) {
+          text = JSON.stringify({ ...parsed, url: signInLocation(parsed.url) });
+          delete out['content-length'];
+        }
+      } catch {
+        // Not JSON after all: passed on as it is.
+      }
+    }
+    res.writeHead(response.status, out);
+    res.end(method === 'HEAD' ? undefined : text);
+  }
+
+  async function verifyMcpAccessToken(
+    token: string,
+    origin?: string,
+  ): Promise<{ userId: string; tokenId: string } | null> {
+    if (!token.startsWith(ACCESS_TOKEN_PREFIX)) return null;
+    const raw = token.slice(ACCESS_TOKEN_PREFIX.length);
+    if (!TOKEN_BODY.test(raw)) return null;
+    const rs = await deps.app.execute({
+      sql: `SELECT t.id, t.user_id, t.expires_at, t.resources, t.scopes
+              FROM oauth_access_tokens t
+              JOIN users u ON u.id = t.user_id
+              JOIN oauth_clients c ON c.client_id = t.client_id
+             WHERE t.token = ? AND t.revoked IS NULL AND u.disabled_at IS NULL
+               AND COALESCE(c.disabled, 0) = 0`,
+      args: [sha256(raw)],
+    });
+    const row = rs.rows[0];
+    if (!row) return null;
+    // The library stamps tokens with the real time, not the API's (tests') clock.
+    if (!(timeOf(row.expires_at) > Date.now())) return null;
+    if (!listOf(row.scopes).includes(MCP_SCOPE)) return null;
+    const resources = listOf(row.resources);
+    const expected =
+      origin !== undefined
+        ? `${origin}${MCP_PATH}`
+        : options.publicUrl !== null
+          ? `${options.publicUrl}${MCP_PATH}`
+          : null;
+    if (expected !== null ? !resources.includes(expected) : !resources.some(isMcpResource)) return null;
+    return { userId: String(row.user_id), tokenId: String(row.id) };
+  }
+
+  return {
+    owns: (path) => owned.has(path),
+    handle,
+    issuer: (origin) => `${origin}${OAUTH_BASE_PATH}`,
+    verifyMcpAccessToken,
+  };
+}
