@@ -13,6 +13,7 @@ const DocumentPage = lazy(() => import('./pages/document.tsx'));
 const MemoryPage = lazy(() => import('./pages/memory.tsx'));
 const ReviewHistoryPage = lazy(() => import('./pages/review-history.tsx'));
 const ProfilesPage = lazy(() => import('./pages/profiles.tsx'));
+const ConnectPage = lazy(() => import('./pages/connect.tsx'));
 
 export function App() {
   return (
@@ -80,6 +81,14 @@ export function App() {
             element={
               <Lazy>
                 <ApiKeysPage />
+              </Lazy>
+            }
+          />
+          <Route
+            path="/account/connect"
+            element={
+              <Lazy>
+                <ConnectPage />
               </Lazy>
             }
           />

@@ -100,6 +100,20 @@ export function safeNext(next: string | null): string {
   return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
 }
 
+/**
+ * An MCP client's authorization request (`/oauth/…`, answered by the API, not by this app's
+ * router): after signing in the browser goes there itself, and on to the consent page.
+ */
+export function isServerNext(next: string): boolean {
+  return next.startsWith('/oauth/');
+}
+
+/** Goes on to `next` after signing in: within the app, or to the API for an authorization request. */
+export async function goNext(next: string, navigate: (to: string, opts: { replace: true }) => unknown) {
+  if (isServerNext(next)) window.location.replace(next);
+  else await navigate(next, { replace: true });
+}
+
 /** What is wrong with the address a document is shared with; undefined when it can be sent. */
 export const shareEmailProblem = (email: string): string | undefined =>
   emailProblem(email, "Enter the person's email address.");

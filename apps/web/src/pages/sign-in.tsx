@@ -4,7 +4,7 @@ import type { FormEvent } from 'react';
 import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
 import { FormField } from '../components/form-field.tsx';
 import { ErrorState, PageLoading } from '../components/states.tsx';
-import { safeNext, signInProblems, type SignInProblems } from '../lib/account.ts';
+import { goNext, isServerNext, safeNext, signInProblems, type SignInProblems } from '../lib/account.ts';
 import { errorMessage } from '../lib/errors.ts';
 import { useTitle } from '../lib/use-title.ts';
 import { queryClient, trpc } from '../trpc.ts';
@@ -24,11 +24,17 @@ export default function SignInPage() {
   const onSignedIn = async () => {
     // Nothing of the previous user's may linger in the cache.
     queryClient.clear();
-    await navigate(next, { replace: true });
+    await goNext(next, navigate);
   };
 
   // Already signed in (a second tab, the back button): the page has nothing to do.
-  if (me.data) return <Navigate to={next} replace />;
+  if (me.data) {
+    if (isServerNext(next)) {
+      window.location.replace(next);
+      return <PageLoading />;
+    }
+    return <Navigate to={next} replace />;
+  }
 
   const nextQuery = next === '/' ? '' : `?next=${encodeURIComponent(next)}`;
   return (

@@ -5,6 +5,7 @@ import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
 import { FormField } from '../components/form-field.tsx';
 import { ErrorState, PageLoading } from '../components/states.tsx';
 import {
+  goNext,
   issuesByField,
   passwordRulesText,
   safeNext,
@@ -61,7 +62,7 @@ function SignUpForm({ rules, next, signInPath }: { rules: PasswordRules; next: s
       onSuccess: async () => {
         // Signed in as the new account: nothing of a previous visitor may linger in the cache.
         queryClient.clear();
-        await navigate(next, { replace: true });
+        await goNext(next, navigate);
       },
     }),
   );
