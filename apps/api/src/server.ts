@@ -22,6 +22,7 @@ import type { OpenedApp } from './app.ts';
 import { appRouter } from './router.ts';
 import { createStaticHandler } from './static.ts';
 import { createMcpEndpoint } from './mcp/http.ts';
+import { createMcpOAuth } from './mcp/oauth.ts';
 import type { RateLimit } from './rate-limit.ts';
 import { MAX_BODY_BYTES, MAX_UPLOAD_BODY_BYTES } from './trpc.ts';
 import { forbidden } from './errors.ts';
@@ -151,9 +152,12 @@ export async function startServer(
   });
   const answerError = createErrorAnswer(appRouter);
   // The owner's own agent over MCP (SPEC §7d), beside tRPC on the same origin.
+  // Its OAuth sign-in for MCP clients: the authorization server's own routes (mcp/oauth.ts).
+  const oauth = createMcpOAuth(app, { publicUrl: config.publicUrl });
   const mcp = createMcpEndpoint(app, {
     publicUrl: config.publicUrl,
     rateLimit: overrides.mcpRateLimit ?? config.mcpRateLimit,
+    oauth,
   });
   const headers = securityHeaders(config.publicUrl);
   /** Refuses a tRPC request before tRPC reads it, once its body is drained. */
@@ -181,6 +185,12 @@ export async function startServer(
         return void res.end(FOREIGN_HOST_MESSAGE);
       }
       if (mcp.owns(path)) return void mcp.handle(req, res);
+      if (oauth.owns(path))
+        return void oauth.handle(req, res).catch((err: unknown) => {
+          app.log.error({ err, path }, 'oauth request failed');
+          if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json' });
+          res.end('{"error":"server_error"}');
+        });
       if (
         req.method === 'POST' &&
         path.startsWith('/trpc/') &&

@@ -1,12 +1,13 @@
 /**
  * `/mcp` on the API's own HTTP server (SPEC §7d): the Model Context Protocol over Streamable HTTP,
- * for the owner's own agent, with the owner's API key as its bearer token.
+ * for the owner's own agent, with the owner's API key as its bearer token, or a token the owner
+ * consented to through the OAuth sign-in for MCP clients (./oauth.ts).
  *
  * Each POST is checked on its own, in this order: an `Origin` other than the app's own → 403 (a
  * page of another site must not drive a local client's key; requests without one, from
  * non-browser clients, pass); no API key → 401 with `WWW-Authenticate` pointing at the RFC 9728
  * metadata (a user token, a session cookie, a run token or a revoked key never opens it); past
- * the key's rate limit (./limits.ts) → 429 with Retry-After. Then a stateless transport (no MCP
+ * the key's (or token's) rate limit (./limits.ts) → 429 with Retry-After. Then a stateless transport (no MCP
  * session: any API process answers any call, and the key is looked up again on every one) hands
  * the message to an MCP server whose tools act for the key's owner (./tools.ts). Answers are plain
  * JSON.
@@ -31,7 +32,10 @@ import {
   bearerChallenge,
   protectedResourceMetadata,
 } from './metadata.ts';
+import { ACCESS_TOKEN_PREFIX, MCP_SCOPE } from './oauth.ts';
+import type { McpOAuth } from './oauth.ts';
 import { createMcpServer } from './tools.ts';
+import type { McpOwner } from './tools.ts';
 
 /** JSON-RPC's code for an error of the server outside any method (the SDK answers the same way). */
 const SERVER_ERROR = -32000;
@@ -40,12 +44,15 @@ const FOREIGN_ORIGIN_MESSAGE =
   "/mcp answers requests from non-browser clients, or from this app's own pages: this request's Origin is another site's.";
 
 const NO_KEY_MESSAGE =
-  "/mcp is opened by an API key of the library's owner, sent as Authorization: Bearer ak_…; make one on the API keys page.";
+  "/mcp is opened by an API key of the library's owner, sent as Authorization: Bearer ak_… (make one on the API keys page), or by a token from the OAuth sign-in its metadata names.";
 
 const WRONG_KIND_MESSAGE =
-  'Only an API key opens /mcp: a sign-in token, a session cookie or a run token does not. Make an API key on the API keys page.';
+  'Only an API key or an OAuth token for /mcp opens it: a sign-in token, a session cookie or a run token does not.';
 
 const INVALID_KEY_MESSAGE = 'This API key is unknown or revoked, or its account is disabled.';
+
+const INVALID_TOKEN_MESSAGE =
+  'This OAuth token is unknown, expired or revoked, is not for this /mcp, or its account is disabled: sign in again.';
 
 function answer(
   res: ServerResponse,
@@ -66,8 +73,9 @@ export interface McpEndpoint {
 
 export function createMcpEndpoint(
   deps: AppDeps,
-  options: { publicUrl: string | null; rateLimit: RateLimit },
+  options: { publicUrl: string | null; rateLimit: RateLimit; oauth?: McpOAuth },
 ): McpEndpoint {
+  const { oauth } = options;
   const limiter = new RateLimiter(options.rateLimit);
   // Without a Host header (HTTP/1.0) the pointer still has to be a URL: the listening one.
   const originOf = (req: IncomingMessage) =>
@@ -79,7 +87,9 @@ export function createMcpEndpoint(
       return void res.end('Method Not Allowed');
     }
     res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=3600' });
-    res.end(req.method === 'HEAD' ? undefined : JSON.stringify(protectedResourceMetadata(originOf(req))));
+    const origin = originOf(req);
+    const server = oauth ? { issuer: oauth.issuer(origin), scope: MCP_SCOPE } : null;
+    res.end(req.method === 'HEAD' ? undefined : JSON.stringify(protectedResourceMetadata(origin, server)));
   }
 
   async function mcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -88,24 +98,29 @@ export function createMcpEndpoint(
 
     // The bearer header only: a session cookie is never a credential here.
     const credential = readCredential({ authorization: req.headers.authorization });
-    let caller;
+    let owner: McpOwner | null = null;
+    let refusal = NO_KEY_MESSAGE;
     try {
-      caller = await resolveCaller(deps, credential);
+      if (oauth && typeof credential === 'object' && credential.token.startsWith(ACCESS_TOKEN_PREFIX)) {
+        // An owner-consented OAuth token, for exactly this origin's /mcp (./oauth.ts).
+        const found = await oauth.verifyMcpAccessToken(credential.token, originOf(req));
+        if (found) owner = { userId: found.userId, via: 'oauth', id: found.tokenId };
+        else refusal = INVALID_TOKEN_MESSAGE;
+      } else {
+        const caller = await resolveCaller(deps, credential);
+        if (caller.kind === 'apiKey') owner = { userId: caller.user.id, via: 'apiKey', id: caller.keyId };
+        else if (credential !== undefined)
+          refusal = caller.kind === 'none' ? INVALID_KEY_MESSAGE : WRONG_KIND_MESSAGE;
+      }
     } catch (error) {
       const unavailable = fromAppDatabaseError(error);
       if (unavailable === error) throw error;
       deps.log.warn({ err: error }, 'credential lookup failed: a database cannot serve');
       return answer(res, 503, (unavailable as Error).message, { 'Retry-After': '5' });
     }
-    if (caller.kind !== 'apiKey') {
-      const message =
-        credential === undefined
-          ? NO_KEY_MESSAGE
-          : caller.kind === 'none'
-            ? INVALID_KEY_MESSAGE
-            : WRONG_KIND_MESSAGE;
-      deps.log.info({ mcp: req.method, caller: caller.kind, outcome: 'UNAUTHORIZED' }, 'mcp refused');
-      return answer(res, 401, message, {
+    if (owner === null) {
+      deps.log.info({ mcp: req.method, outcome: 'UNAUTHORIZED' }, 'mcp refused');
+      return answer(res, 401, refusal, {
         'WWW-Authenticate': bearerChallenge(originOf(req), credential !== undefined),
       });
     }
@@ -116,13 +131,18 @@ export function createMcpEndpoint(
         Allow: 'POST',
       });
 
-    const wait = limiter.take(caller.keyId, deps.now().getTime());
+    const wait = limiter.take(`${owner.via}:${owner.id}`, deps.now().getTime());
     if (wait > 0)
-      return answer(res, 429, `Too many calls with this API key; retry in ${wait} s.`, {
-        'Retry-After': String(wait),
-      });
+      return answer(
+        res,
+        429,
+        `Too many calls with this ${owner.via === 'apiKey' ? 'API key' : 'token'}; retry in ${wait} s.`,
+        {
+          'Retry-After': String(wait),
+        },
+      );
 
-    const server = createMcpServer(deps, { userId: caller.user.id, keyId: caller.keyId });
+    const server = createMcpServer(deps, owner);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

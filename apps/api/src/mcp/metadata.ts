@@ -1,7 +1,7 @@
 /**
  * The protected-resource metadata of `/mcp` (RFC 9728), which a 401's `WWW-Authenticate` points
- * at: the resource's URL and how a token is sent. It names no authorization server, since
- * `/mcp` is opened by the owner's API key, made on the app's API-keys page (docs/mcp.md says so).
+ * at: the resource's URL, how a token is sent, and the authorization server an MCP client signs
+ * the owner in with (./oauth.ts). An API key, made on the app's API keys page, needs none of it.
  */
 
 /** Where the metadata of the resource `<origin>/mcp` lives (RFC 9728 §3.1: inserted before the path). */
@@ -11,10 +11,14 @@ export const METADATA_ROOT_PATH = '/.well-known/oauth-protected-resource';
 
 export const MCP_PATH = '/mcp';
 
-/** The metadata document for the endpoint served under `origin`. */
-export function protectedResourceMetadata(origin: string): Record<string, unknown> {
+/** The metadata document for the endpoint served under `origin`, with its authorization server. */
+export function protectedResourceMetadata(
+  origin: string,
+  oauth: { issuer: string; scope: string } | null,
+): Record<string, unknown> {
   return {
     resource: `${origin}${MCP_PATH}`,
+    ...(oauth ? { authorization_servers: [oauth.issuer], scopes_supported: [oauth.scope] } : {}),
     bearer_methods_supported: ['header'],
     resource_name: 'Sponge library (read-only)',
     resource_documentation: `${origin}/account/api-keys`,

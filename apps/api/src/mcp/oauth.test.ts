@@ -5,8 +5,9 @@
  * a disabled account and a cross-site consent all fail.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer, get as httpGet, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { get as httpGet } from 'node:http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runUsers } from '../accounts/users-command.ts';
 import { TEST_TOKEN_SECRET, startTestServer } from '../testing/harness.ts';
@@ -15,7 +16,6 @@ import { AUTHORIZE_PATH, CONSENT_PAGE, CONSENT_PATH, createMcpOAuth, type McpOAu
 
 let s: TestServer;
 let oauth: McpOAuth;
-let http: Server;
 let base: string;
 /** One registered client: registration is limited to 5 a minute per address. */
 let clientId: string;
@@ -23,26 +23,14 @@ const REDIRECT = 'http://127.0.0.1:33418/callback';
 
 beforeAll(async () => {
   s = await startTestServer();
+  // The server answers the authorization server's routes itself (server.ts); this instance, on
+  // the same databases, checks tokens directly.
   oauth = createMcpOAuth(s.app, { publicUrl: null });
-  // The lead mounts `oauth` in server.ts; here it answers on a server of its own.
-  http = createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
-    if (!oauth.owns(path)) {
-      res.writeHead(404);
-      return void res.end();
-    }
-    oauth.handle(req, res).catch((err: unknown) => {
-      res.writeHead(500);
-      res.end(String(err));
-    });
-  });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  base = s.url;
   clientId = await register();
 });
 
 afterAll(async () => {
-  await new Promise<void>((resolve) => http.close(() => resolve()));
   await s?.close();
 });
 
@@ -211,6 +199,61 @@ describe('OAuth for MCP clients', () => {
     // Nowhere but /mcp: the API's own bearer checks refuse it.
     const me = await s.call('query', 'auth.me', undefined, body.access_token as string);
     expect(me.data ?? null).toBeNull();
+  });
+
+  it('opens /mcp for the owner through the SDK client, from the 401 to the tools, and nothing else', async () => {
+    // What a client discovers: the 401's pointer, the resource's metadata, its authorization server.
+    const refused = await fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{}',
+    });
+    expect(refused.status).toBe(401);
+    const pointer = /resource_metadata="([^"]+)"/.exec(refused.headers.get('www-authenticate') ?? '')?.[1];
+    const metadata = (await (await fetch(pointer!)).json()) as Json;
+    expect(metadata).toMatchObject({
+      resource: resource(),
+      authorization_servers: [`${base}/oauth`],
+      scopes_supported: ['library:read'],
+    });
+    const server = (await (
+      await fetch(`${base}/.well-known/oauth-authorization-server/oauth`)
+    ).json()) as Json;
+    expect(server.issuer).toBe(`${base}/oauth`);
+
+    const { cookie } = await s.loginCookie('user-ada');
+    const { verifier, challenge } = pkce();
+    const { body } = await exchange(clientId, await authorize(clientId, challenge, cookie), verifier);
+    const client = new Client({ name: 'oauth-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${body.access_token as string}` } },
+      }),
+    );
+    const { tools } = await client.listTools();
+    expect(tools).toHaveLength(4);
+    const listed = await client.callTool({ name: 'list_documents', arguments: {} });
+    const documents = (listed.structuredContent as Json).documents as Json[];
+    expect(documents.length).toBeGreaterThan(0);
+    const mine = (await s.call('query', 'documents.list', undefined, await s.login('user-ada')))
+      .data as Json[];
+    expect(new Set(documents.map((d) => d.id))).toEqual(
+      new Set(mine.filter((d) => d.access === 'owner').map((d) => d.id)),
+    );
+    await client.close();
+
+    // A token that is not one: 401 invalid_token, like a revoked key.
+    const forged = await fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer mat_${'A'.repeat(43)}`,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
+    expect(forged.status).toBe(401);
+    expect(forged.headers.get('www-authenticate')).toContain('error="invalid_token"');
   });
 
   it('refuses a wrong verifier', async () => {

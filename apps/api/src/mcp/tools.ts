@@ -17,10 +17,11 @@ import { ApiError, defaultReason, toApiError } from '../errors.ts';
 import { reviewedFindings } from '../reviewed/history.ts';
 import { readOwnPassage, searchOwnLibrary } from '../routers/library.ts';
 
-/** Who the tools act for: the key's owner, and the key (what the log names). */
+/** Who the tools act for: the owner, and the API key or OAuth token that said so (what the log names). */
 export interface McpOwner {
   userId: string;
-  keyId: string;
+  via: 'apiKey' | 'oauth';
+  id: string;
 }
 
 /** Served as `serverInfo`; the version moves when the tools' shapes do. */
@@ -147,7 +148,7 @@ export function createMcpServer(deps: AppDeps, owner: McpOwner): McpServer {
           deps.log.info(
             {
               tool: name,
-              caller: { kind: 'apiKey', keyId: owner.keyId },
+              caller: { kind: owner.via, id: owner.id },
               outcome: 'ok',
               ms: performance.now() - started,
             },
@@ -160,7 +161,7 @@ export function createMcpServer(deps: AppDeps, owner: McpOwner): McpServer {
         } catch (error) {
           const result = toolError(deps, name, error);
           deps.log.info(
-            { tool: name, caller: { kind: 'apiKey', keyId: owner.keyId }, outcome: 'error' },
+            { tool: name, caller: { kind: owner.via, id: owner.id }, outcome: 'error' },
             'mcp tool',
           );
           return result;
