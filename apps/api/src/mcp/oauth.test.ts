@@ -22,7 +22,8 @@ let clientId: string;
 const REDIRECT = 'http://127.0.0.1:33418/callback';
 
 beforeAll(async () => {
-  s = await startTestServer();
+  // Sign-up open even on libSQL servers, where a deployment's default is closed (config.ts).
+  s = await startTestServer({ SIGNUP: 'open' });
   // The server answers the authorization server's routes itself (server.ts); this instance, on
   // the same databases, checks tokens directly.
   oauth = createMcpOAuth(s.app, { publicUrl: null });
@@ -318,7 +319,7 @@ describe('OAuth for MCP clients', () => {
       headers: { 'content-type': 'application/json', origin: s.url },
       body: JSON.stringify({ name: 'Olga', email, password: 'correct horse battery staple' }),
     });
-    expect(signUp.status).toBe(200);
+    expect(signUp.status, await signUp.clone().text()).toBe(200);
     const cookie = /sponge_session=([^;]*)/.exec(signUp.headers.get('set-cookie') ?? '')![1]!;
     const { verifier, challenge } = pkce();
     const code = await authorize(clientId, challenge, cookie, { scope: 'library:read offline_access' });
