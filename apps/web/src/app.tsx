@@ -14,6 +14,7 @@ const MemoryPage = lazy(() => import('./pages/memory.tsx'));
 const ReviewHistoryPage = lazy(() => import('./pages/review-history.tsx'));
 const ProfilesPage = lazy(() => import('./pages/profiles.tsx'));
 const ConnectPage = lazy(() => import('./pages/connect.tsx'));
+const ConnectErrorPage = lazy(() => import('./pages/connect-error.tsx'));
 
 export function App() {
   return (
@@ -32,6 +33,14 @@ export function App() {
           element={
             <Lazy>
               <SignUpPage />
+            </Lazy>
+          }
+        />
+        <Route
+          path="/connect/error"
+          element={
+            <Lazy>
+              <ConnectErrorPage />
             </Lazy>
           }
         />

@@ -12,7 +12,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runUsers } from '../accounts/users-command.ts';
 import { TEST_TOKEN_SECRET, startTestServer } from '../testing/harness.ts';
 import type { Json, TestServer } from '../testing/harness.ts';
-import { AUTHORIZE_PATH, CONSENT_PAGE, CONSENT_PATH, createMcpOAuth, type McpOAuth } from './oauth.ts';
+import {
+  AUTHORIZE_PATH,
+  CONNECT_ERROR_PAGE,
+  CONSENT_PAGE,
+  CONSENT_PATH,
+  createMcpOAuth,
+  type McpOAuth,
+} from './oauth.ts';
 
 let s: TestServer;
 let oauth: McpOAuth;
@@ -275,6 +282,21 @@ describe('OAuth for MCP clients', () => {
     const location = r.location ?? '';
     expect(location).not.toContain('attacker.example');
     expect(location).not.toContain('code=');
+    // The app's page that says why, never the library's own `/oauth/error`, which nothing answers.
+    const refused = new URL(location, base);
+    expect(refused.pathname).toBe(CONNECT_ERROR_PAGE);
+    expect(refused.searchParams.get('error')).toBe('invalid_redirect');
+  });
+
+  it('sends a broken authorization request to the page that explains it, signed in or not', async () => {
+    const { cookie } = await s.loginCookie('user-ada');
+    for (const who of [cookie, undefined]) {
+      const unknown = await browserGet(authorizeUrl('no-such-client', pkce().challenge), who);
+      expect(unknown.status).toBe(302);
+      const refused = new URL(unknown.location ?? '', base);
+      expect(refused.pathname).toBe(CONNECT_ERROR_PAGE);
+      expect(refused.searchParams.get('error')).toBe('invalid_client');
+    }
   });
 
   it('refuses another resource at authorization and a token without /mcp', async () => {

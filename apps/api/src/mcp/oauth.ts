@@ -60,6 +60,12 @@ const METADATA_PATHS = [
 /** The web app's pages the flow passes through (apps/web). */
 export const SIGN_IN_PAGE = '/signin';
 export const CONSENT_PAGE = '/account/connect';
+/**
+ * Where a browser goes when an authorization request cannot be sent back to its client (unknown
+ * client, unregistered redirect_uri…): the app's page that says so, signed in or not. The
+ * library's default, `/oauth/error`, is none of the routes answered here.
+ */
+export const CONNECT_ERROR_PAGE = '/connect/error';
 
 /** The one scope a client gets: reading the library through `/mcp`'s tools. */
 export const MCP_SCOPE = 'library:read';
@@ -206,6 +212,7 @@ function createAuthorizationServer(deps: AppDeps, origin: string) {
     // The plugin's own per-route limits (registration 5 a minute, token 20…), per peer address.
     rateLimit: { enabled: true, storage: 'memory' },
     advanced: { ...base.advanced, ipAddress: { ipAddressHeaders: [PEER_HEADER] } },
+    onAPIError: { errorURL: CONNECT_ERROR_PAGE },
     plugins: [
       oauthProvider({
         loginPage: SIGN_IN_PAGE,
