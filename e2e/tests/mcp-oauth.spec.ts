@@ -5,23 +5,25 @@
 import { createHash, randomBytes } from 'node:crypto';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
-import { keepScreenshot, newPerson, originOf, servers, signUpInBrowser } from './support.ts';
+import {
+  keepScreenshot,
+  newPerson,
+  originOf,
+  servers,
+  signInWithPassword,
+  signUpInBrowser,
+} from './support.ts';
 
 const server = servers.accounts;
 const CALLBACK = 'http://127.0.0.1:45873/callback';
 
-test('an MCP client is allowed read-only access on the consent page, and its token opens /mcp', async ({
-  page,
-}, testInfo) => {
-  const origin = originOf(server);
-  const owner = newPerson('Dorothy Vaughan');
-  await signUpInBrowser(page, server, owner);
-
+/** An MCP client registering itself, as clients do (no credential): its client_id. */
+async function registerAgent(origin: string, name: string): Promise<string> {
   const registered = await fetch(`${origin}/oauth/oauth2/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({
-      client_name: 'Reading agent',
+      client_name: name,
       redirect_uris: [CALLBACK],
       token_endpoint_auth_method: 'none',
       grant_types: ['authorization_code'],
@@ -29,12 +31,12 @@ test('an MCP client is allowed read-only access on the consent page, and its tok
     }),
   });
   expect(registered.status).toBeLessThan(300);
-  const { client_id: clientId } = (await registered.json()) as { client_id: string };
+  return ((await registered.json()) as { client_id: string }).client_id;
+}
 
-  // The client's own page, where the browser comes back with the code.
-  await page.route(`${CALLBACK}**`, (route) => route.fulfill({ contentType: 'text/plain', body: 'back' }));
-  const verifier = randomBytes(32).toString('base64url');
-  const authorize = new URLSearchParams({
+/** An authorization request's path for `clientId`, as a client builds it. */
+function authorizePath(origin: string, clientId: string, verifier: string): string {
+  const query = new URLSearchParams({
     response_type: 'code',
     client_id: clientId,
     redirect_uri: CALLBACK,
@@ -44,7 +46,22 @@ test('an MCP client is allowed read-only access on the consent page, and its tok
     scope: 'library:read',
     resource: `${origin}/mcp`,
   });
-  await page.goto(`${origin}/oauth/oauth2/authorize?${authorize.toString()}`);
+  return `/oauth/oauth2/authorize?${query.toString()}`;
+}
+
+test('an MCP client is allowed read-only access on the consent page, and its token opens /mcp', async ({
+  page,
+}, testInfo) => {
+  const origin = originOf(server);
+  const owner = newPerson('Dorothy Vaughan');
+  await signUpInBrowser(page, server, owner);
+
+  const clientId = await registerAgent(origin, 'Reading agent');
+
+  // The client's own page, where the browser comes back with the code.
+  await page.route(`${CALLBACK}**`, (route) => route.fulfill({ contentType: 'text/plain', body: 'back' }));
+  const verifier = randomBytes(32).toString('base64url');
+  await page.goto(`${origin}${authorizePath(origin, clientId, verifier)}`);
 
   await expect(page.getByRole('heading', { level: 1, name: 'Connect an agent' })).toBeVisible();
   await expect(page.getByText('Reading agent asks for read-only access to your library.')).toBeVisible();
@@ -97,4 +114,33 @@ test('an MCP client is allowed read-only access on the consent page, and its tok
   ).toEqual({
     documents: [],
   });
+});
+
+test('a broken authorization request ends on a page that says why, before any sign-in', async ({ page }) => {
+  const origin = originOf(server);
+  // An agent whose registration is gone: nothing to send the browser back to, so the app explains.
+  await page.goto(`${origin}${authorizePath(origin, 'no-such-agent', 'v'.repeat(43))}`);
+  await expect(page).toHaveURL(/\/connect\/error\?/);
+  await expect(page.getByRole('heading', { level: 1, name: 'Could not connect the agent' })).toBeVisible();
+  await expect(page.getByRole('alert')).toContainText('not registered with this server');
+  await expect(page.getByText('invalid_client: client not found')).toBeVisible();
+  const axe = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa']).analyze();
+  expect(axe.violations.map((v) => v.id)).toEqual([]);
+});
+
+test('a signed-out owner signs in and comes back to the same authorization request', async ({ page }) => {
+  const origin = originOf(server);
+  const owner = newPerson('Katherine Johnson');
+  await signUpInBrowser(page, server, owner);
+  await page.context().clearCookies();
+  const request = authorizePath(origin, await registerAgent(origin, 'Citation agent'), 'w'.repeat(43));
+
+  await page.goto(`${origin}${request}`);
+  await expect(page.getByRole('heading', { level: 1, name: 'Sign in' })).toBeVisible();
+  await signInWithPassword(page, owner);
+  await expect(page.getByText('Citation agent asks for read-only access to your library.')).toBeVisible();
+
+  // Signed in already, the sign-in page sends the browser on to the request by itself.
+  await page.goto(`${origin}/signin?next=${encodeURIComponent(request)}`);
+  await expect(page.getByText('Citation agent asks for read-only access to your library.')).toBeVisible();
 });

@@ -1,5 +1,5 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { FormEvent } from 'react';
 import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
 import { FormField } from '../components/form-field.tsx';
@@ -28,13 +28,7 @@ export default function SignInPage() {
   };
 
   // Already signed in (a second tab, the back button): the page has nothing to do.
-  if (me.data) {
-    if (isServerNext(next)) {
-      window.location.replace(next);
-      return <PageLoading />;
-    }
-    return <Navigate to={next} replace />;
-  }
+  if (me.data) return isServerNext(next) ? <LeaveFor to={next} /> : <Navigate to={next} replace />;
 
   const nextQuery = next === '/' ? '' : `?next=${encodeURIComponent(next)}`;
   return (
@@ -142,4 +136,10 @@ function DemoOwners({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
       )}
     </section>
   );
+}
+
+/** `<Navigate>` for an address the API answers (an authorization request): a full page load. */
+function LeaveFor({ to }: { to: string }) {
+  useEffect(() => window.location.replace(to), [to]);
+  return <PageLoading />;
 }
