@@ -17,9 +17,10 @@
  * account's tokens are refused, and disabling deletes them (accounts/users-command.ts).
  *
  * Only the routes below are answered (`owns`): none of the library's other routes (sign-in,
- * client administration…) is reachable. The issuer is the app's origin (PUBLIC_URL, else the
- * request's own scheme and Host) with `/oauth`; one library instance per origin, each of which
- * knows its own `<origin>/mcp` as its resource.
+ * client administration…) is reachable. The issuer is the app's origin with `/oauth`: PUBLIC_URL,
+ * else the address and port the server listens on as the request's Host names them (over
+ * loopback: localhost, 127.0.0.1 or [::1]); any other Host gets 421. One library instance per
+ * origin, each of which knows its own `<origin>/mcp` as its resource.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -27,7 +28,8 @@ import { oauthProvider } from '@better-auth/oauth-provider';
 import { betterAuth } from 'better-auth';
 import { accountsOptions } from '../accounts/accounts.ts';
 import type { AppDeps } from '../deps.ts';
-import { fromOwnOrigin, ownOrigin } from '../http/same-origin.ts';
+import { isLoopbackHost } from '../http/loopback.ts';
+import { fromOwnOrigin } from '../http/same-origin.ts';
 import { MCP_PATH } from './metadata.ts';
 
 export interface McpOAuth {
@@ -79,8 +81,8 @@ const TOKEN_BODY = /^[A-Za-z0-9_-]{43}$/;
 
 /** Request bodies here are a few form fields or a registration document. */
 const MAX_BODY_BYTES = 64 * 1024;
-/** Origins the server answers for without PUBLIC_URL; each has a resource row and an instance. */
-const MAX_ORIGINS = 16;
+/** The names a loopback connection may give in `Host` without PUBLIC_URL (with the listening port). */
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 /** The library's rate limits key on this header, which only this file sets (the socket's peer). */
 const PEER_HEADER = 'x-sponge-oauth-peer';
 
@@ -309,18 +311,53 @@ function isMcpResource(resource: string): boolean {
   }
 }
 
+/** The address a connection reached, as it goes in a URL (an IPv4 client of a `::` socket as IPv4). */
+function localHost(req: IncomingMessage): string {
+  const address = (req.socket.localAddress ?? '').replace(/^::ffff:(?=\d+\.)/i, '');
+  return address.includes(':') ? `[${address}]` : address;
+}
+
+/**
+ * The origins a request may name without PUBLIC_URL: the port the connection reached (the one the
+ * server listens on), under the address it reached, or, over loopback, under a loopback name. A
+ * `Host` is the client's to write, so anything else (another port, `127.0.0.2`, `x.localhost`)
+ * would be a made-up origin; these are few (three, plus the machine's other addresses), so the
+ * authorization servers kept for them stay few whatever is sent.
+ */
+function listeningOrigins(req: IncomingMessage): string[] {
+  const port = req.socket.localPort;
+  const here = localHost(req);
+  const names = isLoopbackHost(here) ? LOOPBACK_NAMES : [here];
+  return names.map((name) => new URL(`http://${name}:${port}`).origin);
+}
+
+/**
+ * The origin the authorization server answers `req` under: PUBLIC_URL when set, else the
+ * request's `Host` if it names one of {@link listeningOrigins} (over plain HTTP, which is what
+ * this server speaks; behind a TLS proxy PUBLIC_URL says the origin). Null for any other.
+ */
+function originFor(req: IncomingMessage, publicUrl: string | null): string | null {
+  if (publicUrl !== null) return publicUrl;
+  const host = req.headers.host;
+  // A name or address and a port, nothing else (no `a@localhost:3000`, no `localhost:3000/x`).
+  if (host === undefined || !/^[a-z0-9.:[\]-]+$/i.test(host)) return null;
+  let origin: string;
+  try {
+    origin = new URL(`http://${host}`).origin;
+  } catch {
+    return null;
+  }
+  return listeningOrigins(req).includes(origin) ? origin : null;
+}
+
 export function createMcpOAuth(deps: AppDeps, options: { publicUrl: string | null }): McpOAuth {
+  // One per origin of originFor: PUBLIC_URL alone, or the few the server listens under.
   const servers = new Map<string, AuthorizationServer>();
-  const serverFor = (origin: string): AuthorizationServer | null => {
+  const serverFor = (origin: string): AuthorizationServer => {
     let server = servers.get(origin);
-    if (server) return server;
-    if (servers.size >= MAX_ORIGINS) return null;
-    server = createAuthorizationServer(deps, origin);
-    servers.set(origin, server);
+    if (!server) servers.set(origin, (server = createAuthorizationServer(deps, origin)));
     return server;
   };
-  const originOf = (req: IncomingMessage) =>
-    ownOrigin(req, options.publicUrl) ?? `http://${req.socket.localAddress}:${req.socket.localPort}`;
   const owned = new Set([
     AUTHORIZE_PATH,
     CONSENT_PATH,
@@ -336,15 +373,17 @@ export function createMcpOAuth(deps: AppDeps, options: { publicUrl: string | nul
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     const method = req.method ?? 'GET';
-    const origin = originOf(req);
-    const server = serverFor(origin);
-    if (!server) {
+    const origin = originFor(req, options.publicUrl);
+    if (origin === null) {
       req.resume();
       return answerJson(res, 421, {
         error: 'invalid_request',
-        error_description: 'This server answers OAuth for a few origins only: set PUBLIC_URL.',
+        error_description:
+          `This server answers OAuth at ${listeningOrigins(req).join(', ')} only (the address and ` +
+          'port it listens on): set PUBLIC_URL to reach it under another name or port.',
       });
     }
+    const server = serverFor(origin);
     if (METADATA_PATHS.includes(path)) {
       req.resume();
       if (method !== 'GET' && method !== 'HEAD') return answerJson(res, 405, { error: 'invalid_request' });
