@@ -7,7 +7,8 @@
  * page of another site must not drive a local client's key; requests without one, from
  * non-browser clients, pass); no API key → 401 with `WWW-Authenticate` pointing at the RFC 9728
  * metadata (a user token, a session cookie, a run token or a revoked key never opens it); past
- * the key's (or token's) rate limit (./limits.ts) → 429 with Retry-After. Then a stateless transport (no MCP
+ * the key's (or token's) rate limit (./limits.ts) → 429 with Retry-After; a JSON-RPC batch → 400
+ * Invalid Request (one call per POST, so each is counted). Then a stateless transport (no MCP
  * session: any API process answers any call, and the key is looked up again on every one) hands
  * the message to an MCP server whose tools act for the key's owner (./tools.ts). Answers are plain
  * JSON.
@@ -59,10 +60,74 @@ function answer(
   status: number,
   message: string,
   headers: Record<string, string> = {},
+  code = SERVER_ERROR,
 ): void {
-  const body = JSON.stringify({ jsonrpc: '2.0', error: { code: SERVER_ERROR, message }, id: null });
+  const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
   res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
   res.end(body);
+}
+
+/** JSON-RPC's codes for a body that is not JSON, and for JSON that is not a request it takes. */
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
+
+const BATCH_MESSAGE =
+  'Invalid Request: send one JSON-RPC message per POST. MCP (2025-06-18 and later) has no batches, and /mcp counts every call against its rate limit.';
+
+type OneMessage =
+  { ok: true; message: unknown } | { ok: false; status: number; code: number; message: string };
+
+function isJsonContentType(value: string | undefined): boolean {
+  return value !== undefined && value.split(';', 1)[0]!.trim().toLowerCase() === 'application/json';
+}
+
+/**
+ * The POST's one JSON-RPC message, read here rather than by the SDK's transport, which takes
+ * arrays: a batch of 100 tool calls would pass the rate limit as one call. Refused with the
+ * protocol's own Invalid Request (the current protocol has no batches; the SDK's clients never
+ * send one). Everything the transport would refuse first is refused as it does, in its words and
+ * order (Accept, Content-Type, size, JSON), since it is handed the parsed message.
+ */
+async function readOneMessage(req: IncomingMessage): Promise<OneMessage> {
+  const accept = req.headers.accept ?? '';
+  if (!accept.includes('application/json') || !accept.includes('text/event-stream'))
+    return {
+      ok: false,
+      status: 406,
+      code: SERVER_ERROR,
+      message: 'Not Acceptable: Client must accept both application/json and text/event-stream',
+    };
+  if (!isJsonContentType(req.headers['content-type']))
+    return {
+      ok: false,
+      status: 415,
+      code: SERVER_ERROR,
+      message: 'Unsupported Media Type: Content-Type must be application/json',
+    };
+  const tooLarge: OneMessage = {
+    ok: false,
+    status: 413,
+    code: SERVER_ERROR,
+    message: `Payload Too Large: Request body must not exceed ${MAX_BODY_BYTES} bytes`,
+  };
+  if (Number(req.headers['content-length']) > MAX_BODY_BYTES) return tooLarge;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let message: unknown;
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) return tooLarge;
+      chunks.push(chunk);
+    }
+    message = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    // Not JSON, or a body cut off (the transport answers both alike).
+    return { ok: false, status: 400, code: PARSE_ERROR, message: 'Parse error: Invalid JSON' };
+  }
+  if (Array.isArray(message))
+    return { ok: false, status: 400, code: INVALID_REQUEST, message: BATCH_MESSAGE };
+  return { ok: true, message };
 }
 
 export interface McpEndpoint {
@@ -142,6 +207,9 @@ export function createMcpEndpoint(
         },
       );
 
+    const read = await readOneMessage(req);
+    if (!read.ok) return answer(res, read.status, read.message, {}, read.code);
+
     const server = createMcpServer(deps, owner);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
@@ -153,7 +221,7 @@ export function createMcpEndpoint(
       void server.close();
     });
     await server.connect(transport);
-    await transport.handleRequest(req, res);
+    await transport.handleRequest(req, res, read.message);
   }
 
   return {

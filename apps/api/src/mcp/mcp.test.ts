@@ -393,4 +393,33 @@ describe('/mcp rate limit', () => {
       await limited.close();
     }
   });
+
+  it('refuses a JSON-RPC batch with the protocol’s Invalid Request: 100 calls in one POST never pass as one', async () => {
+    const limited = await startTestServer({}, { mcpRateLimit: { burst: 3, refillSeconds: 60 } });
+    try {
+      const key = (
+        await limited.call(
+          'mutation',
+          'auth.createApiKey',
+          { label: 'batch' },
+          await limited.login('user-ada'),
+        )
+      ).data.apiKey as string;
+      const auth = { Authorization: `Bearer ${key}` };
+      const batch = `[${Array.from({ length: 100 }, (_, i) => message(i + 1, 'tools/list', {})).join(',')}]`;
+      const refused = await post(batch, auth, limited.url);
+      const body = (await refused.json()) as Json;
+      // One answer, not an array of 100 results: no call of the batch ran.
+      expect([refused.status, Array.isArray(body), body.error?.code]).toEqual([400, false, -32600]);
+      expect(body.error.message).toMatch(/batch/i);
+      // A batch of one is a batch too (the current protocol has none).
+      const one = await post(`[${message(1, 'ping')}]`, auth, limited.url);
+      expect([one.status, ((await one.json()) as Json).error?.code]).toEqual([400, -32600]);
+      // Each refused POST took one call of the key's burst, as any POST does; single messages go on.
+      expect((await post(message(1, 'ping'), auth, limited.url)).status).toBe(200);
+      expect((await post(message(2, 'ping'), auth, limited.url)).status).toBe(429);
+    } finally {
+      await limited.close();
+    }
+  });
 });
