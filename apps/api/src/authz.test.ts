@@ -27,6 +27,8 @@ const PRINCIPALS = [
   'signedUp',
   /** The session of an account that was disabled after it signed in. */
   'disabled',
+  /** The run token of a run that account accepted before it was disabled (SPEC §6c). */
+  'disabledRunToken',
   /** A session token its holder signed out of (replayed). */
   'signedOut',
 ] as const;
@@ -84,6 +86,7 @@ const unauth = {
   none: 'UNAUTHORIZED',
   malformed: 'UNAUTHORIZED',
   disabled: 'UNAUTHORIZED',
+  disabledRunToken: 'UNAUTHORIZED',
   signedOut: 'UNAUTHORIZED',
 } as const;
 /** Signed-in people only (login token); API keys and run tokens are the wrong kind. */
@@ -535,7 +538,16 @@ beforeAll(async () => {
     email: 'disabled@example.org',
     password: MATRIX_PASSWORD,
   });
-  // Only the flag, not the sessions (the users command deletes those too): the flag alone must stop it.
+  const { id: deesDocument } = await ok(
+    s.call(
+      'mutation',
+      'documents.add',
+      { title: 'Dee’s notes', text: 'A note before the account was disabled.' },
+      disabled,
+    ),
+  );
+  const disabledRun = await s.acceptRun(disabled, { documentId: deesDocument, mode: 'chat' });
+  // Only the flag, not the sessions or runs (the users command ends those too): the flag alone must stop them.
   await s.app.app.execute(
     `UPDATE users SET disabled_at = '2026-01-01T00:00:00.000Z' WHERE email = 'disabled@example.org'`,
   );
@@ -561,6 +573,7 @@ beforeAll(async () => {
       malformed: 'RAW Bearer ut_this-is-not-a-token',
       signedUp,
       disabled,
+      disabledRunToken: disabledRun.runToken,
       signedOut,
     },
     dPrivate,

@@ -165,6 +165,55 @@ describe('runtime: pending, claim, finish', () => {
   });
 });
 
+describe('a disabled owner’s runs (SPEC §6c)', () => {
+  const GRACES = 'doc-seagrass-carbon';
+  /** Only the flag, as the matrix does: the users command also finishes the runs (users-command.test.ts). */
+  const setDisabled = (disabled: boolean) =>
+    s.app.app.execute({
+      sql: 'UPDATE users SET disabled_at = ? WHERE id = ?',
+      args: [disabled ? '2026-01-01T00:00:00.000Z' : null, 'user-grace'],
+    });
+
+  it('its run tokens are refused like a dead credential, pending leaves its runs out, a claim is refused', async () => {
+    const grace = await s.login('user-grace');
+    const claimed = await s.acceptRun(grace, { documentId: GRACES, mode: 'chat' });
+    const asked = await s.client(grace).chat.ask.mutate({ documentId: GRACES, text: 'Still there?' });
+    const staged = await s.client(grace).runs.accept.mutate({ documentId: GRACES, mode: 'staged' });
+    expect(await pendingIds()).toEqual(expect.arrayContaining([asked.runId, staged.runId]));
+    try {
+      await setDisabled(true);
+      const token = s.client(claimed.runToken);
+      const calls = {
+        'agent.document': () => token.agent.document.query(),
+        'agent.load': () => token.agent.load.query(),
+        'agent.say': () => token.agent.say.mutate({ text: 'After the account was disabled.' }),
+        'library.search': () => token.library.search.query({ query: 'seagrass' }),
+        'library.read': () => token.library.read.query({ documentId: GRACES, length: 100 }),
+      };
+      for (const [name, call] of Object.entries(calls)) {
+        const e = await errorOf(call());
+        expect([name, e.code, e.reason]).toEqual([name, 'UNAUTHORIZED', 'unauthenticated']);
+      }
+      const pending = await pendingIds();
+      expect(pending).not.toContain(asked.runId);
+      expect(pending).not.toContain(staged.runId);
+      for (const runId of [asked.runId, staged.runId]) {
+        const e = await errorOf(runtime().claim.mutate({ runId }));
+        expect([e.code, e.reason]).toEqual(['NOT_FOUND', 'not_found']);
+        expect(e.message).toMatch(/disabled/);
+      }
+      // Nothing was said in the run while it was refused.
+      await setDisabled(false);
+      expect((await s.client(grace).chat.transcript.query({ runId: claimed.runId })).length).toBe(0);
+    } finally {
+      await setDisabled(false);
+    }
+    // The flag alone decided: enabled again, the same (unfinished) runs work.
+    expect((await s.client(claimed.runToken).agent.document.query()).id).toBe(GRACES);
+    expect(await pendingIds()).toEqual(expect.arrayContaining([asked.runId, staged.runId]));
+  });
+});
+
 describe('RUNTIME_KEY', () => {
   it('is generated once into DATA_DIR with owner-only permissions when not set', async () => {
     const t = await startTestServer({ RUNTIME_KEY: '' });

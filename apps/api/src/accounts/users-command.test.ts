@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, TEST_TOKEN_SECRET } from '../testing/harness.ts';
+import { errorOf, startTestServer, TEST_RUNTIME_KEY, TEST_TOKEN_SECRET } from '../testing/harness.ts';
 import type { TestServer } from '../testing/harness.ts';
 import { runUsers } from './users-command.ts';
 
@@ -39,6 +39,18 @@ async function users(s: TestServer, argv: string[], password = '') {
 
 async function signIn(s: TestServer, email: string, password: string) {
   return s.call('mutation', 'auth.signIn', { email, password });
+}
+
+/** Signs in like a browser; the session's token, as its cookie carries it before the signature. */
+async function sessionOf(s: TestServer, email: string, password: string): Promise<string> {
+  const res = await fetch(`${s.url}/trpc/auth.signIn`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
+  const value = /sponge_session=([^;]+)/.exec(res.headers.get('set-cookie') ?? '')?.[1];
+  if (!res.ok || !value) throw new Error(`sign-in: ${res.status} ${await res.text()}`);
+  return decodeURIComponent(value).split('.')[0]!;
 }
 
 describe('users add | list | disable | enable', () => {
@@ -170,6 +182,50 @@ describe('users add | list | disable | enable', () => {
     expect(await s.client(apiKey).auth.me.query()).toMatchObject({ email: 'otto@example.org' });
     expect((await signIn(s, 'otto@example.org', 'radiochemistry')).status).toBe(200);
     expect((await users(s, ['disable', '--email', 'nobody@example.org'])).code).toBe(1);
+  });
+
+  it("disable finishes the account's live runs; enable does not bring them back", async () => {
+    await users(s, [
+      'add',
+      '--email',
+      'emmy@example.org',
+      '--name',
+      'Emmy Noether',
+      '--password',
+      'invariants 1918',
+    ]);
+    const emmy = await sessionOf(s, 'emmy@example.org', 'invariants 1918');
+    const { id: documentId } = await s.client(emmy).documents.add.mutate({
+      title: 'Symmetries',
+      text: 'Every symmetry of the action has a conserved quantity.',
+    });
+    const claimed = await s.acceptRun(emmy, { documentId, mode: 'chat' });
+    const staged = await s.client(emmy).runs.accept.mutate({ documentId, mode: 'staged' });
+    const runtime = s.client(TEST_RUNTIME_KEY).runtime;
+    expect((await runtime.pending.query()).map((p) => p.runId)).toContain(staged.runId);
+
+    expect((await users(s, ['disable', '--email', 'emmy@example.org'])).code).toBe(0);
+    const whileDisabled = await errorOf(s.client(claimed.runToken).agent.document.query());
+    expect([whileDisabled.code, whileDisabled.reason]).toEqual(['UNAUTHORIZED', 'unauthenticated']);
+
+    expect((await users(s, ['enable', '--email', 'emmy@example.org'])).code).toBe(0);
+    expect((await runtime.pending.query()).map((p) => p.runId)).not.toContain(staged.runId);
+    const again = await errorOf(runtime.claim.mutate({ runId: staged.runId }));
+    expect([again.code, again.reason]).toEqual(['NOT_FOUND', 'not_found']);
+    const finished = await errorOf(s.client(claimed.runToken).agent.document.query());
+    expect([finished.code, finished.reason, finished.message]).toEqual([
+      'FORBIDDEN',
+      'forbidden',
+      'This run has finished; its token no longer opens the tools.',
+    ]);
+    const owner = await sessionOf(s, 'emmy@example.org', 'invariants 1918');
+    const runs = await s.client(owner).runs.list.query({ documentId });
+    expect(runs.map((r) => [r.id, r.status, r.finishedAt !== null])).toEqual(
+      expect.arrayContaining([
+        [claimed.runId, 'finished', true],
+        [staged.runId, 'finished', true],
+      ]),
+    );
   });
 
   it('as its own process, reads the password from stdin', async () => {

@@ -5,8 +5,9 @@
  *   add --email E --name N [--password P]   the password from stdin (or a hidden prompt on a TTY)
  *                                           when not given; the same rules as the sign-up page
  *   list                                    every account: email, name, created, disabled, demo
- *   disable --email E                       signs the account out everywhere and refuses its
- *                                           sign-ins, sessions and API keys until enabled
+ *   disable --email E                       signs the account out everywhere, finishes its live
+ *                                           runs, and refuses its sign-ins, sessions, API keys
+ *                                           and run tokens until enabled
  *   enable --email E
  *
  * Exits 0 when done, 1 when the request was refused (an email taken, no such account), 2 when it
@@ -149,6 +150,13 @@ async function setDisabled(app: Client, email: string, command: 'disable' | 'ena
             sql: `DELETE FROM ${table} WHERE user_id IN (SELECT id FROM users WHERE email = ?)`,
             args: [email],
           })),
+          // Its runs end (SPEC §6c): finished, as the owner's own finish would, so enabling the
+          // account again brings none of them back; their tokens were refused from the flag on.
+          {
+            sql: `UPDATE runs SET status = 'finished', finished_at = ?
+                   WHERE status = 'live' AND owner_id IN (SELECT id FROM users WHERE email = ?)`,
+            args: [now, email],
+          },
         ]
       : [{ sql: 'UPDATE users SET disabled_at = NULL, updated_at = ? WHERE email = ?', args: [now, email] }],
     'write',

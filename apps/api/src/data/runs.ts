@@ -32,6 +32,12 @@ function toRun(r: Row): Run {
   };
 }
 
+/**
+ * The run's owner may still use Sponge (SPEC §6c): a disabled account's runs are neither listed,
+ * claimed nor opened by their tokens. Written against `runs` by name, for its UPDATEs.
+ */
+const OWNER_ENABLED = `EXISTS (SELECT 1 FROM users AS u WHERE u.id = runs.owner_id AND u.disabled_at IS NULL)`;
+
 export async function insertRun(db: Client, run: Run, tokenHash: string): Promise<void> {
   await db.execute({
     sql: `INSERT INTO runs (${COLUMNS}, token_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -63,7 +69,7 @@ export interface PendingRun {
 
 export async function listPendingRuns(db: Client, limit: number, now: Date): Promise<PendingRun[]> {
   // The newest message decides whether a chat run waits; runs whose document is gone or changed
-  // hands are left out (their tokens would be refused anyway).
+  // hands, or whose owner is disabled, are left out (their tokens would be refused anyway).
   const rs = await db.execute({
     sql: `SELECT id, document_id, mode, waiting_since FROM (
             SELECT r.id, r.document_id, r.mode,
@@ -71,6 +77,7 @@ export async function listPendingRuns(db: Client, limit: number, now: Date): Pro
                    last.role AS last_role
               FROM runs AS r
               JOIN documents AS d ON d.id = r.document_id AND d.removed_at IS NULL AND d.owner_id = r.owner_id
+              JOIN users AS u ON u.id = r.owner_id AND u.disabled_at IS NULL
               LEFT JOIN transcript_messages AS last
                 ON last.id = (SELECT MAX(m.id) FROM transcript_messages AS m WHERE m.run_id = r.id)
              WHERE r.status = 'live' AND (r.lease_expires_at IS NULL OR r.lease_expires_at <= ?))
@@ -92,18 +99,21 @@ export type LeaseRefusal =
   /** Another claim holds the run (its lease until `leaseExpiresAt`, null when it let go). */
   | { kind: 'claimed'; leaseExpiresAt: string | null }
   /** No live run has that id. */
-  | { kind: 'not_found' };
+  | { kind: 'not_found' }
+  /** The run's owner account is disabled: its runs are not answered. */
+  | { kind: 'owner_disabled' };
 
 /** The caller holds the run until `leaseExpiresAt`, or why not. */
 export type LeaseResult = { kind: 'held'; leaseExpiresAt: string } | LeaseRefusal;
 
 async function leaseRefusal(db: Client, runId: string): Promise<LeaseRefusal> {
   const rs = await db.execute({
-    sql: `SELECT lease_expires_at FROM runs WHERE id = ? AND status = 'live'`,
+    sql: `SELECT lease_expires_at, ${OWNER_ENABLED} AS owner_enabled FROM runs WHERE id = ? AND status = 'live'`,
     args: [runId],
   });
   const row = rs.rows[0];
   if (!row) return { kind: 'not_found' };
+  if (Number(row.owner_enabled) !== 1) return { kind: 'owner_disabled' };
   return {
     kind: 'claimed',
     leaseExpiresAt: row.lease_expires_at === null ? null : String(row.lease_expires_at),
@@ -126,7 +136,8 @@ export async function claimRun(
   const leaseExpiresAt = new Date(now.getTime() + leaseMs).toISOString();
   const rs = await db.execute({
     sql: `UPDATE runs SET token_hash = ?, claimed_at = ?, lease_expires_at = ?
-           WHERE id = ? AND status = 'live' AND (lease_expires_at IS NULL OR lease_expires_at <= ?)`,
+           WHERE id = ? AND status = 'live' AND (lease_expires_at IS NULL OR lease_expires_at <= ?)
+             AND ${OWNER_ENABLED}`,
     args: [tokenHash, now.toISOString(), leaseExpiresAt, runId, now.toISOString()],
   });
   return rs.rowsAffected === 1 ? { kind: 'held', leaseExpiresAt } : leaseRefusal(db, runId);
@@ -145,7 +156,8 @@ export async function renewLease(
 ): Promise<LeaseResult> {
   const leaseExpiresAt = new Date(now.getTime() + leaseMs).toISOString();
   const rs = await db.execute({
-    sql: `UPDATE runs SET lease_expires_at = ? WHERE id = ? AND status = 'live' AND token_hash = ?`,
+    sql: `UPDATE runs SET lease_expires_at = ?
+           WHERE id = ? AND status = 'live' AND token_hash = ? AND ${OWNER_ENABLED}`,
     args: [leaseExpiresAt, runId, tokenHash],
   });
   return rs.rowsAffected === 1 ? { kind: 'held', leaseExpiresAt } : leaseRefusal(db, runId);
@@ -175,6 +187,7 @@ export async function setRunSession(db: Client, runId: string, sessionId: string
 /**
  * The run a token opens, with its document's ownership read in the same statement: every agent
  * call checks both (agent.ts), and one read instead of two is a measurable share of a call.
+ * A disabled owner's run opens nothing (SPEC §6c): its token is as dead as an unknown one.
  */
 export async function runByTokenHash(
   db: Client,
@@ -186,7 +199,9 @@ export async function runByTokenHash(
       .join(', ')}, r.token_hash,
                  d.id AS doc_id, d.owner_id AS doc_owner_id, d.removed_at AS doc_removed_at,
                  d.memory_in_staged_runs AS doc_memory_in_staged_runs
-            FROM runs AS r LEFT JOIN documents AS d ON d.id = r.document_id
+            FROM runs AS r
+            JOIN users AS u ON u.id = r.owner_id AND u.disabled_at IS NULL
+            LEFT JOIN documents AS d ON d.id = r.document_id
            WHERE r.token_hash = ?`,
     args: [tokenHash],
   });

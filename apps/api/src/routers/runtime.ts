@@ -31,6 +31,13 @@ const PENDING_REREAD_MS = 2_000;
 
 function refused(refusal: LeaseRefusal): ApiError {
   if (refusal.kind === 'not_found') return notFound('A live run with that id');
+  // Not one the runtime may answer: to it, the run is as gone as a finished one (SPEC §6c).
+  if (refusal.kind === 'owner_disabled')
+    return new ApiError({
+      code: 'NOT_FOUND',
+      reason: 'not_found',
+      message: "This run's owner account is disabled; its runs are not answered.",
+    });
   return new ApiError({
     code: 'CONFLICT',
     reason: 'claimed',
