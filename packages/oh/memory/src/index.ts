@@ -11,6 +11,7 @@ export type {
   Link,
   LinkRel,
   LogEntry,
+  LogRange,
   MemoryStore,
   MemoryStoreOptions,
   NoteView,

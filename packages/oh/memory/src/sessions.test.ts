@@ -131,6 +131,20 @@ describe('sessions', () => {
       expect((await failure(h.store.forget('nope'))).reason).toBe('not_found');
     }));
 
+  it('log: the whole log, or only the entries after a version and up to another', () =>
+    withHarness(async (h) => {
+      const { ctx } = await h.session();
+      for (let v = 0; v < 5; v++)
+        await h.store.remember(ctx, { basedOn: v, requestId: `r${v}`, changes: adds(`v${v}`, 1) });
+      const all = await h.store.log(ctx.sessionId);
+      expect(all.map((e) => e.version)).toEqual([1, 2, 3, 4, 5]);
+      expect(await h.store.log(ctx.sessionId, { afterVersion: 3 })).toEqual(all.slice(3));
+      expect(await h.store.log(ctx.sessionId, { afterVersion: 1, upToVersion: 3 })).toEqual(all.slice(1, 3));
+      expect(await h.store.log(ctx.sessionId, { upToVersion: 2 })).toEqual(all.slice(0, 2));
+      expect(await h.store.log(ctx.sessionId, { afterVersion: 5 })).toEqual([]);
+      expect((await failure(h.store.log('nope', { afterVersion: 1 }))).reason).toBe('not_found');
+    }));
+
   it('forget leaves no trace of the content in the database file or its WAL (secure_delete + checkpoint)', () =>
     withHarness(async (h) => {
       const { ctx } = await h.session();

@@ -13,7 +13,7 @@ import type { StoreContext } from './context.ts';
 import { checkpointWal } from './db/index.ts';
 import { MemoryError, isUniqueViolation } from './errors.ts';
 import { parseInput } from './validation.ts';
-import type { AppliedChange, LogEntry, OpenSessionInput, SessionInfo } from './types.ts';
+import type { AppliedChange, LogEntry, LogRange, OpenSessionInput, SessionInfo } from './types.ts';
 
 export const SESSION_COLUMNS =
   'id, owner_id, document_id, run_id, state, version, note_count, pinned_revision, started_at, expires_at, forgotten_at, purged_at';
@@ -226,12 +226,21 @@ export async function forget(ctx: StoreContext, sessionId: string): Promise<Sess
   return toSessionInfo(await requireSession(ctx, sessionId), ctx.now());
 }
 
-/** Every applied remember call, oldest first: who, when, which names (for transcript cards). */
-export async function sessionLog(ctx: StoreContext, sessionId: string): Promise<LogEntry[]> {
+/**
+ * Every applied remember call, oldest first: who, when, which names (for transcript cards). With
+ * a range, only the entries after `afterVersion` and up to `upToVersion`: a live view that has
+ * read the log once reads only what was added since.
+ */
+export async function sessionLog(
+  ctx: StoreContext,
+  sessionId: string,
+  range: LogRange = {},
+): Promise<LogEntry[]> {
   const session = await requireSession(ctx, sessionId);
   const rs = await ctx.client.execute({
-    sql: 'SELECT version, request_id, author, at, result FROM log WHERE session_id = ? ORDER BY version',
-    args: [session.id],
+    sql: `SELECT version, request_id, author, at, result FROM log
+           WHERE session_id = ? AND version > ? AND version <= ? ORDER BY version`,
+    args: [session.id, range.afterVersion ?? 0, range.upToVersion ?? Number.MAX_SAFE_INTEGER],
   });
   return rs.rows.map((row) => ({
     version: num(row.version),

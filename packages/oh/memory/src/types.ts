@@ -174,6 +174,12 @@ export interface LogEntry {
   applied: AppliedChange[];
 }
 
+/** Log entries by version: after `afterVersion` (default: from the first) up to `upToVersion` (default: the last). */
+export interface LogRange {
+  afterVersion?: number;
+  upToVersion?: number;
+}
+
 export interface VerifyReport {
   ok: boolean;
   sessionId: string;
@@ -355,7 +361,8 @@ export interface MemoryStore {
   /** Owner views (the API checks ownership first). They work on closed sessions too. */
   notes(sessionId: string): Promise<NoteView[]>;
   reviewedInView(sessionId: string): Promise<ReviewedRecord[]>;
-  log(sessionId: string): Promise<LogEntry[]>;
+  /** The session's log, oldest first; with a range, only the entries in it. */
+  log(sessionId: string, range?: LogRange): Promise<LogEntry[]>;
 
   /** Replay the log and compare it, digest by digest, with the current notes. */
   verify(sessionId: string): Promise<VerifyReport>;
