@@ -58,6 +58,8 @@ interface Fixture {
   dTrash: string;
   /** Ada's document whose indexing failed (documents.reindex takes only those). */
   dFailed: string;
+  /** Ada's document the invitation cells open (each accepted link grants only it). */
+  dInvite: string;
   rTrash: string;
   sTrash: string;
   spareKeyId: string;
@@ -184,6 +186,14 @@ const MATRIX_PASSWORD = 'matrix passphrase';
 async function sessionOf(procedure: 'auth.signUp' | 'auth.signIn', input: unknown): Promise<string> {
   const res = await fetch(`${s.url}/trpc/${procedure}`, {
     method: 'POST',
+/** Shares the invitation document with `email` and returns the token of a new link to it. */
+async function inviteToken(f: Fixture, email: string): Promise<string> {
+  const c = s.client(f.tokens.owner);
+  await c.documents.share.mutate({ documentId: f.dInvite, email });
+  const { path } = await c.documents.inviteLink.mutate({ documentId: f.dInvite, email });
+  return path.replace('/invite/', '');
+}
+
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(input),
   });
@@ -275,6 +285,35 @@ const ROWS: Row[] = [
     expect: ownerOnly(),
   },
   {
+  // Shares by email wait for the owner (SPEC §6c): only the owner lists, confirms, makes links.
+  {
+    procedure: 'documents.shares',
+    kind: 'query',
+    input: (p, f) => ({ documentId: docFor(p, f) }),
+    expect: ownerOnly(),
+  },
+  {
+    procedure: 'documents.confirmShare',
+    kind: 'mutation',
+    // The fixture shared the private document with an account's address, waiting.
+    input: (p, f) => ({ documentId: docFor(p, f), email: 'invitee@example.org' }),
+    expect: ownerOnly(),
+  },
+  {
+    procedure: 'documents.inviteLink',
+    kind: 'mutation',
+    input: (p, f) => ({ documentId: docFor(p, f), email: 'linked@example.org' }),
+    expect: ownerOnly(),
+  },
+  {
+    procedure: 'documents.acceptInvite',
+    kind: 'mutation',
+    // A fresh link of Ada's per cell (one use each): any signed-in person may accept one, not
+    // its owner; an API key is the wrong kind.
+    input: async (p, f) => ({ token: await inviteToken(f, `invite-${p.toLowerCase()}@example.org`) }),
+    expect: people({ owner: 'BAD_REQUEST' }),
+    reasons: { owner: 'invalid_input' },
+  },
     procedure: 'runs.accept',
     kind: 'mutation',
     input: (p, f) => ({ documentId: docFor(p, f), mode: 'staged' }),
@@ -514,6 +553,14 @@ beforeAll(async () => {
   const gDocs = await s.client(grace).documents.list.query();
   const r3 = await s.acceptRun(grace, {
     documentId: gDocs.find((d) => d.access === 'owner')!.id,
+  const { id: dInvite } = await c.documents.add.mutate({ title: 'Invitations', text: 'Shared by link.' });
+  await insertUser(
+    s.app.app,
+    { id: 'user-invitee', name: 'Ivy Invitee', isDemo: false, email: 'invitee@example.org' },
+    now,
+  );
+  await c.documents.share.mutate({ documentId: dPrivate, email: 'invitee@example.org' });
+  await c.documents.share.mutate({ documentId: dPrivate, email: 'linked@example.org' });
     mode: 'chat',
   });
   await s.client(r1.runToken).agent.remember.mutate({
@@ -598,6 +645,7 @@ afterAll(async () => {
 
 describe('authorization matrix', () => {
   const results: Array<{
+    dInvite,
     procedure: string;
     principal: Principal;
     expected: string;

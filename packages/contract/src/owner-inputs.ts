@@ -142,6 +142,18 @@ export const ownerInputs = {
     .refine((v) => (v.userId === undefined) !== (v.email === undefined), 'give either userId or email'),
   'documents.publish': documentId,
   'documents.remove': documentId,
+  /** The owner's shares of a document, waiting or granted (SPEC §6c). */
+  'documents.shares': documentId,
+  /** Grants a waiting share by email to the account that now holds the address. */
+  'documents.confirmShare': z.strictObject({ documentId: idSchema, email: emailSchema }),
+  /** A one-use, expiring invitation link for a waiting share by email. */
+  'documents.inviteLink': z.strictObject({ documentId: idSchema, email: emailSchema }),
+  /** The token of an invitation link (`/invite/<token>`), accepted by whoever is signed in. */
+  'documents.acceptInvite': z.strictObject({
+    token: textSchema('token')
+      .min(1, 'token must not be empty')
+      .max(100, 'token is at most 100 characters'),
+  }),
   'runs.accept': z.strictObject({ documentId: idSchema, mode: z.enum(RUN_MODES) }),
   'runs.list': documentId,
   'runs.finish': z.strictObject({ runId: idSchema }),

@@ -6,7 +6,7 @@
 import { createClient } from '@libsql/client';
 import { parseSetCookie } from 'cookie';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer } from '../testing/harness.ts';
+import { errorOf, startTestServer } from '../testing/harness.ts';
 import type { Json, TestServer } from '../testing/harness.ts';
 import { DEFAULT_AUTH_LIMITS } from './limits.ts';
 
@@ -392,46 +392,15 @@ describe('sign-up closed, disabled accounts, shares by email', () => {
     const doc = await c.documents.add.mutate({ title: 'Shared by email', text: 'Reef survey notes.' });
     const known = await c.documents.share.mutate({ documentId: doc.id, email: 'user-grace@demo.invalid' });
     const unknown = await c.documents.share.mutate({ documentId: doc.id, email: 'someone@example.org' });
-    // Both listed by the address as typed; neither says whose account it is, or whether one exists.
     expect(unknown.sharedWith).toEqual([
       { email: 'someone@example.org' },
       { email: 'user-grace@demo.invalid' },
     ]);
     expect(known.sharedWith).toEqual([{ email: 'user-grace@demo.invalid' }]);
+    // Both wait (sharing.test.ts): Grace reads it once Ada confirms her account.
     const grace = s.client(await s.login('user-grace'));
+    expect((await errorOf(grace.documents.get.query({ documentId: doc.id }))).code).toBe('NOT_FOUND');
+    await c.documents.confirmShare.mutate({ documentId: doc.id, email: 'user-grace@demo.invalid' });
     expect((await grace.documents.get.query({ documentId: doc.id })).access).toBe('shared');
-  });
-});
-
-describe('an account created later receives what was shared with its address', () => {
-  it('sign-up claims the waiting share', async () => {
-    const s = await startTestServer({ DEMO: '1', SIGNUP: 'open' });
-    try {
-      const ada = s.client(await s.login('user-ada'));
-      const doc = await ada.documents.add.mutate({
-        title: 'For a future colleague',
-        text: 'Methods section.',
-      });
-      await ada.documents.share.mutate({ documentId: doc.id, email: 'later@example.org' });
-      const b = browser(s);
-      await b.send('mutation', 'auth.signUp', {
-        name: 'Later',
-        email: 'later@example.org',
-        password: PASSWORD,
-      });
-      const got = await b.send('query', 'documents.get', { documentId: doc.id });
-      expect(got.status).toBe(200);
-      expect(got.data.access).toBe('shared');
-      // Someone else still cannot open it.
-      const other = browser(s);
-      await other.send('mutation', 'auth.signUp', {
-        name: 'Other',
-        email: 'other@example.org',
-        password: PASSWORD,
-      });
-      expect((await other.send('query', 'documents.get', { documentId: doc.id })).status).toBe(404);
-    } finally {
-      await s.close();
-    }
   });
 });

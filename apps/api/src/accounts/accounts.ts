@@ -21,7 +21,6 @@ import { setSessionCookie } from 'better-auth/cookies';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { PASSWORD_RULES } from '@sponge/contract';
-import { claimEmailShares } from '../data/documents.ts';
 import { ApiError, forbidden, invalidInput, unauthenticated } from '../errors.ts';
 import { createAuthLimiter, Limited, type AuthLimits } from './limits.ts';
 import { newId, newToken } from '../tokens.ts';
@@ -166,15 +165,9 @@ export function accountsOptions(opts: AccountsOptions) {
         generateId: ({ model }) => newId(model === 'users' || model === 'user' ? 'user' : model.slice(0, 8)),
       },
     },
+    // No hook on a new account: shares by email wait for the owner's confirmation or an
+    // invitation link (data/shares.ts), since anyone may sign up with any address (SPEC §6c).
     databaseHooks: {
-      user: {
-        create: {
-          // Shares made to this address before the account existed (documents.share by email).
-          after: async (user) => {
-            await claimEmailShares(app, user.id, user.email, now());
-          },
-        },
-      },
       session: {
         create: {
           before: async (session) => {

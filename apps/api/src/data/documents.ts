@@ -330,16 +330,17 @@ export async function shareDocument(
   });
 }
 
-/** Who the owner shared with: by id (the demo's picker) by name, by email by that address only. */
+/**
+ * Who the owner shared with, in short: by id (the demo's picker) by name, by email by the address
+ * (waiting or granted: `documents.shares` says which, data/shares.ts).
+ */
 export type ShareEntry = { id: string; name: string } | { email: string };
 
 export async function listShares(db: Client, documentId: string): Promise<ShareEntry[]> {
-  // A share by email lists the address as typed, never the account behind it: otherwise the
-  // list would tell the owner which addresses have accounts (SPEC §6c).
   const rs = await db.execute({
     sql: `SELECT u.id, u.name, NULL AS email FROM shares s JOIN users u ON u.id = s.user_id
           WHERE s.document_id = :doc AND NOT EXISTS (
-            SELECT 1 FROM email_shares e WHERE e.document_id = s.document_id AND e.email = u.email)
+            SELECT 1 FROM email_shares e WHERE e.document_id = s.document_id AND e.granted_to = u.id)
           UNION ALL
           SELECT NULL, NULL, email FROM email_shares WHERE document_id = :doc
           ORDER BY 2, 3, 1`,
@@ -348,47 +349,6 @@ export async function listShares(db: Client, documentId: string): Promise<ShareE
   return rs.rows.map((r) =>
     r.email === null ? { id: String(r.id), name: String(r.name) } : { email: String(r.email) },
   );
-}
-
-/**
- * Shares with whoever has (or later signs up with) this address, in one batch: the share is
- * recorded by email, and an account that has the address now gets the share row the access
- * rule reads. The caller learns nothing of which happened.
- */
-export async function shareDocumentByEmail(
-  db: Client,
-  documentId: string,
-  ownerId: string,
-  email: string,
-  now: Date,
-): Promise<void> {
-  await db.batch(
-    [
-      {
-        sql: `INSERT INTO email_shares (document_id, email, created_at) VALUES (?, ?, ?)
-              ON CONFLICT (document_id, email) DO NOTHING`,
-        args: [documentId, email, now.toISOString()],
-      },
-      {
-        sql: `INSERT INTO shares (document_id, user_id, created_at)
-              SELECT ?, id, ? FROM users WHERE email = ? AND id <> ?
-              ON CONFLICT (document_id, user_id) DO NOTHING`,
-        args: [documentId, now.toISOString(), email, ownerId],
-      },
-    ],
-    'write',
-  );
-}
-
-/** A new account receives the shares that were waiting for its address. */
-export async function claimEmailShares(db: Client, userId: string, email: string, now: Date): Promise<void> {
-  await db.execute({
-    sql: `INSERT INTO shares (document_id, user_id, created_at)
-          SELECT e.document_id, ?, ? FROM email_shares e JOIN documents d ON d.id = e.document_id
-          WHERE e.email = ? AND d.owner_id <> ?
-          ON CONFLICT (document_id, user_id) DO NOTHING`,
-    args: [userId, now.toISOString(), email, userId],
-  });
 }
 
 /** Idempotent: returns the first publication time. */

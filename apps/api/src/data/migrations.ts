@@ -548,4 +548,32 @@ export const APP_MIGRATIONS: Migration[] = [
       )`,
     ],
   },
+  {
+    // Sharing by email proves nothing about who signs up (SPEC §6c, issue 37): a share by email
+    // is granted (`granted_to`, the account that may read) only when the owner confirms the
+    // account holding the address, or when someone opens the owner's invitation link. Shares
+    // that sign-up or an existing account received at once were never confirmed, and anyone could
+    // have signed up with the address: they go back to waiting (the `shares` row that grants the
+    // reading is deleted; a share made by id before the email share is older, and stays).
+    // An invitation is kept as the SHA-256 hash of its token, never the token; one use, expiring.
+    name: '017_share_confirmation',
+    statements: [
+      'ALTER TABLE email_shares ADD COLUMN granted_to TEXT REFERENCES users(id)',
+      'ALTER TABLE email_shares ADD COLUMN granted_at TEXT',
+      `DELETE FROM shares WHERE EXISTS (
+        SELECT 1 FROM email_shares e JOIN users u ON u.email = e.email
+        WHERE e.document_id = shares.document_id AND u.id = shares.user_id
+          AND shares.created_at >= e.created_at)`,
+      `CREATE TABLE share_invites (
+        token_hash TEXT PRIMARY KEY,
+        document_id TEXT NOT NULL REFERENCES documents(id),
+        email TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL,
+        used_at TEXT,
+        used_by TEXT REFERENCES users(id)
+      )`,
+      'CREATE INDEX share_invites_share ON share_invites(document_id, email)',
+    ],
+  },
 ];

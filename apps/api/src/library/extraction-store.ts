@@ -33,7 +33,7 @@ export const EXTRACTION_STALE_MS = 30_000;
 export const EXTRACTION_PROGRESS_MS = 250;
 
 /** Tables whose rows an owner may have tied to a document while it was extracting. */
-const ATTACHED = ['shares', 'email_shares', 'publications', 'document_profiles'] as const;
+const ATTACHED = ['shares', 'share_invites', 'email_shares', 'publications', 'document_profiles'] as const;
 
 /**
  * The document of an upload whose text is about to be extracted, and its job row: written only if

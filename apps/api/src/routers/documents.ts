@@ -9,13 +9,21 @@ import {
   publishDocument,
   removeDocument,
   shareDocument,
-  shareDocumentByEmail,
 } from '../data/documents.ts';
 import type { DocumentSummary } from '../data/documents.ts';
-import { getUser } from '../data/users.ts';
+import {
+  acceptInvite,
+  confirmEmailShare,
+  createInvite,
+  getEmailShare,
+  listShareViews,
+  shareByEmail,
+} from '../data/shares.ts';
+import type { InviteRefusal } from '../data/shares.ts';
+import { getAccount, getUser } from '../data/users.ts';
 import { listRuns } from '../data/runs.ts';
 import { requireOwnedDocument } from '../access.ts';
-import { invalidInput, notFound } from '../errors.ts';
+import { ApiError, invalidInput, notFound } from '../errors.ts';
 import { requeue } from '../library/index-store.ts';
 import { readUploadForm } from '../library/upload.ts';
 import { ownerOrApiKeyProcedure, ownerProcedure } from '../trpc.ts';
@@ -129,15 +137,18 @@ export const documentsRouter = {
   ),
 
   /**
-   * Lets another person read the document: by account id, or by email. Never exposes working
-   * memory or runs.
+   * Lets another person read the document: by account id at once, or by email once the owner
+   * confirms the account or someone opens the owner's invitation link (SPEC §6c). Never exposes
+   * working memory or runs.
    */
   share: ownerProcedure.input(ownerInputs['documents.share']).mutation(async ({ ctx, input }) => {
     await requireOwnedDocument(ctx.deps, ctx.user.id, input.documentId);
     if (input.email !== undefined) {
-      // The same answer whether or not the address has an account (SPEC §6c): the share waits
-      // for it, and the list shows the address, not who is behind it.
-      await shareDocumentByEmail(ctx.deps.app, input.documentId, ctx.user.id, input.email, ctx.deps.now());
+      if ((await getAccount(ctx.deps.app, ctx.user.id))?.email === input.email)
+        throw invalidInput('email: that is your own address; you already own this document.');
+      // It waits, also when an account has the address now: whoever signed up first with an
+      // address holds it, so the owner confirms the account by its name, or sends a link.
+      await shareByEmail(ctx.deps.app, input.documentId, input.email, ctx.deps.now());
       return { documentId: input.documentId, sharedWith: await listShares(ctx.deps.app, input.documentId) };
     }
     const userId = input.userId!;
@@ -149,6 +160,73 @@ export const documentsRouter = {
     await shareDocument(ctx.deps.app, input.documentId, userId, ctx.deps.now());
     return { documentId: input.documentId, sharedWith: await listShares(ctx.deps.app, input.documentId) };
   }),
+
+  /**
+   * The owner's shares of the document (SPEC §6c): `[{ email, state: 'waiting' | 'granted',
+   * account, invite }]`. A waiting share names the account that holds its address now (what the
+   * owner confirms) and the link that works now; a granted one, the account that reads it.
+   */
+  shares: ownerProcedure.input(ownerInputs['documents.shares']).query(async ({ ctx, input }) => {
+    await requireOwnedDocument(ctx.deps, ctx.user.id, input.documentId);
+    return listShareViews(ctx.deps.app, input.documentId, ctx.deps.now());
+  }),
+
+  /**
+   * Grants a waiting share by email to the account that now holds the address: the owner saw its
+   * name in `documents.shares`. Refused while no account holds it; confirming again changes nothing.
+   */
+  confirmShare: ownerProcedure
+    .input(ownerInputs['documents.confirmShare'])
+    .mutation(async ({ ctx, input }) => {
+      await requireOwnedDocument(ctx.deps, ctx.user.id, input.documentId);
+      const share = await getEmailShare(ctx.deps.app, input.documentId, input.email);
+      if (!share) throw notFound('The share');
+      if (share.grantedTo === null) {
+        if (!share.holder)
+          throw invalidInput(
+            `No account has ${input.email} yet: confirm once the person signs up with it, or send them an invitation link.`,
+          );
+        await confirmEmailShare(ctx.deps.app, input.documentId, input.email, share.holder.id, ctx.deps.now());
+      }
+      return { documentId: input.documentId, email: input.email, state: 'granted' as const };
+    }),
+
+  /**
+   * A one-use invitation link for a waiting share by email, for the owner to send as they trust:
+   * `{ path: '/invite/<token>', expiresAt }` (7 days). The web app puts its own origin in front:
+   * the API would have to trust the request's Host header to name it. A new link replaces the
+   * share's unused one.
+   */
+  inviteLink: ownerProcedure.input(ownerInputs['documents.inviteLink']).mutation(async ({ ctx, input }) => {
+    await requireOwnedDocument(ctx.deps, ctx.user.id, input.documentId);
+    const share = await getEmailShare(ctx.deps.app, input.documentId, input.email);
+    if (!share) throw notFound('The share');
+    const invite =
+      share.grantedTo === null
+        ? await createInvite(ctx.deps.app, input.documentId, input.email, ctx.deps.now())
+        : null;
+    if (!invite) throw invalidInput(`${input.email} can read this document already: no link is needed.`);
+    return { path: `/invite/${invite.token}`, expiresAt: invite.expiresAt };
+  }),
+
+  /**
+   * Accepts an invitation link as the signed-in person (a session, not an API key): the share is
+   * theirs, and the link is used up. `{ documentId }` to open. A used, expired or unknown link is
+   * NOT_FOUND, with words that say which.
+   */
+  acceptInvite: ownerProcedure
+    .input(ownerInputs['documents.acceptInvite'])
+    .mutation(async ({ ctx, input }) => {
+      const outcome = await acceptInvite(ctx.deps.app, input.token, ctx.user.id, ctx.deps.now());
+      if ('documentId' in outcome) return { documentId: outcome.documentId };
+      if (outcome.refused === 'own')
+        throw invalidInput('This is your own document: the invitation is for the person you send it to.');
+      throw new ApiError({
+        code: 'NOT_FOUND',
+        reason: 'not_found',
+        message: INVITE_REFUSALS[outcome.refused](outcome.expiresAt),
+      });
+    }),
 
   /** Makes the document readable by every signed-in user. Working memory stays private. */
   publish: ownerProcedure.input(ownerInputs['documents.publish']).mutation(async ({ ctx, input }) => {
@@ -187,6 +265,26 @@ export const documentsRouter = {
     return { documentId: input.documentId, removedAt, forgottenSessions: forgotten };
   }),
 } satisfies TRPCRouterRecord;
+
+const ASK_AGAIN = 'Ask the person who sent it for a new link.';
+
+/** Why an invitation link opens nothing, in words for the person holding it. */
+const INVITE_REFUSALS: Record<Exclude<InviteRefusal, 'own'>, (expiresAt?: string) => string> = {
+  unknown: () =>
+    `This invitation link is not valid: it may have been copied incompletely or replaced. ${ASK_AGAIN}`,
+  used: () => `This invitation link has already been used. ${ASK_AGAIN}`,
+  expired: (at) => `This invitation link expired${at ? ` on ${dayOf(at)}` : ''}. ${ASK_AGAIN}`,
+  withdrawn: () => `This invitation link is no longer valid. ${ASK_AGAIN}`,
+};
+
+/** "9 March 2026" (UTC): when a link expired, as a person reads a date. */
+const dayOf = (iso: string) =>
+  new Date(iso).toLocaleDateString('en-GB', {
+    day: 'numeric',
+    month: 'long',
+    year: 'numeric',
+    timeZone: 'UTC',
+  });
 
 /** The fields of a document everyone who may read it sees, and the owner's indexing state. */
 function summaryView(d: DocumentSummary) {
