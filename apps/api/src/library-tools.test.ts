@@ -376,6 +376,32 @@ describe('agent.say citations', () => {
     expect(hers.citations[0].status).toBe('verified');
   });
 
+  it('never verifies a quote under 20 characters or 4 words, found or not (SPEC §7b)', async () => {
+    const said = await must('mutation', 'agent.say', {
+      text: 'Short quotes.',
+      citations: [
+        cite(4, 'S'),
+        cite(4, 'near healthy reefs'),
+        cite(4, 'Settlement tiles recorded'),
+        cite(5, 'needs grazers and a'),
+        cite(4, 'near    healthy\n  reefs   '),
+        // Just long enough: 22 characters, 4 words.
+        cite(4, 'near healthy reefs and'),
+      ],
+    });
+    const statuses = ['unverified', 'unverified', 'unverified', 'unverified', 'unverified', 'verified'];
+    expect(said.citations.map((c: Json) => c.status)).toEqual(statuses);
+    const reply = (await transcript()).find((i) => i.type === 'message' && i.text === 'Short quotes.');
+    expect(reply.citations.map((c: Json) => c.status)).toEqual(statuses);
+    // A short quote stored as verified before the rule (an older server) is not shown as verified.
+    await s.app.app.execute({
+      sql: `UPDATE message_citations SET status = 'verified' WHERE quote = 'S'`,
+      args: [],
+    });
+    const reread = (await transcript()).find((i) => i.type === 'message' && i.text === 'Short quotes.');
+    expect(reread.citations[0]).toMatchObject({ quote: 'S', status: 'unverified' });
+  });
+
   it('takes no status from the caller', async () => {
     const r = await call('mutation', 'agent.say', {
       text: 'Trust me.',
@@ -409,14 +435,14 @@ describe('agent.say citations', () => {
         { note: kept },
         { note: gone },
         { note: `lead:${marker}-never` },
-        cite(4, 'near healthy reefs'),
+        cite(4, 'near healthy reefs and almost none'),
       ],
     });
     expect(said.citations).toEqual([
       { note: kept, status: 'note' },
       { note: gone, status: 'unverified' },
       { note: `lead:${marker}-never`, status: 'unverified' },
-      { ...cite(4, 'near healthy reefs'), status: 'verified' },
+      { ...cite(4, 'near healthy reefs and almost none'), status: 'verified' },
     ]);
     const reply = (await transcript()).find((i) => i.type === 'message' && i.text === `Noted. ${marker}`);
     expect(reply.citations).toEqual([
@@ -424,7 +450,7 @@ describe('agent.say citations', () => {
       { note: gone, status: 'unverified' },
       // A name the session never held is kept nowhere.
       { status: 'unverified' },
-      { ...cite(4, 'near healthy reefs'), title: 'Recovery transects', status: 'verified' },
+      { ...cite(4, 'near healthy reefs and almost none'), title: 'Recovery transects', status: 'verified' },
     ]);
     // Note names are never copied into the application database: Forget now takes them from the transcript.
     expect(await rowsMentioning(s.app.app, [marker + '-'])).toEqual([]);

@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
   QUOTE_MAX,
+  QUOTE_MIN_CHARACTERS,
+  QUOTE_MIN_WORDS,
   READ_PASSAGE_MAX,
   libraryInputs,
   noteSourceOf,
+  quoteTooShort,
   researchToolDescriptors,
   sayInputSchema,
 } from './index.ts';
@@ -60,5 +63,27 @@ describe('the research contract', () => {
       'page',
       'start',
     ]);
+  });
+
+  it('calls a quote under 20 characters or 4 words too short to check (SPEC §7b)', () => {
+    expect([QUOTE_MIN_CHARACTERS, QUOTE_MIN_WORDS]).toEqual([20, 4]);
+    for (const short of [
+      'S',
+      'near healthy reefs', // 18 characters
+      'Settlement tiles recorded', // 25 characters, 3 words
+      'needs grazers and a', // 4 words, 19 characters
+      'near      healthy\n\n  reefs    ', // spacing is not length
+      '— — — — — — — — — — —', // 21 characters, no words
+      '3.2 - 4.1 - 5.0 -----', // 21 characters, 3 words
+    ])
+      expect(quoteTooShort(short), JSON.stringify(short)).toBe(true);
+    for (const enough of [
+      'near healthy reefs and', // 22 characters, 4 words
+      '3.2 recruits per tile',
+      'Settlement tiles recorded 3.2 recruits per tile',
+      'Die Erholung war am schnellsten',
+      '珊瑚礁の回復は草食魚の密度が高い場所で最も速かった', // words without spaces
+    ])
+      expect(quoteTooShort(enough), JSON.stringify(enough)).toBe(false);
   });
 });

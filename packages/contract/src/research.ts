@@ -12,6 +12,12 @@ import { idSchema, messageTextSchema } from './owner-inputs.ts';
 export const READ_PASSAGE_MAX = 4_000;
 /** A cited quote: long enough for two or three sentences, short enough to check and show. */
 export const QUOTE_MAX = 500;
+/**
+ * The shortest quote a citation can be checked by (SPEC §7b): a few letters or words occur on
+ * almost any page, so finding them there proves nothing. Shorter quotes are never `verified`.
+ */
+export const QUOTE_MIN_CHARACTERS = 20;
+export const QUOTE_MIN_WORDS = 4;
 /** Citations on one reply. */
 export const CITATIONS_MAX = 20;
 /** Hits one `library.search` returns at most, and by default. */
@@ -109,6 +115,25 @@ export const sayInputSchema = z.strictObject({
  */
 export const CITATION_STATUSES = ['verified', 'unverified', 'note'] as const;
 export type CitationStatus = (typeof CITATION_STATUSES)[number];
+
+const words = new Intl.Segmenter(undefined, { granularity: 'word' });
+
+/**
+ * Whether a quote is too short to check: under {@link QUOTE_MIN_CHARACTERS} characters or
+ * {@link QUOTE_MIN_WORDS} words, counted as the quote is compared (compatibility forms folded,
+ * whitespace runs as one space, trimmed), so padding with spaces or dashes makes it no longer.
+ * Words are the locale's word segments, so a language written without spaces is counted too.
+ * One rule for the API, which never verifies such a quote, and the web, which says why.
+ */
+export function quoteTooShort(quote: string): boolean {
+  const compared = quote.normalize('NFKC').replace(/\s+/gu, ' ').trim();
+  if ([...compared].length < QUOTE_MIN_CHARACTERS) return true;
+  let count = 0;
+  for (const segment of words.segment(compared)) {
+    if (segment.isWordLike && ++count >= QUOTE_MIN_WORDS) return false;
+  }
+  return true;
+}
 
 /** A citation as the transcript returns it. */
 export interface Citation {
@@ -243,7 +268,7 @@ const RESEARCH_TOOLS: Record<ResearchToolName, { text: string; fields: Record<st
   answer: {
     text:
       'End your turn with your reply and what it cites: passages you read ({ documentId, page, quote } with the quote ' +
-      `copied exactly, at most ${QUOTE_MAX} characters) or your working notes ({ note: "kind:slug" }), which are shown as notes, not evidence.`,
+      `copied exactly, at least ${QUOTE_MIN_WORDS} words and ${QUOTE_MIN_CHARACTERS} characters, at most ${QUOTE_MAX}; a shorter one is never verified) or your working notes ({ note: "kind:slug" }), which are shown as notes, not evidence.`,
     fields: {
       text: 'your reply to the owner.',
       citations: 'what the reply rests on; each quote is checked against the document.',

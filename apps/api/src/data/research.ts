@@ -3,6 +3,7 @@
  * and the citations of its replies as `agent.say` judged them.
  */
 import type { Client, InStatement } from '@libsql/client';
+import { quoteTooShort } from '@sponge/contract';
 import type { CitationStatus } from '@sponge/contract';
 
 export type LibraryEvent =
@@ -106,7 +107,10 @@ export async function listMessagesWithCitations(db: Client, runId: string): Prom
   const byMessage = new Map<number, StoredCitation[]>();
   for (const r of citations.rows) {
     const id = Number(r.message_id);
-    const status = String(r.status) as CitationStatus;
+    const quote = r.quote === null ? null : String(r.quote);
+    // Stored before short quotes stopped counting (SPEC §7b): never shown as verified either.
+    const stored = String(r.status) as CitationStatus;
+    const status = stored === 'verified' && quote !== null && quoteTooShort(quote) ? 'unverified' : stored;
     const c: StoredCitation =
       r.document_id !== null
         ? {
@@ -114,7 +118,7 @@ export async function listMessagesWithCitations(db: Client, runId: string): Prom
             status,
             documentId: String(r.document_id),
             page: Number(r.page),
-            quote: r.quote === null ? null : String(r.quote),
+            quote,
           }
         : {
             kind: 'note',

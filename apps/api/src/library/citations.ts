@@ -2,13 +2,16 @@
  * How `agent.say` judges what a reply cites (SPEC §7b). A passage is `verified` when its quote
  * occurs in the stored text of one of the run owner's own live documents, on the cited page or
  * the page before or after it — compared on those pages' text joined, so a quote that runs over a
- * page break counts — ignoring case and how whitespace is spaced; anything else is `unverified`,
- * whatever the reason (another owner's document, a removed one, a page it does not have, a quote
- * it does not hold), so the answer tells nothing about documents the owner cannot see. A working
+ * page break counts — ignoring case and how whitespace is spaced — and is long enough to mean
+ * something there (`quoteTooShort`: 20 characters and 4 words at least); anything else is
+ * `unverified`, whatever the reason (another owner's document, a removed one, a page it does not
+ * have, a quote it does not hold, a quote too short), so the answer tells nothing about documents
+ * the owner cannot see. A working
  * note is `note` when the run's session holds it, `unverified` when it does not (never held, or
  * removed since). The status is the server's alone: the input schema has no field for it.
  */
 import type { LogEntry } from '@oh/memory';
+import { quoteTooShort } from '@sponge/contract';
 import type { CitationInput, CitationStatus } from '@sponge/contract';
 import type { StoredCitation } from '../data/research.ts';
 
@@ -89,9 +92,13 @@ export async function judgeCitations(
       stored.push({ kind: 'note', status, logRef: held ?? notes.seen.get(c.note) ?? null });
       continue;
     }
-    let doc = documents.get(c.documentId);
-    if (!doc) documents.set(c.documentId, (doc = document(c.documentId)));
-    const found = await doc;
+    // A quote too short to prove anything is not looked for: its document is not even read.
+    let found: CitableDocument | null = null;
+    if (!quoteTooShort(c.quote)) {
+      let doc = documents.get(c.documentId);
+      if (!doc) documents.set(c.documentId, (doc = document(c.documentId)));
+      found = await doc;
+    }
     const status: CitationStatus =
       found && quoteOnPage(found.text, found.pageStarts, c.page, c.quote) ? 'verified' : 'unverified';
     answer.push({ ...c, status });

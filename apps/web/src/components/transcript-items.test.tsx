@@ -31,7 +31,7 @@ describe('Citations', () => {
           documentId: 'doc_2',
           title: 'Kelp canopy loss',
           page: 7,
-          quote: 'kelp recovered',
+          quote: 'kelp recovered fully within a decade',
           status: 'unverified',
         },
         { note: 'lead:quadrats', status: 'note' },

@@ -76,7 +76,7 @@ describe('citationView', () => {
         documentId: 'doc_2',
         title: 'Kelp canopy loss',
         page: 7,
-        quote: 'kelp recovered fully',
+        quote: 'kelp recovered fully within a decade',
         status: 'unverified',
       },
       memory,
@@ -84,7 +84,7 @@ describe('citationView', () => {
     expect(view).toEqual({
       kind: 'unverified',
       label: 'p. 7 · Kelp canopy loss',
-      quote: 'kelp recovered fully',
+      quote: 'kelp recovered fully within a decade',
       why: 'unverified — the quote was not found on that page',
     });
     expect(view).not.toHaveProperty('href');
@@ -92,6 +92,19 @@ describe('citationView', () => {
     expect(citationView({ page: 2, quote: 'x', status: 'unverified' }, memory).label).toBe(
       'p. 2 · a document not in your library',
     );
+  });
+
+  it('says why a short quote is unverified: too short to check (SPEC §7b)', () => {
+    for (const quote of ['S', 'near healthy reefs', 'Settlement tiles recorded']) {
+      expect(
+        citationView({ documentId: 'doc_2', title: 'Kelp', page: 7, quote, status: 'unverified' }, memory),
+      ).toEqual({
+        kind: 'unverified',
+        label: 'p. 7 · Kelp',
+        quote,
+        why: 'unverified — quote too short to check',
+      });
+    }
   });
 
   it('shows a note as a working note, not evidence, linking to the Memory panel', () => {

@@ -2,9 +2,10 @@
  * What a run's transcript shows beside the messages and memory cards (UI.md, SPEC §7b): the
  * library cards ("Searched the library for …", "Read p. 4 of …") and, under an agent's reply,
  * the citations as the server judged them. A verified quote links to its passage, highlighted;
- * an unverified one says so and links nowhere (a link would pretend the passage is there); a
+ * an unverified one says so, and why, and links nowhere (a link would pretend the passage is there); a
  * working note is never evidence and says so.
  */
+import { quoteTooShort } from '@sponge/contract';
 import type { Citation } from '@sponge/contract';
 import type { RouterOutputs } from '../trpc.ts';
 
@@ -95,6 +96,10 @@ export function citationView(c: Citation, memoryHref: string | null): CitationVi
     kind: 'unverified',
     label,
     quote: c.quote ?? null,
-    why: 'unverified — the quote was not found on that page',
+    // The server's own rule: such a quote is never looked for, so "not found" would be untrue.
+    why:
+      c.quote !== undefined && quoteTooShort(c.quote)
+        ? 'unverified — quote too short to check'
+        : 'unverified — the quote was not found on that page',
   };
 }
