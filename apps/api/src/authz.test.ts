@@ -63,6 +63,10 @@ interface Fixture {
   rTrash: string;
   sTrash: string;
   spareKeyId: string;
+  /** Ada's key the owner revokes as a connected agent (auth.revokeConnectedAgent). */
+  spareAgentId: string;
+  /** The id of Ada's key that the `apiKey` principal uses: nobody else may revoke it. */
+  liveKeyId: string;
   /** A run the runtime rows claim and finish. */
   rRuntime: string;
   /** A run the runtime key claimed, with the claim's token: its lease is renewed and released. */
@@ -231,6 +235,15 @@ const ROWS: Row[] = [
     procedure: 'auth.revokeApiKey',
     kind: 'mutation',
     input: (_p, f) => ({ id: f.spareKeyId }),
+    expect: people({ otherOwner: 'NOT_FOUND', sharedUser: 'NOT_FOUND', publicViewer: 'NOT_FOUND' }),
+  },
+  // Connected agents (SPEC §6c): a person's own, never an agent's business.
+  { procedure: 'auth.connectedAgents', kind: 'query', expect: people() },
+  {
+    procedure: 'auth.revokeConnectedAgent',
+    kind: 'mutation',
+    // Everyone but the owner aims at the key the apiKey cells go on using.
+    input: (p, f) => ({ id: p === 'owner' ? f.spareAgentId : f.liveKeyId }),
     expect: people({ otherOwner: 'NOT_FOUND', sharedUser: 'NOT_FOUND', publicViewer: 'NOT_FOUND' }),
   },
   { procedure: 'documents.list', kind: 'query', expect: people({ apiKey: 'ok' }) },
@@ -605,6 +618,7 @@ beforeAll(async () => {
   await ok(s.call('mutation', 'auth.logout', undefined, signedOut));
   const apiKey = await c.auth.createApiKey.mutate({ label: 'matrix key' });
   const spare = await c.auth.createApiKey.mutate({ label: 'spare' });
+  const spareAgent = await c.auth.createApiKey.mutate({ label: 'spare agent' });
   fx = {
     tokens: {
       owner: ada,
@@ -634,6 +648,8 @@ beforeAll(async () => {
     rTrash: rTrash.runId,
     sTrash: rTrash.sessionId!,
     spareKeyId: spare.id,
+    spareAgentId: spareAgent.id,
+    liveKeyId: apiKey.id,
     rRuntime: rRuntime.runId,
     rLease: { runId: rLease.runId, runToken: rLease.runToken },
     explainR1,

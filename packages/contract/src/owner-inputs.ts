@@ -112,6 +112,8 @@ export const ownerInputs = {
       .max(100, 'label is at most 100 characters'),
   }),
   'auth.revokeApiKey': z.strictObject({ id: idSchema }),
+  /** An API key's id or an OAuth client's, as `auth.connectedAgents` lists them (SPEC §6c). */
+  'auth.revokeConnectedAgent': z.strictObject({ id: idSchema }),
   'documents.get': documentId,
   'documents.search': z.strictObject({
     query: textSchema('query')

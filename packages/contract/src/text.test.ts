@@ -27,6 +27,7 @@ const ownerSamples: { [P in keyof typeof ownerInputs]: unknown } = {
   'auth.signIn': { email: 'ada@example.org', password: 'a long passphrase' },
   'auth.createApiKey': { label: 'my agent' },
   'auth.revokeApiKey': { id: 'key_1' },
+  'auth.revokeConnectedAgent': { id: 'key_1' },
   'documents.get': { documentId: 'doc-1' },
   'documents.search': { query: 'reef', limit: 5 },
   'documents.add': { title: 'Reefs', authors: ['Ada'], text: 'Some text.', format: 'markdown' },

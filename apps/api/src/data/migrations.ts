@@ -576,4 +576,15 @@ export const APP_MIGRATIONS: Migration[] = [
       'CREATE INDEX share_invites_share ON share_invites(document_id, email)',
     ],
   },
+  {
+    // Connected agents (SPEC §6c, issue 37): when an API key, and an MCP client the owner let in
+    // with OAuth, was last used, for the owner's *Connected agents* page. A client's use is kept
+    // on the owner's consent to it, which outlives the client's rotating tokens
+    // (data/connected-agents.ts). Written at most once a minute per credential.
+    name: '018_connected_agents_last_used',
+    statements: [
+      'ALTER TABLE api_keys ADD COLUMN last_used_at TEXT',
+      'ALTER TABLE oauth_consents ADD COLUMN last_used_at TEXT',
+    ],
+  },
 ];

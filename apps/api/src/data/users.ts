@@ -105,16 +105,25 @@ export async function revokeApiKey(db: Client, userId: string, keyId: string, no
   return rs.rowsAffected === 1;
 }
 
-export async function userByApiKey(db: Client, keyHash: string): Promise<(User & { keyId: string }) | null> {
+/** The live key with this hash and its owner; `lastUsedAt` as stored (data/connected-agents.ts). */
+export async function userByApiKey(
+  db: Client,
+  keyHash: string,
+): Promise<(User & { keyId: string; lastUsedAt: string | null }) | null> {
   const rs = await db.execute({
-    sql: `SELECT k.id AS key_id, k.key_hash, u.id, u.name
+    sql: `SELECT k.id AS key_id, k.key_hash, k.last_used_at, u.id, u.name
           FROM api_keys k JOIN users u ON u.id = k.user_id
           WHERE k.key_hash = ? AND k.revoked_at IS NULL AND u.disabled_at IS NULL`,
     args: [keyHash],
   });
   const r = rs.rows[0];
   if (!r || !hashesEqual(String(r.key_hash), keyHash)) return null;
-  return { id: String(r.id), name: String(r.name), keyId: String(r.key_id) };
+  return {
+    id: String(r.id),
+    name: String(r.name),
+    keyId: String(r.key_id),
+    lastUsedAt: r.last_used_at === null ? null : String(r.last_used_at),
+  };
 }
 
 /** Names of several users at once (reviewers in the history and the panel), keyed by id. */

@@ -14,7 +14,11 @@
  * The access token (`mat_…`, an hour) is opaque, stored as a SHA-256 hash, bound to the `/mcp`
  * resource, and accepted by `/mcp` alone: `verifyMcpAccessToken`, which the endpoint calls, is its
  * only reader, and the API's other bearer checks know no `mat_` prefix (tokens.ts). A disabled
- * account's tokens are refused, and disabling deletes them (accounts/users-command.ts).
+ * account's tokens are refused, and disabling deletes them (accounts/users-command.ts). A refresh
+ * token (`mrt_…`, with `offline_access`) lives 14 days ({@link REFRESH_TOKEN_SECONDS}). The owner
+ * sees each client they consented to on Connected agents and revokes it there, which deletes the
+ * consent and its tokens; a token opens `/mcp` only while that consent stands
+ * (data/connected-agents.ts).
  *
  * Only the routes below are answered (`owns`): none of the library's other routes (sign-in,
  * client administration…) is reachable. The issuer is the app's origin with `/oauth`: PUBLIC_URL,
@@ -27,6 +31,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { oauthProvider } from '@better-auth/oauth-provider';
 import { betterAuth } from 'better-auth';
 import { accountsOptions } from '../accounts/accounts.ts';
+import { clientName, noteUse } from '../data/connected-agents.ts';
 import type { AppDeps } from '../deps.ts';
 import { isLoopbackHost } from '../http/loopback.ts';
 import { fromOwnOrigin } from '../http/same-origin.ts';
@@ -77,6 +82,14 @@ const SCOPES = [MCP_SCOPE, 'offline_access'];
 export const ACCESS_TOKEN_PREFIX = 'mat_';
 const REFRESH_TOKEN_PREFIX = 'mrt_';
 const ACCESS_TOKEN_SECONDS = 3600;
+/**
+ * A refresh token's life, 14 days rather than the library's 30: it is the credential that outlives
+ * everything else (an hour's access token, sign-out, the browser session), held by a program on
+ * some machine, so a client left unused for two weeks signs in again (the owner is asked only if
+ * they revoked it). Each refresh rotates the token and starts a new 14 days: an agent in use keeps
+ * working until the owner revokes it on Connected agents (data/connected-agents.ts).
+ */
+export const REFRESH_TOKEN_SECONDS = 14 * 24 * 3600;
 const TOKEN_BODY = /^[A-Za-z0-9_-]{43}$/;
 
 /** Request bodies here are a few form fields or a registration document. */
@@ -237,6 +250,7 @@ function createAuthorizationServer(deps: AppDeps, origin: string) {
         // `/mcp` is the only resource: every client may ask for it.
         enforcePerClientResources: false,
         accessTokenExpiresIn: ACCESS_TOKEN_SECONDS,
+        refreshTokenExpiresIn: REFRESH_TOKEN_SECONDS,
         storeTokens: { hash: (token) => sha256(token) },
         generateOpaqueAccessToken: () => randomBytes(32).toString('base64url'),
         generateRefreshToken: () => randomBytes(32).toString('base64url'),
@@ -459,8 +473,37 @@ export function createMcpOAuth(deps: AppDeps, options: { publicUrl: string | nul
         // Not JSON after all: passed on as it is.
       }
     }
+    if (path === PUBLIC_CLIENT_PATH && response.status === 200) {
+      text = await describeClient(text);
+      delete out['content-length'];
+    }
     res.writeHead(response.status, out);
     res.end(method === 'HEAD' ? undefined : text);
+  }
+
+  /**
+   * The consent page's facts about a client (SPEC §6c): its name as one line, and whether it
+   * registered itself — through the open registration route, which records no account that made
+   * it. Such a client's name and redirect URI are its own claims; nobody checked who is behind it.
+   */
+  async function describeClient(text: string): Promise<string> {
+    let client: { client_id?: unknown; client_name?: unknown };
+    try {
+      client = JSON.parse(text) as typeof client;
+    } catch {
+      return text;
+    }
+    const rs = await deps.app.execute({
+      sql: 'SELECT user_id, reference_id FROM oauth_clients WHERE client_id = ?',
+      args: [String(client.client_id)],
+    });
+    const row = rs.rows[0];
+    const selfRegistered = !row || (row.user_id === null && row.reference_id === null);
+    return JSON.stringify({
+      ...client,
+      client_name: clientName(client.client_name),
+      self_registered: selfRegistered,
+    });
   }
 
   async function verifyMcpAccessToken(
@@ -471,10 +514,14 @@ export function createMcpOAuth(deps: AppDeps, options: { publicUrl: string | nul
     const raw = token.slice(ACCESS_TOKEN_PREFIX.length);
     if (!TOKEN_BODY.test(raw)) return null;
     const rs = await deps.app.execute({
-      sql: `SELECT t.id, t.user_id, t.expires_at, t.resources, t.scopes
+      // Only while the owner's consent to the client stands: revoking it on Connected agents
+      // (data/connected-agents.ts) ends every token of the client, one minted in a race included.
+      sql: `SELECT t.id, t.user_id, t.expires_at, t.resources, t.scopes,
+                   co.id AS consent_id, co.last_used_at
               FROM oauth_access_tokens t
               JOIN users u ON u.id = t.user_id
               JOIN oauth_clients c ON c.client_id = t.client_id
+              JOIN oauth_consents co ON co.client_id = t.client_id AND co.user_id = t.user_id
              WHERE t.token = ? AND t.revoked IS NULL AND u.disabled_at IS NULL
                AND COALESCE(c.disabled, 0) = 0`,
       args: [sha256(raw)],
@@ -492,6 +539,7 @@ export function createMcpOAuth(deps: AppDeps, options: { publicUrl: string | nul
           ? `${options.publicUrl}${MCP_PATH}`
           : null;
     if (expected !== null ? !resources.includes(expected) : !resources.some(isMcpResource)) return null;
+    await noteUse(deps, 'oauth', String(row.consent_id), row.last_used_at);
     return { userId: String(row.user_id), tokenId: String(row.id) };
   }
 

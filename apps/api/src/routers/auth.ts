@@ -8,9 +8,11 @@ import {
   listDemoUsers,
   revokeApiKey,
 } from '../data/users.ts';
+import { listConnectedAgents, revokeConnectedAgent } from '../data/connected-agents.ts';
 import { ApiError, forbidden, notFound } from '../errors.ts';
 import type { AppDeps } from '../deps.ts';
-import { RateLimiter } from '../rate-limit.ts';
+import { SharedRateLimiter } from '../rate-limit.ts';
+import { addressKey } from '../http/client-address.ts';
 import { ownerProcedure, publicProcedure } from '../trpc.ts';
 import type { Context } from '../context.ts';
 
@@ -21,12 +23,12 @@ import type { Context } from '../context.ts';
  */
 export const LOGIN_RATE_LIMIT = { burst: 30, refillSeconds: 2 } as const;
 
-/** One limiter per running API (its deps), so test servers in one process do not share counts. */
-const loginLimiters = new WeakMap<AppDeps, RateLimiter>();
+/** One limiter per running API (its deps); its counts are the database's, shared by every API on it. */
+const loginLimiters = new WeakMap<AppDeps, SharedRateLimiter>();
 
-function loginLimiter(deps: AppDeps): RateLimiter {
+function loginLimiter(deps: AppDeps): SharedRateLimiter {
   let limiter = loginLimiters.get(deps);
-  if (!limiter) loginLimiters.set(deps, (limiter = new RateLimiter(LOGIN_RATE_LIMIT)));
+  if (!limiter) loginLimiters.set(deps, (limiter = new SharedRateLimiter(deps.app, 'demo-login', LOGIN_RATE_LIMIT)));
   return limiter;
 }
 
@@ -66,7 +68,7 @@ export const authRouter = {
   /** Demo sign-in: only with DEMO on and only as a demo user. Sets the session cookie too. */
   login: publicProcedure.input(ownerInputs['auth.login']).mutation(async ({ ctx, input }) => {
     if (!ctx.deps.config.demo) throw forbidden('Demo sign-in is off on this server (DEMO=0).');
-    const wait = loginLimiter(ctx.deps).take(addressOf(ctx), ctx.deps.now().getTime());
+    const wait = await loginLimiter(ctx.deps).take(addressKey(addressOf(ctx)), ctx.deps.now().getTime());
     if (wait > 0) {
       throw new ApiError({
         code: 'TOO_MANY_REQUESTS',
@@ -112,4 +114,20 @@ export const authRouter = {
       throw notFound('The API key');
     return { id: input.id, revoked: true as const };
   }),
+
+  /**
+   * The owner's connected agents (SPEC §6c): their API keys and the MCP clients they let in with
+   * OAuth, each with when it was connected and last used. A person's session only: an agent
+   * never lists or revokes its fellows.
+   */
+  connectedAgents: ownerProcedure.query(({ ctx }) => listConnectedAgents(ctx.deps.app, ctx.user.id)),
+
+  /** Ends one connected agent's tokens at once; another owner's agent is NOT_FOUND. */
+  revokeConnectedAgent: ownerProcedure
+    .input(ownerInputs['auth.revokeConnectedAgent'])
+    .mutation(async ({ ctx, input }) => {
+      if (!(await revokeConnectedAgent(ctx.deps.app, ctx.user.id, input.id, ctx.deps.now())))
+        throw notFound('The connected agent');
+      return { id: input.id, revoked: true as const };
+    }),
 } satisfies TRPCRouterRecord;
