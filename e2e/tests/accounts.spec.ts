@@ -126,3 +126,45 @@ test("a second account gets not-found for the first one's document", async ({ br
   await first.close();
   await second.close();
 });
+
+test('a next that resolves to another origin leads to the library, signed in or signing in', async ({
+  page,
+}) => {
+  const crashes: string[] = [];
+  page.on('pageerror', (e) => crashes.push(e.message));
+  const mary = newPerson('Mary Somerville');
+  await signUpInBrowser(page, server, mary);
+  // Each resolves to another origin as the browser reads it (tabs and line breaks dropped, a
+  // backslash read as a slash, dot segments removed), or is no address of this site at all.
+  const elsewhere = [
+    '/\t/evil.example',
+    '/\n/evil.example',
+    '/\\evil.example',
+    '//evil.example',
+    '/.//evil.example',
+    'https://evil.example',
+    'javascript:alert(1)',
+  ];
+  const signInWith = (next: string) => `${origin}/signin?next=${encodeURIComponent(next)}`;
+  for (const next of elsewhere) {
+    // Signed in already: the page goes on at once.
+    await page.goto(signInWith(next));
+    await expect(page.getByRole('heading', { level: 1, name: 'Library' }), next).toBeVisible();
+    expect([next, page.url()]).toEqual([next, `${origin}/`]);
+  }
+  // An escaped tab is part of a path here: this site's not-found page, not another host.
+  await page.goto(signInWith('/%09/evil.example'));
+  await expect(page.getByRole('heading', { level: 1, name: 'Not found' })).toBeVisible();
+  expect(new URL(page.url()).origin).toBe(origin);
+
+  // Signing in on the way: the form, then the library.
+  await page.goto(`${origin}/`);
+  await (await openAccountMenu(page, mary.name)).getByRole('menuitem', { name: 'Sign out' }).click();
+  await expect(page).toHaveURL(/\/signin$/);
+  await page.goto(signInWith('/\t/evil.example'));
+  await expect(page.getByRole('heading', { level: 1, name: 'Sign in' })).toBeVisible();
+  await signInWithPassword(page, mary);
+  await expect(page.getByRole('heading', { level: 1, name: 'Library' })).toBeVisible();
+  expect(page.url()).toBe(`${origin}/`);
+  expect(crashes).toEqual([]);
+});

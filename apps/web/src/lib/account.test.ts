@@ -91,20 +91,63 @@ describe('passwordRulesText', () => {
 });
 
 describe('safeNext', () => {
-  it('keeps a path of this site, with its query', () => {
-    expect(safeNext('/documents/doc-1')).toBe('/documents/doc-1');
-    expect(safeNext('/documents/doc-1/memory?session=s-1')).toBe('/documents/doc-1/memory?session=s-1');
+  const ORIGIN = 'https://sponge.example:8443';
+  /** Where a browser goes with what safeNext returns (navigate, replaceState, location.replace). */
+  const landsOn = (path: string) => new URL(path, ORIGIN).origin;
+
+  it('keeps a path of this site, with its query and fragment', () => {
+    expect(safeNext('/documents/doc-1', ORIGIN)).toBe('/documents/doc-1');
+    expect(safeNext('/documents/doc-1/memory?session=s-1', ORIGIN)).toBe(
+      '/documents/doc-1/memory?session=s-1',
+    );
+    expect(safeNext('/documents/doc-1?page=4#page-4', ORIGIN)).toBe('/documents/doc-1?page=4#page-4');
+    expect(safeNext('/oauth/authorize?client_id=c&state=s', ORIGIN)).toBe(
+      '/oauth/authorize?client_id=c&state=s',
+    );
   });
-  it('never leads to another origin', () => {
+
+  it('never leads to another origin, however the address is spelled', () => {
     for (const next of [
       null,
       '',
+      '\n',
       'https://evil.example',
+      'HTTPS://evil.example/',
       '//evil.example',
       '/\\evil.example',
+      '\\\\evil.example',
+      // Tabs and line breaks are dropped by the URL parser: these are //evil.example to a browser.
+      '/\t/evil.example',
+      '/\n/evil.example',
+      '/\r\n/evil.example',
+      '\t//evil.example',
+      // Dot segments that leave a path starting with // (a protocol-relative address).
+      '/.//evil.example',
+      '/..//evil.example',
+      '/a/..//evil.example',
       'javascript:alert(1)',
-    ])
-      expect(safeNext(next)).toBe('/');
+      'JaVaScRiPt:alert(1)',
+      ' javascript:alert(1)',
+      'data:text/html,<script>alert(1)</script>',
+      `${ORIGIN.replace('8443', '9443')}/documents`,
+      'https://sponge.example:8443@evil.example/',
+    ]) {
+      const to = safeNext(next, ORIGIN);
+      expect({ next, to }).toEqual({ next, to: '/' });
+    }
+  });
+
+  it('keeps an escaped character as part of a path of this site', () => {
+    // %09 is a tab only once decoded: to the browser this is a path here, not another host.
+    for (const next of ['/%09/evil.example', '/%2F%2Fevil.example', '/%5C%5Cevil.example']) {
+      const to = safeNext(next, ORIGIN);
+      expect({ next, to, at: landsOn(to), protocolRelative: to.startsWith('//') }).toEqual({
+        next,
+        to: next,
+        at: ORIGIN,
+        protocolRelative: false,
+      });
+    }
   });
 });
 

@@ -95,9 +95,24 @@ export function passwordRulesText(rules: PasswordRules): string {
   return `At least ${rules.minLength} characters (at most ${rules.maxLength}). A few unrelated words make a good one.`;
 }
 
-/** Only a path of this site, never another origin: where to go after signing in. */
-export function safeNext(next: string | null): string {
-  return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
+/**
+ * Where to go after signing in: a path of this site, never another origin. `next` is resolved as
+ * the browser will resolve it (which drops tabs and line breaks, reads `\\` as `/` and removes dot
+ * segments, so `/\t/evil.example` is `//evil.example`), and only its path, query and fragment are
+ * kept, and only when they stay here; anything else is the library (`/`).
+ */
+export function safeNext(next: string | null, origin: string = window.location.origin): string {
+  if (!next?.startsWith('/')) return '/';
+  let url: URL;
+  try {
+    url = new URL(next, origin);
+  } catch {
+    return '/';
+  }
+  if (url.origin !== origin) return '/';
+  const path = `${url.pathname}${url.search}${url.hash}`;
+  // Dot segments can leave a path that starts `//host`: another origin once it is used in turn.
+  return new URL(path, origin).origin === origin ? path : '/';
 }
 
 /**
