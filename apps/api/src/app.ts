@@ -29,7 +29,13 @@ export interface OpenedApp extends AppDeps {
 
 export async function openApp(
   config: Config,
-  overrides: { now?: () => Date; log?: Logger; authLimits?: AuthLimits } = {},
+  overrides: {
+    now?: () => Date;
+    log?: Logger;
+    authLimits?: AuthLimits;
+    /** How a sign-in past an account's limit waits its turn (tests record the waits). */
+    authWait?: (ms: number) => Promise<void>;
+  } = {},
 ): Promise<OpenedApp> {
   const log = overrides.log ?? createLogger(config.logLevel);
   const now = overrides.now ?? (() => new Date());
@@ -101,6 +107,7 @@ export async function openApp(
       log,
       now,
       ...(overrides.authLimits ? { limits: overrides.authLimits } : {}),
+      ...(overrides.authWait ? { limitWait: overrides.authWait } : {}),
     });
     const deps: AppDeps = {
       config: { ...config, tokenSecret },

@@ -200,6 +200,24 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('TRUSTED_PROXIES: addresses and CIDR ranges, each bad entry named; none by default', () => {
+    expect(loadConfig({}, '/srv').trustedProxies).toEqual([]);
+    expect(
+      loadConfig({ TRUSTED_PROXIES: ' 127.0.0.1, 10.0.0.0/8,fd00::/8 ' }, '/srv').trustedProxies,
+    ).toEqual(['127.0.0.1', '10.0.0.0/8', 'fd00::/8']);
+    expect(problems({ TRUSTED_PROXIES: '127.0.0.1, proxy.internal, 10.0.0.0/40' })).toEqual([
+      'TRUSTED_PROXIES: expected the comma-separated IP addresses (or CIDR ranges) of the proxies in front, got "proxy.internal", "10.0.0.0/40"',
+    ]);
+  });
+
+  it('UPLOADS_IN_FLIGHT_PER_OWNER: 2 of the 4 places by default', () => {
+    expect(loadConfig({}, '/srv')).toMatchObject({ uploadsInFlight: 4, uploadsInFlightPerOwner: 2 });
+    expect(loadConfig({ UPLOADS_IN_FLIGHT_PER_OWNER: '1' }, '/srv').uploadsInFlightPerOwner).toBe(1);
+    expect(problems({ UPLOADS_IN_FLIGHT_PER_OWNER: '0' })).toEqual([
+      'UPLOADS_IN_FLIGHT_PER_OWNER: expected an integer 1..1000, got "0"',
+    ]);
+  });
+
   it('refuses one database for both memory and the application', () => {
     expect(problems({ MEMORY_DATABASE_URL: 'libsql://same', APP_DATABASE_URL: 'libsql://same' })).toEqual([
       'MEMORY_DATABASE_URL: must differ from APP_DATABASE_URL (agent memory lives in its own database)',

@@ -20,7 +20,9 @@ import {
   DEFAULT_OCR_LIMITS,
   DEFAULT_UPLOAD_QUEUE,
   DEFAULT_UPLOADS_IN_FLIGHT,
+  DEFAULT_UPLOADS_IN_FLIGHT_PER_OWNER,
 } from './library/limits.ts';
+import { parseProxyEntry } from './http/client-address.ts';
 import { parseOcrLanguages, resolveOcrLanguages } from './library/ocr/languages.ts';
 import type { OcrLanguage } from './library/ocr/languages.ts';
 import { isLoopbackHost } from './http/loopback.ts';
@@ -77,6 +79,19 @@ const envSchema = z.object({
     (v) => v === undefined || isIP(v) !== 0 || /^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(v),
     'expected an IP address or a host name to listen on',
   ),
+  TRUSTED_PROXIES: optionalString.transform((v, ctx): string[] => {
+    if (v === undefined) return [];
+    const entries = v.split(',').map((e) => e.trim());
+    const bad = entries.filter((e) => parseProxyEntry(e) === null);
+    if (bad.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `expected the comma-separated IP addresses (or CIDR ranges) of the proxies in front, got ${bad.map((b) => JSON.stringify(b)).join(', ')}`,
+      });
+      return z.NEVER;
+    }
+    return entries;
+  }),
   PUBLIC_URL: optionalString.transform((v, ctx) => {
     if (v === undefined) return null;
     const url = URL.canParse(v) ? new URL(v) : null;
@@ -154,6 +169,7 @@ const envSchema = z.object({
   UPLOAD_QUEUE_SIZE: intIn(0, 1_000, DEFAULT_UPLOAD_QUEUE.maxWaiting),
   UPLOAD_QUEUE_WAIT_SECONDS: intIn(1, 3_600, DEFAULT_UPLOAD_QUEUE.maxWaitSeconds),
   UPLOADS_IN_FLIGHT: intIn(1, 1_000, DEFAULT_UPLOADS_IN_FLIGHT),
+  UPLOADS_IN_FLIGHT_PER_OWNER: intIn(1, 1_000, DEFAULT_UPLOADS_IN_FLIGHT_PER_OWNER),
   MCP_CALLS_PER_MINUTE: intIn(1, 10_000_000, MCP_CALLS_PER_MINUTE),
   LIBRARY_MAX_DOCUMENTS: intIn(1, 1e9, DEFAULT_LIBRARY_QUOTAS.documents),
   LIBRARY_MAX_CHARACTERS: intIn(1, 1e15, DEFAULT_LIBRARY_QUOTAS.characters),
@@ -175,6 +191,11 @@ export interface Config {
   host: string;
   /** PUBLIC_URL's origin (`https://sponge.example`): what browsers' Origin must be behind a proxy; null when unset. */
   publicUrl: string | null;
+  /**
+   * TRUSTED_PROXIES: the proxies in front (addresses or CIDR ranges) whose X-Forwarded-For names
+   * the client (http/client-address.ts); empty: the socket's peer is the client.
+   */
+  trustedProxies: string[];
   dataDir: string;
   demo: boolean;
   /** Who may sign up (SPEC §6c): anyone, or only accounts the `users` command makes. */
@@ -207,8 +228,10 @@ export interface Config {
   appDb: { url: string; authToken: string | undefined };
   /** PDF extractions waiting at once (all owners) and how long one may wait (SPEC §6b). */
   uploadQueue: { maxWaiting: number; maxWaitSeconds: number };
-  /** Upload bodies received at once; past it, 429 `busy`. */
+  /** Upload bodies received at once, by every API process together; past it, 429 `busy`. */
   uploadsInFlight: number;
+  /** Of those, one owner's at most (UPLOADS_IN_FLIGHT_PER_OWNER). */
+  uploadsInFlightPerOwner: number;
   /** Calls to /mcp per API key (SPEC §7d): a burst, then one every `refillSeconds`; past it, 429. */
   mcpRateLimit: RateLimit;
   /** What one owner's library may hold; past it, 429 `quota`. */
@@ -273,6 +296,7 @@ export function loadConfig(
     port: e.PORT,
     host,
     publicUrl: e.PUBLIC_URL,
+    trustedProxies: e.TRUSTED_PROXIES,
     dataDir,
     // On by default only for the embedded setup on a loopback HOST: password-less demo sign-in
     // must not reach the network, nor a shared remote app database, unless DEMO=1 asks for it
@@ -303,6 +327,7 @@ export function loadConfig(
     },
     uploadQueue: { maxWaiting: e.UPLOAD_QUEUE_SIZE, maxWaitSeconds: e.UPLOAD_QUEUE_WAIT_SECONDS },
     uploadsInFlight: e.UPLOADS_IN_FLIGHT,
+    uploadsInFlightPerOwner: e.UPLOADS_IN_FLIGHT_PER_OWNER,
     mcpRateLimit: { burst: MCP_BURST, refillSeconds: 60 / e.MCP_CALLS_PER_MINUTE },
     libraryQuotas: {
       documents: e.LIBRARY_MAX_DOCUMENTS,

@@ -23,6 +23,7 @@ import type { Run } from './data/runs.ts';
 import type { DocumentOwnership } from './data/documents.ts';
 import type { AppDeps } from './deps.ts';
 import { fromAppDatabaseError } from './errors.ts';
+import { clientAddress, trustedProxies } from './http/client-address.ts';
 
 export { SESSION_COOKIE };
 
@@ -43,7 +44,7 @@ export interface Context {
   setCookie: (cookie: string) => void;
   /** Whether the request came over TLS (decides the cookie's `Secure` flag). */
   secure: boolean;
-  /** The peer's address (what sign-in is rate-limited by); null outside HTTP. */
+  /** The client's address (what sign-in is rate-limited by, http/client-address.ts); null outside HTTP. */
   clientAddress: string | null;
 }
 
@@ -142,6 +143,7 @@ export async function createInnerContext(opts: {
 
 /** The standalone adapter's context: reads headers, and appends cookies to the response. */
 export function createHttpContextFactory(deps: AppDeps) {
+  const proxies = trustedProxies(deps.config.trustedProxies);
   return async ({ req, res }: { req: IncomingMessage; res: ServerResponse }): Promise<Context> => {
     const cookies: string[] = [];
     // The credential is looked up in the application database: while it cannot serve, the
@@ -150,8 +152,9 @@ export function createHttpContextFactory(deps: AppDeps) {
       deps,
       authorization: req.headers.authorization,
       cookie: req.headers.cookie,
-      // The socket's peer, never X-Forwarded-For: a client could write any address there.
-      clientAddress: req.socket.remoteAddress ?? null,
+      // The socket's peer; X-Forwarded-For only as far as TRUSTED_PROXIES wrote it (a client
+      // could write any address there).
+      clientAddress: clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], proxies),
       secure:
         (req.socket as { encrypted?: boolean }).encrypted === true ||
         req.headers['x-forwarded-proto'] === 'https',

@@ -1,53 +1,85 @@
 /**
- * A token bucket per key (a client address): `burst` calls at once, then one more every
- * `refillSeconds`. In memory, per API process; the clock is the caller's (deps.now), so tests
- * step it instead of waiting.
+ * A token bucket per key (an API key, a client address): `burst` calls at once, then one more
+ * every `refillSeconds`, one bucket for every API process on the application database
+ * (data/limit-store.ts), so a client spread over several processes by a balancer is held to one
+ * limit, and a restart does not refill it. The clock is the caller's (deps.now), so tests step it.
+ *
+ * Calls of an agent are the hot path (/mcp): a process takes a few tokens from the shared bucket
+ * at once and serves the next calls of that key from them, so the database is written once per
+ * lease, not once per call. Leased tokens were taken from the bucket, so the processes together
+ * never let through more than the bucket holds; the tokens a process leased but did not use
+ * within LEASE_MS go back with its next take of that key (or are lost with it: fewer calls, never
+ * more).
  *
  * @example
- * const limiter = new RateLimiter({ burst: 30, refillSeconds: 2 });
- * const wait = limiter.take('127.0.0.1', Date.now()); // 0: go ahead; else seconds to wait
+ * const limiter = new SharedRateLimiter(deps.app, 'mcp', { burst: 60, refillSeconds: 0.25 });
+ * const wait = await limiter.take(keyId, deps.now().getTime()); // 0: go ahead; else seconds to wait
  */
+import type { Client } from '@libsql/client';
+import { takeTokens } from './data/limit-store.ts';
+
 export interface RateLimit {
   burst: number;
   refillSeconds: number;
-  /** Keys remembered at most; the ones whose bucket is full again are forgotten first. */
-  maxKeys?: number;
 }
 
-interface Bucket {
-  tokens: number;
-  at: number;
+/**
+ * How long leased tokens stay one process's to use. Not measured: short beside the bucket's
+ * window (a burst of 60 refills in 15 s at /mcp's default), long beside an agent's next call.
+ */
+export const LEASE_MS = 1_000;
+
+/** Tokens leased at most: an eighth of the burst (1 for small bursts, which lease nothing), up to 8. */
+export function leaseSize(burst: number): number {
+  return Math.max(1, Math.min(8, Math.floor(burst / 8)));
 }
 
-export class RateLimiter {
-  private readonly buckets = new Map<string, Bucket>();
-  constructor(private readonly limit: RateLimit) {}
+/** Leases remembered at most; past it, lapsed ones are forgotten (their tokens are not returned). */
+const MAX_LEASES = 10_000;
 
-  /** Takes one call for `key` at `nowMs`: 0 when it may go ahead, else whole seconds until it may. */
-  take(key: string, nowMs: number): number {
-    const { burst, refillSeconds } = this.limit;
-    const found = this.buckets.get(key);
-    const elapsed = found ? Math.max(0, nowMs - found.at) : 0;
-    const tokens = found ? Math.min(burst, found.tokens + elapsed / (refillSeconds * 1000)) : burst;
-    this.buckets.delete(key); // re-inserted last: the Map's order is least recently used first
-    if (tokens >= 1) {
-      this.buckets.set(key, { tokens: tokens - 1, at: nowMs });
-      this.forgetIfFull(nowMs);
-      return 0;
-    }
-    this.buckets.set(key, { tokens, at: nowMs });
-    return Math.max(1, Math.ceil((1 - tokens) * refillSeconds));
+export class SharedRateLimiter {
+  private readonly leases = new Map<string, { tokens: number; untilMs: number }>();
+  private readonly lease: number;
+
+  constructor(
+    private readonly db: Client,
+    /** Keeps this limiter's keys apart from other limiters' in the shared table. */
+    private readonly scope: string,
+    private readonly limit: RateLimit,
+  ) {
+    this.lease = leaseSize(limit.burst);
   }
 
-  private forgetIfFull(nowMs: number): void {
-    const max = this.limit.maxKeys ?? 10_000;
-    if (this.buckets.size <= max) return;
-    const fullAfterMs = this.limit.burst * this.limit.refillSeconds * 1000;
-    for (const [key, b] of this.buckets) if (nowMs - b.at >= fullAfterMs) this.buckets.delete(key);
-    // Still too many distinct callers within the window: the least recent go (they start full).
-    for (const key of this.buckets.keys()) {
-      if (this.buckets.size <= max) break;
-      this.buckets.delete(key);
+  /** Takes one call for `key` at `nowMs`: 0 when it may go ahead, else whole seconds until it may. */
+  async take(key: string, nowMs: number): Promise<number> {
+    const bucket = `${this.scope}:${key}`;
+    const held = this.leases.get(bucket);
+    if (held && held.tokens >= 1 && nowMs < held.untilMs) {
+      held.tokens -= 1;
+      if (held.tokens < 1) this.leases.delete(bucket);
+      return 0;
     }
+    const returned = held ? Math.floor(held.tokens) : 0;
+    this.leases.delete(bucket);
+    const { burst, refillSeconds } = this.limit;
+    const { granted, tokens } = await takeTokens(
+      this.db,
+      bucket,
+      nowMs,
+      { burst, refillMs: refillSeconds * 1000 },
+      this.lease,
+      returned,
+    );
+    if (granted < 1) return Math.max(1, Math.ceil((1 - tokens) * refillSeconds));
+    if (granted > 1) this.keep(bucket, granted - 1, nowMs);
+    return 0;
+  }
+
+  private keep(bucket: string, tokens: number, nowMs: number): void {
+    // Two takes of one key at once each leased some: both are this process's to use.
+    const held = this.leases.get(bucket);
+    this.leases.set(bucket, { tokens: tokens + (held?.tokens ?? 0), untilMs: nowMs + LEASE_MS });
+    if (this.leases.size <= MAX_LEASES) return;
+    for (const [k, lease] of this.leases) if (lease.untilMs <= nowMs) this.leases.delete(k);
   }
 }

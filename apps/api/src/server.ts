@@ -109,6 +109,8 @@ export async function startServer(
     /** false: every call through the tRPC adapter (tests compare). */ directCalls?: boolean;
     /** Sign-in and sign-up limits other than the defaults (tests that time many attempts). */
     authLimits?: AuthLimits;
+    /** How a sign-in past an account's limit waits its turn (tests record the waits). */
+    authWait?: (ms: number) => Promise<void>;
     /** The per-key limit of /mcp other than the default (the bench's thousands of calls). */
     mcpRateLimit?: RateLimit;
   } = {},

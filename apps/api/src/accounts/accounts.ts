@@ -22,7 +22,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { PASSWORD_RULES } from '@sponge/contract';
 import { ApiError, forbidden, invalidInput, unauthenticated } from '../errors.ts';
-import { createAuthLimiter, Limited, type AuthLimits } from './limits.ts';
+import { createAuthLimiter, Limited, SlowedDown, type AuthLimits } from './limits.ts';
 import { newId, newToken } from '../tokens.ts';
 import { AppDatabaseDialect } from './libsql-dialect.ts';
 
@@ -246,9 +246,20 @@ export const WRONG_CREDENTIALS = 'Wrong email or password.';
  * Accounts as the API uses them: better-auth (above) with the limits, the API's errors and the
  * shapes the procedures return. One per running API (AppDeps.accounts).
  */
-export function createAccountService(opts: AccountsOptions & { limits?: AuthLimits }) {
+export function createAccountService(
+  opts: AccountsOptions & {
+    limits?: AuthLimits;
+    /** How a sign-in past an account's limit waits its turn (tests record it instead). */
+    limitWait?: (ms: number) => Promise<void>;
+  },
+) {
   const auth = createAccounts(opts);
-  const limiter = createAuthLimiter(opts.limits);
+  const limiter = createAuthLimiter({
+    db: opts.app,
+    now: opts.now ?? (() => new Date()),
+    ...(opts.limits ? { limits: opts.limits } : {}),
+    ...(opts.limitWait ? { wait: opts.limitWait } : {}),
+  });
   const account = (u: { id: string; name: string; email?: string | null }) => ({
     id: u.id,
     name: u.name,
@@ -315,9 +326,16 @@ export function createAccountService(opts: AccountsOptions & { limits?: AuthLimi
           const { headers, response } = await auth.api.signInEmail({ body: input, returnHeaders: true });
           return { user: account(response.user), cookies: headers.getSetCookie() };
         });
-      } catch (e) {
-        if (e instanceof Limited) throw limited('Too many failed sign-ins', e);
+      } catch (caught) {
+        if (caught instanceof Limited) throw limited('Too many failed sign-ins', caught);
+        // Past the account's limit: the attempt waited its turn, then failed as any does.
+        const slowed = caught instanceof SlowedDown ? caught : null;
+        const e = slowed ? slowed.failure : caught;
         if (codeOf(e) === ACCOUNT_DISABLED) throw forbidden('This account is disabled.');
+        if (slowed && e instanceof APIError && e.status === 'UNAUTHORIZED')
+          throw unauthenticated(
+            `${WRONG_CREDENTIALS} After many failed sign-ins each attempt waits its turn (this one ${retryIn(slowed.waitedSeconds)}).`,
+          );
         // Unknown email, no password, wrong password: one answer, after the same work (the
         // library hashes the password it was given when there is nothing to compare it with).
         // Anything else (a database that cannot answer) is not a wrong password.

@@ -587,4 +587,40 @@ export const APP_MIGRATIONS: Migration[] = [
       'ALTER TABLE oauth_consents ADD COLUMN last_used_at TEXT',
     ],
   },
+  {
+    // Limits, queues and upload places shared by every API process on this database (SPEC §6c,
+    // issue 37): kept here, not in one process's memory, so two processes count the same
+    // failures and a restart forgets nothing. Times are the API clock's epoch milliseconds; a
+    // row past its end means nothing and is swept by the next writer (data/limit-store.ts).
+    // `limit_windows`: fixed-window counts (failed sign-ins per account and per client address,
+    // sign-ups per address); `next_ms`/`turn_ms`, the turns of sign-ins past an account's limit.
+    // `limit_buckets`: token buckets (/mcp per key, demo sign-in per address); `granted`, what
+    // the last take handed out. `upload_places`: upload bodies being received, per owner.
+    name: '019_shared_limits',
+    statements: [
+      `CREATE TABLE limit_windows (
+        key TEXT PRIMARY KEY,
+        count INTEGER NOT NULL,
+        until_ms INTEGER NOT NULL,
+        next_ms INTEGER,
+        turn_ms INTEGER
+      )`,
+      'CREATE INDEX limit_windows_until ON limit_windows(until_ms)',
+      `CREATE TABLE limit_buckets (
+        key TEXT PRIMARY KEY,
+        tokens REAL NOT NULL,
+        at_ms INTEGER NOT NULL,
+        full_ms INTEGER NOT NULL,
+        granted INTEGER NOT NULL
+      )`,
+      'CREATE INDEX limit_buckets_full ON limit_buckets(full_ms)',
+      `CREATE TABLE upload_places (
+        id TEXT PRIMARY KEY,
+        owner_id TEXT NOT NULL,
+        until_ms INTEGER NOT NULL
+      )`,
+      'CREATE INDEX upload_places_owner ON upload_places(owner_id, until_ms)',
+      'CREATE INDEX upload_places_until ON upload_places(until_ms)',
+    ],
+  },
 ];

@@ -27,8 +27,15 @@ export const DEFAULT_UPLOAD_QUEUE = { maxWaiting: 8, maxWaitSeconds: 60 } as con
 export const DEFAULT_OCR_LIMITS = { maxPages: 50, pageSeconds: 60 } as const;
 
 /**
- * Upload bodies received at once. Each may hold up to the 20 MiB file limit in memory (twice,
+ * Upload bodies received at once, by every API process on the application database together
+ * (library/uploads-in-flight.ts). Each may hold up to the 20 MiB file limit in memory (twice,
  * while the form is parsed), so this with the queue's size bounds what uploads can take. Not
  * measured: a bound on memory (4 × 2 × 20 MiB), not a throughput choice.
  */
 export const DEFAULT_UPLOADS_IN_FLIGHT = 4;
+
+/**
+ * Of those, one owner's at most: one owner's bodies (or slow connections) never hold every place.
+ * Two, so two tabs of one person both upload; the web app sends one file at a time.
+ */
+export const DEFAULT_UPLOADS_IN_FLIGHT_PER_OWNER = 2;

@@ -23,7 +23,7 @@ import { readCredential, resolveCaller } from '../context.ts';
 import type { AppDeps } from '../deps.ts';
 import { fromAppDatabaseError } from '../errors.ts';
 import { originIsOwn, ownOrigin } from '../http/same-origin.ts';
-import { RateLimiter } from '../rate-limit.ts';
+import { SharedRateLimiter } from '../rate-limit.ts';
 import type { RateLimit } from '../rate-limit.ts';
 import { MAX_BODY_BYTES } from '../trpc.ts';
 import {
@@ -141,7 +141,8 @@ export function createMcpEndpoint(
   options: { publicUrl: string | null; rateLimit: RateLimit; oauth?: McpOAuth },
 ): McpEndpoint {
   const { oauth } = options;
-  const limiter = new RateLimiter(options.rateLimit);
+  // One limit per key for every API process on the database (rate-limit.ts).
+  const limiter = new SharedRateLimiter(deps.app, 'mcp', options.rateLimit);
   // Without a Host header (HTTP/1.0) the pointer still has to be a URL: the listening one.
   const originOf = (req: IncomingMessage) =>
     ownOrigin(req, options.publicUrl) ?? `http://${req.socket.localAddress}:${req.socket.localPort}`;
@@ -196,7 +197,15 @@ export function createMcpEndpoint(
         Allow: 'POST',
       });
 
-    const wait = limiter.take(`${owner.via}:${owner.id}`, deps.now().getTime());
+    let wait: number;
+    try {
+      wait = await limiter.take(`${owner.via}:${owner.id}`, deps.now().getTime());
+    } catch (error) {
+      const unavailable = fromAppDatabaseError(error);
+      if (unavailable === error) throw error;
+      deps.log.warn({ err: error }, 'rate limit lookup failed: a database cannot serve');
+      return answer(res, 503, (unavailable as Error).message, { 'Retry-After': '5' });
+    }
     if (wait > 0)
       return answer(
         res,

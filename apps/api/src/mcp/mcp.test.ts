@@ -394,6 +394,24 @@ describe('/mcp rate limit', () => {
     }
   });
 
+  it('is one limit for every API on the same databases: what one let through, the other counts', async () => {
+    const a = await startTestServer({}, { mcpRateLimit: { burst: 3, refillSeconds: 60 } });
+    const b = await startTestServer({}, { sameDataAs: a, mcpRateLimit: { burst: 3, refillSeconds: 60 } });
+    try {
+      const key = (await a.call('mutation', 'auth.createApiKey', { label: 'two' }, await a.login('user-ada')))
+        .data.apiKey as string;
+      const ping = (api: TestServer) => post(message(1, 'ping'), { Authorization: `Bearer ${key}` }, api.url);
+      const statuses: number[] = [];
+      for (let i = 0; i < 8; i++) statuses.push((await ping(i % 2 === 0 ? a : b)).status);
+      // The burst of 3 once, not once per API.
+      expect(statuses.filter((x) => x === 200)).toHaveLength(3);
+      expect(statuses.filter((x) => x === 429)).toHaveLength(5);
+    } finally {
+      await b.close();
+      await a.close();
+    }
+  });
+
   it('refuses a JSON-RPC batch with the protocol’s Invalid Request: 100 calls in one POST never pass as one', async () => {
     const limited = await startTestServer({}, { mcpRateLimit: { burst: 3, refillSeconds: 60 } });
     try {

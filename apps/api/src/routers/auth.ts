@@ -28,7 +28,8 @@ const loginLimiters = new WeakMap<AppDeps, SharedRateLimiter>();
 
 function loginLimiter(deps: AppDeps): SharedRateLimiter {
   let limiter = loginLimiters.get(deps);
-  if (!limiter) loginLimiters.set(deps, (limiter = new SharedRateLimiter(deps.app, 'demo-login', LOGIN_RATE_LIMIT)));
+  if (!limiter)
+    loginLimiters.set(deps, (limiter = new SharedRateLimiter(deps.app, 'demo-login', LOGIN_RATE_LIMIT)));
   return limiter;
 }
 

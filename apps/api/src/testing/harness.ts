@@ -80,6 +80,8 @@ export async function startTestServer(
     /** Another test server's databases (a second API process on the same data). */
     sameDataAs?: TestServer;
     authLimits?: AuthLimits;
+    /** How a sign-in past an account's limit waits its turn (tests record the waits). */
+    authWait?: (ms: number) => Promise<void>;
     mcpRateLimit?: RateLimit;
   } = {},
 ): Promise<TestServer> {
@@ -112,6 +114,7 @@ export async function startTestServer(
     ...(overrides.now ? { now: overrides.now } : {}),
     ...(overrides.directCalls !== undefined ? { directCalls: overrides.directCalls } : {}),
     ...(overrides.authLimits ? { authLimits: overrides.authLimits } : {}),
+    ...(overrides.authWait ? { authWait: overrides.authWait } : {}),
     ...(overrides.mcpRateLimit ? { mcpRateLimit: overrides.mcpRateLimit } : {}),
   });
   const trpcUrl = `${server.url}/trpc`;
