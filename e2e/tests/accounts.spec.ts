@@ -86,7 +86,7 @@ test('sign up, add a document, sign out, a wrong password, sign in, and the docu
   // The account menu names the account; Sign out ends the session.
   const menu = await openAccountMenu(page, ada.name);
   await expect(menu).toContainText(ada.email);
-  await expect(menu.getByRole('menuitem', { name: 'API keys' })).toBeVisible();
+  await expect(menu.getByRole('menuitem', { name: 'Connected agents' })).toBeVisible();
   await menu.getByRole('menuitem', { name: 'Sign out' }).click();
   await expect(page).toHaveURL(/\/signin$/);
 

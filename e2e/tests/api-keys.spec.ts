@@ -1,6 +1,6 @@
-// Flow: the account menu's API keys (SPEC §6c, UI.md). A key is created with a label and shown
-// once; it lets the owner's own agent list the library; revoked after a confirmation, it is gone
-// from the list and refused.
+// Flow: API keys on the account menu's Connected agents page (SPEC §6c, UI.md). A key is created
+// with a label and shown once; it lets the owner's own agent list the library, and the page says
+// when it was last used; revoked after a confirmation, it is gone from the list and refused.
 import { expect, test } from '@playwright/test';
 import {
   apiClient,
@@ -20,9 +20,10 @@ test('create an API key, see it once, use it, and revoke it', async ({ page }, t
   const owner = newPerson('Katherine Coleman');
   await signUpInBrowser(page, server, owner);
   const menu = await openAccountMenu(page, owner.name);
-  await menu.getByRole('menuitem', { name: 'API keys' }).click();
-  await expect(page.getByRole('heading', { level: 1, name: 'API keys' })).toBeVisible();
-  await expect(page.getByText('You have no API keys.')).toBeVisible();
+  await menu.getByRole('menuitem', { name: 'Connected agents' }).click();
+  await expect(page).toHaveURL(/\/account\/agents$/);
+  await expect(page.getByRole('heading', { level: 1, name: 'Connected agents' })).toBeVisible();
+  await expect(page.getByText('No agent is connected')).toBeVisible();
 
   // A key needs a label, said next to the input.
   const label = page.getByLabel('Label');
@@ -38,6 +39,9 @@ test('create an API key, see it once, use it, and revoke it', async ({ page }, t
   expect(key).toMatch(/^ak_/);
   const rows = page.getByRole('table').getByRole('row');
   await expect(rows.filter({ hasText: name })).toHaveCount(1);
+  const row = rows.filter({ hasText: name });
+  await expect(row.getByRole('cell').nth(1)).toHaveText('API key');
+  await expect(row.getByRole('cell').nth(3)).toHaveText('never used');
   await keepScreenshot(page, testInfo, 'api-keys-created');
 
   // The owner's own agent lists the library with it.
@@ -73,10 +77,11 @@ test('create an API key, see it once, use it, and revoke it', async ({ page }, t
     documents: [],
   });
 
-  // Leaving the page forgets the key: it is never shown again.
+  // Leaving the page forgets the key: it is never shown again. The page says it was used.
   await page.reload();
-  await expect(page.getByRole('heading', { level: 1, name: 'API keys' })).toBeVisible();
+  await expect(page.getByRole('heading', { level: 1, name: 'Connected agents' })).toBeVisible();
   await expect(rows.filter({ hasText: name })).toHaveCount(1);
+  await expect(row.getByRole('cell').nth(3)).toHaveText(/^today \d\d:\d\d$/);
   await expect(page.getByText(key)).toHaveCount(0);
   await expect(page.getByLabel('New API key')).toHaveCount(0);
 
@@ -91,8 +96,8 @@ test('create an API key, see it once, use it, and revoke it', async ({ page }, t
   dialog = page.getByRole('dialog', { name: `Revoke “${name}”?` });
   await dialog.getByRole('button', { name: 'Revoke key' }).click();
   await expect(dialog).toBeHidden();
-  await expect(page.getByText('You have no API keys.')).toBeVisible();
-  await expect(page.getByRole('heading', { name: 'Your keys' })).toBeFocused();
+  await expect(page.getByText('No agent is connected')).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Your agents' })).toBeFocused();
   expect(await errorCodeOf(agent.documents.list.query())).toBe('UNAUTHORIZED');
   expect((await listDocuments()).status).toBe(401);
 });

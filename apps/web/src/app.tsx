@@ -1,5 +1,5 @@
 import { lazy, Suspense } from 'react';
-import { Route, Routes } from 'react-router';
+import { Navigate, Route, Routes } from 'react-router';
 import { AppShell, RequireSignIn } from './components/app-shell.tsx';
 import { PageLoading } from './components/states.tsx';
 import { NotFoundPage } from './pages/not-found.tsx';
@@ -7,7 +7,7 @@ import { NotFoundPage } from './pages/not-found.tsx';
 // One chunk per page: the Memory panel route loads only what it needs (no document text, no menu).
 const SignInPage = lazy(() => import('./pages/sign-in.tsx'));
 const SignUpPage = lazy(() => import('./pages/sign-up.tsx'));
-const ApiKeysPage = lazy(() => import('./pages/api-keys.tsx'));
+const ConnectedAgentsPage = lazy(() => import('./pages/connected-agents.tsx'));
 const LibraryPage = lazy(() => import('./pages/library.tsx'));
 const DocumentPage = lazy(() => import('./pages/document.tsx'));
 const MemoryPage = lazy(() => import('./pages/memory.tsx'));
@@ -86,13 +86,15 @@ export function App() {
             }
           />
           <Route
-            path="/account/api-keys"
+            path="/account/agents"
             element={
               <Lazy>
-                <ApiKeysPage />
+                <ConnectedAgentsPage />
               </Lazy>
             }
           />
+          {/* The API keys page became part of Connected agents: old links and bookmarks land there. */}
+          <Route path="/account/api-keys" element={<Navigate to="/account/agents" replace />} />
           <Route
             path="/account/connect"
             element={

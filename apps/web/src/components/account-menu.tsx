@@ -6,8 +6,8 @@ import { queryClient, trpc, type RouterOutputs } from '../trpc.ts';
 type Me = NonNullable<RouterOutputs['auth']['me']>;
 
 /**
- * The account menu at the top right (UI.md): who is signed in, their API keys, and Sign out. A
- * WAI-ARIA menu button through Radix, like "Document actions".
+ * The account menu at the top right (UI.md): who is signed in, their connected agents (API keys
+ * and OAuth sign-ins), and Sign out. A WAI-ARIA menu button through Radix, like "Document actions".
  */
 export function AccountMenu({ user }: { user: Me }) {
   const navigate = useNavigate();
@@ -36,7 +36,7 @@ export function AccountMenu({ user }: { user: Me }) {
           </Menu.Label>
           <Menu.Separator className="menu-separator" />
           <Menu.Item asChild className="menu-item">
-            <Link to="/account/api-keys">API keys</Link>
+            <Link to="/account/agents">Connected agents</Link>
           </Menu.Item>
           <Menu.Item className="menu-item" disabled={signOut.isPending} onSelect={() => signOut.mutate()}>
             Sign out

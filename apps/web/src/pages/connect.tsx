@@ -11,6 +11,8 @@ interface PublicClient {
   client_id: string;
   client_name?: string;
   client_uri?: string;
+  /** Registered through the open registration route: its name and addresses are its own claims. */
+  self_registered?: boolean;
 }
 
 async function oauthJson<T>(path: string, init?: RequestInit): Promise<T> {
@@ -25,11 +27,14 @@ async function oauthJson<T>(path: string, init?: RequestInit): Promise<T> {
   return body;
 }
 
-/** Where the client sends the browser back to: its host, so the owner sees who gets the answer. */
-function returnHost(redirectUri: string | null): string | null {
+/**
+ * Where the browser goes back to with the answer, in full (the API checked it is one the client
+ * registered): a look-alike host or an odd path is for the owner to see before allowing.
+ */
+function returnAddress(redirectUri: string | null): string | null {
   if (!redirectUri) return null;
   try {
-    return new URL(redirectUri).host;
+    return new URL(redirectUri).href;
   } catch {
     return null;
   }
@@ -45,7 +50,7 @@ export default function ConnectPage() {
   useTitle('Connect an agent');
   const [params] = useSearchParams();
   const clientId = params.get('client_id') ?? '';
-  const host = returnHost(params.get('redirect_uri'));
+  const returnTo = returnAddress(params.get('redirect_uri'));
   const client = useQuery({
     queryKey: ['oauth-client', clientId],
     queryFn: () =>
@@ -87,12 +92,21 @@ export default function ConnectPage() {
     );
   }
   const name = client.data.client_name?.trim() || 'An unnamed agent';
+  // Unverified unless the API says otherwise: no client here was checked by anyone.
+  const selfRegistered = client.data.self_registered !== false;
   return (
     <div className="signin box">
       <h1>Connect an agent</h1>
       <p>
         <strong>{name}</strong> asks for read-only access to your library.
       </p>
+      {selfRegistered && (
+        <p className="notice warn">
+          <strong>Unverified agent.</strong> This agent registered itself; Sponge has not checked who made it.
+          Its name is what it calls itself. Allow it only if you started this connection from an agent you
+          trust.
+        </p>
+      )}
       <p>It will be able to:</p>
       <ul>
         <li>search your library and read passages of your documents;</li>
@@ -102,9 +116,13 @@ export default function ConnectPage() {
         It cannot add, change or remove anything, and it never sees working memory: no notes, sessions or
         runs.
       </p>
-      {host && (
-        <p className="muted small">
-          After you answer, your browser goes back to <strong>{host}</strong>.
+      {returnTo && (
+        <p className="small">
+          After you answer, your browser goes back to{' '}
+          <code className="mono" style={{ overflowWrap: 'anywhere' }}>
+            {returnTo}
+          </code>
+          .
         </p>
       )}
       {answer.isError && (

@@ -5,68 +5,71 @@ import type { FormEvent } from 'react';
 import { FormField } from '../components/form-field.tsx';
 import { ErrorState, SkeletonRows } from '../components/states.tsx';
 import { apiKeyLabelProblem } from '../lib/account.ts';
+import { agentKindText, connectedText, lastUsedText, revokeConsequence } from '../lib/connected-agents.ts';
 import { errorMessage } from '../lib/errors.ts';
 import { mcpClientConfig, mcpEndpoint } from '../lib/mcp-config.ts';
-import { formatDateAndClock } from '../lib/time.ts';
 import { useTitle } from '../lib/use-title.ts';
 import { queryClient, trpc, type RouterOutputs } from '../trpc.ts';
 
-type ApiKey = RouterOutputs['auth']['apiKeys'][number];
+type Agent = RouterOutputs['auth']['connectedAgents'][number];
 type Created = RouterOutputs['auth']['createApiKey'];
 
+const refreshAgents = () => queryClient.invalidateQueries({ queryKey: trpc.auth.connectedAgents.queryKey() });
+
 /**
- * The owner's API keys (SPEC §1): the credential of their own agent. Listed by label and date;
- * a new key is shown once, right after it is made; a revoked key stops working at once.
+ * Everything that acts for the owner outside this browser (SPEC §6c), on one page: the API keys
+ * they made and the agents they let in with an OAuth sign-in, each with when it was connected and
+ * last used, and a Revoke that ends it at once. A new key is made here and shown once.
  */
-export default function ApiKeysPage() {
-  useTitle('API keys');
-  const keys = useQuery(trpc.auth.apiKeys.queryOptions());
+export default function ConnectedAgentsPage() {
+  useTitle('Connected agents');
+  const agents = useQuery(trpc.auth.connectedAgents.queryOptions());
   return (
     <>
       <div className="page-head">
         <div>
-          <h1>API keys</h1>
+          <h1>Connected agents</h1>
           <p className="muted" style={{ marginTop: '0.4rem', maxWidth: '46rem' }}>
-            An API key lets your own agent read and search your library and add documents, sent as a bearer
-            token. It never opens working memory or the agent tools of a run, and it does not sign in here.
+            Agents that can reach your library: those you gave an API key, and those you allowed when they
+            signed in. Revoke any of them to end its access at once.
           </p>
         </div>
       </div>
-      <CreateKey />
-      <McpClient />
-      <section className="box" aria-labelledby="api-keys-list" style={{ marginTop: '1rem' }}>
-        <h2 id="api-keys-list" tabIndex={-1}>
-          Your keys
+      <section className="box" aria-labelledby="agents-list">
+        <h2 id="agents-list" tabIndex={-1}>
+          Your agents
         </h2>
-        {keys.isPending ? (
+        {agents.isPending ? (
           <div aria-busy="true">
-            <span className="visually-hidden">Loading API keys…</span>
+            <span className="visually-hidden">Loading your agents…</span>
             <SkeletonRows rows={2} />
           </div>
-        ) : keys.isError ? (
+        ) : agents.isError ? (
           <ErrorState
-            error={keys.error}
-            onRetry={() => void keys.refetch()}
-            title="Could not load your API keys"
+            error={agents.error}
+            onRetry={() => void agents.refetch()}
+            title="Could not load your agents"
           />
-        ) : keys.data.length === 0 ? (
+        ) : agents.data.length === 0 ? (
           <p className="muted" style={{ marginTop: '0.5rem' }}>
-            You have no API keys.
+            No agent is connected: you have no API keys, and no agent signed in with your permission.
           </p>
         ) : (
-          <KeyTable keys={keys.data} />
+          <AgentTable agents={agents.data} />
         )}
       </section>
+      <CreateKey />
+      <McpClient />
     </>
   );
 }
 
-/** Where an MCP client connects with a key, and what to paste into it (docs/mcp.md). */
+/** Where an MCP client connects, with a key or by signing in, and what to paste (docs/mcp.md). */
 function McpClient() {
   const origin = window.location.origin;
   return (
-    <section className="box" aria-labelledby="api-keys-mcp" style={{ marginTop: '1rem' }}>
-      <h2 id="api-keys-mcp">Use with an MCP client</h2>
+    <section className="box" aria-labelledby="agents-mcp" style={{ marginTop: '1rem' }}>
+      <h2 id="agents-mcp">Use with an MCP client</h2>
       <p style={{ marginTop: '0.5rem', maxWidth: '46rem' }}>
         Claude Desktop, an IDE or a script can reach your library at{' '}
         <code className="mono">{mcpEndpoint(origin)}</code> with a key as its bearer token. It can search and
@@ -75,8 +78,9 @@ function McpClient() {
       <p className="small muted">A configuration for clients that send headers (Cursor and others):</p>
       <pre aria-label="MCP client configuration">{mcpClientConfig(origin)}</pre>
       <p className="small muted">
-        Replace <code className="mono">ak_…</code> with your key. Claude Desktop and VS Code configurations
-        are in docs/mcp.md.
+        Replace <code className="mono">ak_…</code> with your key. A client that supports signing in needs only
+        the address: it asks you to allow it here, and then appears in the list above. Claude Desktop and VS
+        Code configurations are in docs/mcp.md.
       </p>
     </section>
   );
@@ -91,7 +95,7 @@ function CreateKey() {
       onSuccess: async (key) => {
         setCreated(key);
         setLabel('');
-        await queryClient.invalidateQueries({ queryKey: trpc.auth.apiKeys.queryKey() });
+        await refreshAgents();
       },
     }),
   );
@@ -104,8 +108,12 @@ function CreateKey() {
     create.mutate({ label: label.trim() });
   };
   return (
-    <section className="box" aria-labelledby="api-keys-create">
-      <h2 id="api-keys-create">Create a key</h2>
+    <section className="box" aria-labelledby="agents-create" style={{ marginTop: '1rem' }}>
+      <h2 id="agents-create">Create an API key</h2>
+      <p className="muted" style={{ marginTop: '0.4rem', maxWidth: '46rem' }}>
+        An API key lets your own agent read and search your library and add documents, sent as a bearer token.
+        It never opens working memory or the agent tools of a run, and it does not sign in here.
+      </p>
       <form className="account-form inline" onSubmit={submit} noValidate>
         <FormField
           label="Label"
@@ -180,37 +188,41 @@ function NewKey({ created }: { created: Created }) {
   );
 }
 
-/** The key being revoked, and the button that asked, to give focus back to on Cancel. */
+/** The agent being revoked, and the button that asked, to give focus back to on Cancel. */
 interface Revoking {
-  key: ApiKey;
+  agent: Agent;
   button: HTMLButtonElement;
 }
 
-function KeyTable({ keys }: { keys: ApiKey[] }) {
+function AgentTable({ agents }: { agents: Agent[] }) {
   const [revoking, setRevoking] = useState<Revoking | null>(null);
   return (
     <>
       <table className="fields-table">
         <thead>
           <tr>
-            <th scope="col">Label</th>
-            <th scope="col">Created</th>
+            <th scope="col">Name</th>
+            <th scope="col">Kind</th>
+            <th scope="col">Connected</th>
+            <th scope="col">Last used</th>
             <th scope="col">
               <span className="visually-hidden">Actions</span>
             </th>
           </tr>
         </thead>
         <tbody>
-          {keys.map((key) => (
-            <tr key={key.id}>
-              <td>{key.label}</td>
-              <td>{formatDateAndClock(key.createdAt)}</td>
+          {agents.map((agent) => (
+            <tr key={agent.id}>
+              <td>{agent.name}</td>
+              <td>{agentKindText(agent.kind)}</td>
+              <td>{connectedText(agent.createdAt)}</td>
+              <td>{lastUsedText(agent.lastUsedAt)}</td>
               <td style={{ textAlign: 'right' }}>
                 <button
                   type="button"
                   className="button danger small-button"
-                  aria-label={`Revoke ${key.label}`}
-                  onClick={(e) => setRevoking({ key, button: e.currentTarget })}
+                  aria-label={`Revoke ${agent.name}`}
+                  onClick={(e) => setRevoking({ agent, button: e.currentTarget })}
                 >
                   Revoke
                 </button>
@@ -225,22 +237,19 @@ function KeyTable({ keys }: { keys: ApiKey[] }) {
 }
 
 /**
- * The confirmation before a key is revoked. It lives beside the table, not in the key's row: the
- * row goes away with the key, and the dialog must not go with it.
+ * The confirmation before an agent is revoked. It lives beside the table, not in the agent's row:
+ * the row goes away with the agent, and the dialog must not go with it.
  */
 function RevokeDialog({ revoking, onClose }: { revoking: Revoking; onClose: () => void }) {
   const [open, setOpen] = useState(true);
   // A ref, not state: Radix reads it when the dialog closes, after this dialog's last render.
   const revoked = useRef(false);
-  const revoke = useMutation(
-    trpc.auth.revokeApiKey.mutationOptions({
-      onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.auth.apiKeys.queryKey() }),
-    }),
-  );
+  const revoke = useMutation(trpc.auth.revokeConnectedAgent.mutationOptions({ onSuccess: refreshAgents }));
+  const { agent } = revoking;
   // The ref is set from the click's own callbacks, never during render (react-hooks/refs).
   const revokeNow = () =>
     revoke.mutate(
-      { id: revoking.key.id },
+      { id: agent.id },
       {
         onSuccess: () => {
           revoked.current = true;
@@ -260,18 +269,15 @@ function RevokeDialog({ revoking, onClose }: { revoking: Revoking; onClose: () =
         <Dialog.Content
           className="dialog"
           onCloseAutoFocus={(event) => {
-            // Back to the key's Revoke button, or, the key gone, to the list's heading.
+            // Back to the agent's Revoke button, or, the agent gone, to the list's heading.
             event.preventDefault();
-            if (revoked.current) document.getElementById('api-keys-list')?.focus();
+            if (revoked.current) document.getElementById('agents-list')?.focus();
             else revoking.button.focus();
             onClose();
           }}
         >
-          <Dialog.Title>Revoke “{revoking.key.label}”?</Dialog.Title>
-          <Dialog.Description>
-            An agent that uses this key is refused from now on. This cannot be undone; you can create a new
-            key.
-          </Dialog.Description>
+          <Dialog.Title>Revoke “{agent.name}”?</Dialog.Title>
+          <Dialog.Description>{revokeConsequence(agent.kind)}</Dialog.Description>
           {revoke.isError && (
             <p className="notice error" role="alert">
               {errorMessage(revoke.error)}
@@ -288,7 +294,7 @@ function RevokeDialog({ revoking, onClose }: { revoking: Revoking; onClose: () =
               aria-busy={revoke.isPending || undefined}
               onClick={revokeNow}
             >
-              Revoke key
+              {agent.kind === 'api_key' ? 'Revoke key' : 'Revoke access'}
             </button>
           </div>
         </Dialog.Content>
