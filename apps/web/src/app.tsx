@@ -15,6 +15,7 @@ const ReviewHistoryPage = lazy(() => import('./pages/review-history.tsx'));
 const ProfilesPage = lazy(() => import('./pages/profiles.tsx'));
 const ConnectPage = lazy(() => import('./pages/connect.tsx'));
 const ConnectErrorPage = lazy(() => import('./pages/connect-error.tsx'));
+const InvitePage = lazy(() => import('./pages/invite.tsx'));
 
 export function App() {
   return (
@@ -100,6 +101,14 @@ export function App() {
             element={
               <Lazy>
                 <ConnectPage />
+              </Lazy>
+            }
+          />
+          <Route
+            path="/invite/:token"
+            element={
+              <Lazy>
+                <InvitePage />
               </Lazy>
             }
           />

@@ -6,7 +6,6 @@ import {
   passwordRulesText,
   safeNext,
   shareEmailProblem,
-  shareEntryLabel,
   signInProblems,
   signUpProblems,
 } from './account.ts';
@@ -167,12 +166,5 @@ describe('issuesByField', () => {
       email: 'Email: expected an address like name@example.org.',
       password: 'Password: at least 10 characters.',
     });
-  });
-});
-
-describe('shareEntryLabel', () => {
-  it('names an account and shows an address waiting for one', () => {
-    expect(shareEntryLabel({ id: 'user-grace', name: 'Grace Hopper' })).toBe('Grace Hopper');
-    expect(shareEntryLabel({ email: 'rosalind@example.org' })).toBe('rosalind@example.org');
   });
 });

@@ -133,13 +133,6 @@ export async function goNext(next: string, navigate: (to: string, opts: { replac
 export const shareEmailProblem = (email: string): string | undefined =>
   emailProblem(email, "Enter the person's email address.");
 
-/** A person a document is shared with: an account by name, or an address waiting for one. */
-export type ShareEntry = { id: string; name: string } | { email: string };
-
-export function shareEntryLabel(entry: ShareEntry): string {
-  return 'name' in entry ? entry.name : entry.email;
-}
-
 /**
  * The API's per-field problems (`errorIssues`) for the fields of one form, as sentences; the
  * first problem of a field wins.
