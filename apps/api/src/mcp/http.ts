@@ -45,7 +45,7 @@ const FOREIGN_ORIGIN_MESSAGE =
   "/mcp answers requests from non-browser clients, or from this app's own pages: this request's Origin is another site's.";
 
 const NO_KEY_MESSAGE =
-  "/mcp is opened by an API key of the library's owner, sent as Authorization: Bearer ak_… (make one on the API keys page), or by a token from the OAuth sign-in its metadata names.";
+  "/mcp is opened by an API key of the library's owner, sent as Authorization: Bearer ak_… (make one on the Connected agents page), or by a token from the OAuth sign-in its metadata names.";
 
 const WRONG_KIND_MESSAGE =
   'Only an API key or an OAuth token for /mcp opens it: a sign-in token, a session cookie or a run token does not.';

@@ -1,7 +1,8 @@
 /**
  * The protected-resource metadata of `/mcp` (RFC 9728), which a 401's `WWW-Authenticate` points
  * at: the resource's URL, how a token is sent, and the authorization server an MCP client signs
- * the owner in with (./oauth.ts). An API key, made on the app's API keys page, needs none of it.
+ * the owner in with (./oauth.ts). An API key, made on the app's Connected agents page, needs none
+ * of it.
  */
 
 /** Where the metadata of the resource `<origin>/mcp` lives (RFC 9728 §3.1: inserted before the path). */
@@ -21,7 +22,7 @@ export function protectedResourceMetadata(
     ...(oauth ? { authorization_servers: [oauth.issuer], scopes_supported: [oauth.scope] } : {}),
     bearer_methods_supported: ['header'],
     resource_name: 'Sponge library (read-only)',
-    resource_documentation: `${origin}/account/api-keys`,
+    resource_documentation: `${origin}/account/agents`,
   };
 }
 

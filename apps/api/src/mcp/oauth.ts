@@ -83,11 +83,12 @@ export const ACCESS_TOKEN_PREFIX = 'mat_';
 const REFRESH_TOKEN_PREFIX = 'mrt_';
 const ACCESS_TOKEN_SECONDS = 3600;
 /**
- * A refresh token's life, 14 days rather than the library's 30: it is the credential that outlives
- * everything else (an hour's access token, sign-out, the browser session), held by a program on
- * some machine, so a client left unused for two weeks signs in again (the owner is asked only if
- * they revoked it). Each refresh rotates the token and starts a new 14 days: an agent in use keeps
- * working until the owner revokes it on Connected agents (data/connected-agents.ts).
+ * A refresh token's life, 14 days rather than the library's 30: it is what keeps a client connected
+ * after the hour's access token, sign-out and the browser session, held by a program the owner did
+ * not make on a machine that is not the server, so a client left unused for two weeks signs in
+ * again (the owner is asked only if they revoked it). Each refresh rotates the token and starts a
+ * new 14 days: an agent in use keeps working until the owner revokes it on Connected agents
+ * (data/connected-agents.ts).
  */
 export const REFRESH_TOKEN_SECONDS = 14 * 24 * 3600;
 const TOKEN_BODY = /^[A-Za-z0-9_-]{43}$/;

@@ -1,6 +1,6 @@
 /**
- * What the API keys page shows for an MCP client (SPEC §7d, docs/mcp.md): the endpoint on this
- * app's own origin, and a configuration to paste, with the key sent as a bearer header.
+ * What the Connected agents page shows for an MCP client (SPEC §7d, docs/mcp.md): the endpoint on
+ * this app's own origin, and a configuration to paste, with the key sent as a bearer header.
  */
 
 /** `/mcp` on the origin the page was served from (the API and the web app share it). */
