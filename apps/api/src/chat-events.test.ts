@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transcriptEventId } from '@sponge/contract';
 import { REEF_DOCUMENT_ID } from './demo/library.ts';
-import { liveNotifier } from './live/notifier.ts';
+import { liveNotifier, runKey } from './live/notifier.ts';
 import { startTestServer } from './testing/harness.ts';
 import type { TestServer } from './testing/harness.ts';
 import { openSse, subscriptionUrl } from './testing/sse.ts';
@@ -233,6 +233,100 @@ describe('chat.events', () => {
       expect(res.headers.get('access-control-allow-origin')).toBeNull();
       expect(res.headers.get('content-type')).not.toMatch(/event-stream/);
       expect(await res.text()).not.toContain('"hi"');
+    }
+  });
+
+  it('reads only what is new on each wake, however long the transcript', async () => {
+    const run = await s.acceptRun(ada, { documentId: REEF_DOCUMENT_ID, mode: 'chat' });
+    const agent = s.client(run.runToken);
+    const LOG = 20;
+    for (let v = 0; v < LOG; v++)
+      await agent.agent.remember.mutate({
+        basedOn: v,
+        requestId: `long-${v}`,
+        changes: [{ op: 'add', name: `lead:n${v}`, text: `Note ${v}.` }],
+      });
+    // A long transcript, written behind the API's back: 400 messages, 400 library cards, 200 recalls.
+    const at = (i: number) => new Date(Date.UTC(2025, 0, 1, 0, 0, i)).toISOString();
+    await s.app.app.batch(
+      [
+        ...Array.from({ length: 400 }, (_, i) => ({
+          sql: `INSERT INTO transcript_messages (run_id, at, role, text) VALUES (?, ?, ?, ?)`,
+          args: [run.runId, at(i), i % 2 ? 'agent' : 'you', `message ${i}`],
+        })),
+        ...Array.from({ length: 400 }, (_, i) => ({
+          sql: `INSERT INTO run_library_events (run_id, at, action, query, count) VALUES (?, ?, 'searched', ?, 3)`,
+          args: [run.runId, at(i), `query ${i}`],
+        })),
+        ...Array.from({ length: 200 }, (_, i) => ({
+          sql: `INSERT INTO recall_events (run_id, session_id, at, mode, count) VALUES (?, ?, ?, 'live', 2)`,
+          args: [run.runId, run.sessionId, at(i)],
+        })),
+      ],
+      'write',
+    );
+    const total = 400 + 400 + 200 + LOG;
+    const before = waiting();
+    const stream = await open({ runId: run.runId }, bearer(ada));
+    const all = await take(stream, total);
+    expect(all.at(-1)!.id).toBe(`m400.w${LOG}.r200.l400`);
+    await settled(before);
+
+    // What the stream's reads return from here on: rows of the application database, and entries
+    // of the session's log.
+    const app = s.app.app;
+    const { execute, batch } = app;
+    const { log } = s.app.store;
+    let rows = 0;
+    let entries = 0;
+    app.execute = async (...args: Parameters<typeof execute>) => {
+      const rs = await execute.apply(app, args);
+      rows += rs.rows.length;
+      return rs;
+    };
+    app.batch = async (...args: Parameters<typeof batch>) => {
+      const results = await batch.apply(app, args);
+      rows += results.reduce((n, rs) => n + rs.rows.length, 0);
+      return results;
+    };
+    s.app.store.log = async (...args: Parameters<typeof log>) => {
+      const found = await log.apply(s.app.store, args);
+      entries += found.length;
+      return found;
+    };
+    try {
+      /** Wakes the stream and resolves once it has read and waits again. */
+      const wake = async () => {
+        const waitingBefore = waiting();
+        liveNotifier(s.app.app).notify(runKey(run.runId));
+        for (let i = 0; i < 400 && waiting() < waitingBefore; i++) await new Promise((r) => setTimeout(r, 5));
+      };
+      for (let i = 0; i < 3; i++) await wake();
+      // The run, its document, the session: a few rows a wake, never the transcript again.
+      expect(rows).toBeLessThan(3 * 10);
+      expect(entries).toBe(0);
+
+      // What is new still comes, once, in its place.
+      rows = 0;
+      await agent.agent.say.mutate({ text: 'One more.' });
+      const [next] = await take(stream, 1);
+      expect(next!.id).toBe(`m401.w${LOG}.r200.l400`);
+      expect(next!.data).toMatchObject({ role: 'agent', text: 'One more.' });
+      await agent.agent.remember.mutate({
+        basedOn: LOG,
+        requestId: 'long-last',
+        changes: [{ op: 'add', name: 'lead:last', text: 'The last note.' }],
+      });
+      const [card] = await take(stream, 1);
+      expect(card!.id).toBe(`m401.w${LOG + 1}.r200.l400`);
+      expect(card!.data).toMatchObject({ type: 'memory', names: ['lead:last'] });
+      expect(entries).toBe(1);
+      expect(rows).toBeLessThan(40);
+    } finally {
+      app.execute = execute;
+      app.batch = batch;
+      s.app.store.log = log;
+      stream.close();
     }
   });
 

@@ -623,4 +623,22 @@ export const APP_MIGRATIONS: Migration[] = [
       'CREATE INDEX upload_places_until ON upload_places(until_ms)',
     ],
   },
+  {
+    // Open live streams (`chat.events`, issue 37 point 9): a row per open stream, so that every
+    // API process counts the same ones against the caps per run and per owner
+    // (live/stream-places.ts). `until_ms` (the API clock's epoch milliseconds) is the lease the
+    // stream's periodic read renews; a row past it (its process gone) counts for nothing and is
+    // deleted by the owner's next stream. A closed stream deletes its row.
+    name: '020_live_streams',
+    statements: [
+      `CREATE TABLE live_streams (
+        id TEXT PRIMARY KEY,
+        owner_id TEXT NOT NULL,
+        run_id TEXT NOT NULL,
+        until_ms INTEGER NOT NULL
+      )`,
+      'CREATE INDEX live_streams_owner ON live_streams(owner_id, until_ms)',
+      'CREATE INDEX live_streams_run ON live_streams(run_id, until_ms)',
+    ],
+  },
 ];

@@ -10,6 +10,9 @@ export type LibraryEvent =
   | { action: 'searched'; at: string; query: string; count: number; documentId?: string }
   | { action: 'read'; at: string; documentId: string; page: number; start: number; end: number };
 
+/** A stored card with its row id, which grows in commit order (what a live view reads after). */
+export type StoredLibraryEvent = LibraryEvent & { id: number };
+
 export async function insertLibraryEvent(db: Client, runId: string, ev: LibraryEvent): Promise<void> {
   await db.execute({
     sql: `INSERT INTO run_library_events (run_id, at, action, query, count, document_id, page, span_start, span_end)
@@ -21,16 +24,19 @@ export async function insertLibraryEvent(db: Client, runId: string, ev: LibraryE
   });
 }
 
-export async function listLibraryEvents(db: Client, runId: string): Promise<LibraryEvent[]> {
+/** The run's library cards in commit order; with `afterId`, only those committed after that one. */
+export async function listLibraryEvents(db: Client, runId: string, afterId = 0): Promise<StoredLibraryEvent[]> {
   const rs = await db.execute({
-    sql: `SELECT at, action, query, count, document_id, page, span_start, span_end
-            FROM run_library_events WHERE run_id = ? ORDER BY id`,
-    args: [runId],
+    sql: `SELECT id, at, action, query, count, document_id, page, span_start, span_end
+            FROM run_library_events WHERE run_id = ? AND id > ? ORDER BY id`,
+    args: [runId, afterId],
   });
-  return rs.rows.map((r): LibraryEvent => {
+  return rs.rows.map((r): StoredLibraryEvent => {
+    const id = Number(r.id);
     const at = String(r.at);
     if (r.action === 'searched')
       return {
+        id,
         action: 'searched',
         at,
         query: String(r.query),
@@ -38,6 +44,7 @@ export async function listLibraryEvents(db: Client, runId: string): Promise<Libr
         ...(r.document_id === null ? {} : { documentId: String(r.document_id) }),
       };
     return {
+      id,
       action: 'read',
       at,
       documentId: String(r.document_id),
@@ -84,6 +91,8 @@ export async function insertAgentMessage(
 }
 
 export interface MessageWithCitations {
+  /** The row id, which grows in commit order (what a live view reads after). */
+  id: number;
   role: 'you' | 'agent';
   text: string;
   at: string;
@@ -91,18 +100,26 @@ export interface MessageWithCitations {
   citations: StoredCitation[];
 }
 
-/** The run's messages, oldest first, each with its citations in the order given. */
-export async function listMessagesWithCitations(db: Client, runId: string): Promise<MessageWithCitations[]> {
+/**
+ * The run's messages, oldest first, each with its citations in the order given; with `afterId`,
+ * only those committed after that one.
+ */
+export async function listMessagesWithCitations(
+  db: Client,
+  runId: string,
+  afterId = 0,
+): Promise<MessageWithCitations[]> {
   const messages = await db.execute({
-    sql: 'SELECT id, at, role, text FROM transcript_messages WHERE run_id = ? ORDER BY id',
-    args: [runId],
+    sql: 'SELECT id, at, role, text FROM transcript_messages WHERE run_id = ? AND id > ? ORDER BY id',
+    args: [runId, afterId],
   });
+  if (messages.rows.length === 0) return [];
   // Citations of a reply written after the read above belong to no message read: left out.
   const citations = await db.execute({
     sql: `SELECT c.message_id, c.status, c.document_id, c.page, c.quote, c.note_version, c.note_index
             FROM message_citations c JOIN transcript_messages m ON m.id = c.message_id
-           WHERE m.run_id = ? ORDER BY c.message_id, c.position`,
-    args: [runId],
+           WHERE m.run_id = ? AND m.id > ? ORDER BY c.message_id, c.position`,
+    args: [runId, afterId],
   });
   const byMessage = new Map<number, StoredCitation[]>();
   for (const r of citations.rows) {
@@ -133,6 +150,7 @@ export async function listMessagesWithCitations(db: Client, runId: string): Prom
     else byMessage.set(id, [c]);
   }
   return messages.rows.map((r) => ({
+    id: Number(r.id),
     at: String(r.at),
     role: String(r.role) as 'you' | 'agent',
     text: String(r.text),

@@ -282,12 +282,18 @@ export async function insertRecallEvent(db: Client, runId: string, ev: RecallEve
   });
 }
 
-export async function listRecallEvents(db: Client, runId: string): Promise<RecallEvent[]> {
+/** The run's recalls in commit order; with `afterId`, only those committed after that one. */
+export async function listRecallEvents(
+  db: Client,
+  runId: string,
+  afterId = 0,
+): Promise<Array<RecallEvent & { id: number }>> {
   const rs = await db.execute({
-    sql: 'SELECT session_id, at, mode, count FROM recall_events WHERE run_id = ? ORDER BY id',
-    args: [runId],
+    sql: 'SELECT id, session_id, at, mode, count FROM recall_events WHERE run_id = ? AND id > ? ORDER BY id',
+    args: [runId, afterId],
   });
   return rs.rows.map((r) => ({
+    id: Number(r.id),
     sessionId: String(r.session_id),
     at: String(r.at),
     mode: String(r.mode),

@@ -86,6 +86,28 @@ describe('transcript events', () => {
     );
   });
 
+  it('sends the same from only the items past the cursor as from the whole lists', () => {
+    fc.assert(
+      fc.property(sourcesArb, fc.nat(), (sources, pick) => {
+        const all = eventsAfter(sources, START);
+        // A live view's later read: the lists from where its cursor stands, and their offsets.
+        for (const cursor of [START, ...(all.length ? [all[pick % all.length]!.cursor] : [])]) {
+          const partial: TranscriptSources<Item> = {
+            lists: {
+              m: sources.lists.m.slice(cursor.sent.m),
+              w: sources.lists.w.slice(cursor.sent.w),
+              r: sources.lists.r.slice(cursor.sent.r),
+              l: sources.lists.l.slice(cursor.sent.l),
+            },
+            offsets: { ...cursor.sent },
+            forgotten: sources.forgotten,
+          };
+          expect(eventsAfter(partial, cursor)).toEqual(eventsAfter(sources, cursor));
+        }
+      }),
+    );
+  });
+
   it('a stream that saw the memory cards gets the forgotten card that replaces them, once', () => {
     const before: TranscriptSources<Item> = {
       lists: { m: [{ at: at(1), label: 'm0' }], w: [{ at: at(2), label: 'w0' }], r: [], l: [] },

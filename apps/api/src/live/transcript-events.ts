@@ -22,6 +22,12 @@ export type Source = (typeof SOURCES)[number];
 export interface TranscriptSources<Item extends { at: string }> {
   /** m: messages, w: remember cards (the memory log), r: recall cards, l: library cards. */
   lists: Record<Source, Item[]>;
+  /**
+   * How many items of each list come before `lists[s][0]`: a live view reads only what was
+   * committed since its last read, and these say where that starts. None (all zero) when the
+   * lists are whole.
+   */
+  offsets?: Record<Source, number>;
   /** The session was forgotten or purged: this card replaces every remember and recall card. */
   forgotten: Item | null;
 }
@@ -84,19 +90,26 @@ export function eventsAfter<Item extends { at: string }>(
   const heads = { ...cursor.sent };
   let forgotten = cursor.forgotten;
   const events: Array<TranscriptEvent<Item>> = [];
+  // The item at a list's head; a partial list that starts past the head cannot say (never asked:
+  // a live view reads whole first, and each later read starts where the cursor then stands).
+  const at = (source: Source): Item | undefined => {
+    const index = heads[source] - (sources.offsets?.[source] ?? 0);
+    if (index < 0) throw new Error(`the ${source} list read starts after the cursor`);
+    return sources.lists[source][index];
+  };
   for (;;) {
     let pick: { source: Source | 'f'; item: Item } | null = null;
     const consider = (source: Source | 'f', item: Item | undefined) => {
       if (item !== undefined && (pick === null || item.at < pick.item.at)) pick = { source, item };
     };
-    consider('m', sources.lists.m[heads.m]);
+    consider('m', at('m'));
     if (!forgotten) consider('f', sources.forgotten ?? undefined);
     // Once forgotten, no remember or recall card is shown again (the builder lists none either).
     if (!forgotten && sources.forgotten === null) {
-      consider('w', sources.lists.w[heads.w]);
-      consider('r', sources.lists.r[heads.r]);
+      consider('w', at('w'));
+      consider('r', at('r'));
     }
-    consider('l', sources.lists.l[heads.l]);
+    consider('l', at('l'));
     if (pick === null) return events;
     const { source, item } = pick as { source: Source | 'f'; item: Item };
     if (source === 'f') forgotten = true;

@@ -16,8 +16,10 @@ import { acceptRun } from '../accept-run.ts';
 import type { AppDeps } from '../deps.ts';
 import { invalidInput, notFound } from '../errors.ts';
 import { liveNotifier, PENDING, runKey, sessionKey } from '../live/notifier.ts';
-import { eventsAfter, mergeTranscript, parseCursor, START } from '../live/transcript-events.ts';
-import type { Cursor, TranscriptSources } from '../live/transcript-events.ts';
+import { takeStreamPlace } from '../live/stream-places.ts';
+import type { StreamPlace } from '../live/stream-places.ts';
+import { eventsAfter, mergeTranscript, parseCursor, SOURCES, START } from '../live/transcript-events.ts';
+import type { Cursor, Source, TranscriptSources } from '../live/transcript-events.ts';
 import { nameAt } from '../library/citations.ts';
 import { ownerProcedure } from '../trpc.ts';
 
@@ -89,18 +91,42 @@ function libraryItem(e: LibraryEvent, titles: ReadonlyMap<string, string>): Tran
 export const EVENTS_REREAD_MS = 2_000;
 
 /**
+ * Where a reader of the transcript stands after a read: the key of the last item of each list it
+ * read (the row id of a message, recall or library card; the log version of a remember card),
+ * and how many items of each list it has read. The next read asks for what was committed after
+ * those keys only: each list is append-only and its keys grow in commit order.
+ */
+export interface TranscriptPosition {
+  keys: Record<Source, number>;
+  counts: Record<Source, number>;
+}
+
+const NOTHING: Record<Source, number> = { m: 0, w: 0, r: 0, l: 0 };
+
+/**
  * The run's transcript as its append-only lists (live/transcript-events.ts): the messages (an agent
  * reply with its citations), a memory card for every remember or recall the agent made, and a
  * library card for every search and read. Remember cards are derived from the session's log each
  * time, so after Forget now (or the purge) their names are gone and one "forgotten" card stands
  * in for them and the recalls (a cited note loses its name the same way). Titles on citations and
  * library cards are read now: a document removed since, or no longer the owner's, has none.
+ *
+ * With `since` (a live view's earlier read), only the items committed after it, with its counts
+ * as the lists' offsets: a few rows however long the transcript, when nothing is new.
  */
-export async function transcriptSources(deps: AppDeps, run: Run): Promise<TranscriptSources<TranscriptItem>> {
+export async function readTranscript(
+  deps: AppDeps,
+  run: Run,
+  since?: TranscriptPosition,
+): Promise<{ sources: TranscriptSources<TranscriptItem>; position: TranscriptPosition }> {
+  const after = since?.keys ?? NOTHING;
   const lists: TranscriptSources<TranscriptItem>['lists'] = { m: [], w: [], r: [], l: [] };
+  const keys = { ...after };
   let forgotten: TranscriptItem | null = null;
-  const messages = await listMessagesWithCitations(deps.app, run.id);
-  const library = await listLibraryEvents(deps.app, run.id);
+  // Messages before the log: a version a message cites was committed before the message, so the
+  // log read after it holds that version.
+  const messages = await listMessagesWithCitations(deps.app, run.id, after.m);
+  const library = await listLibraryEvents(deps.app, run.id, after.l);
   let log: LogEntry[] = [];
   if (run.sessionId !== null) {
     const s = await deps.store.getSession(run.sessionId);
@@ -116,8 +142,20 @@ export async function transcriptSources(deps: AppDeps, run: Run): Promise<Transc
         forgotten: true,
       };
     } else if (s) {
-      log = await deps.store.log(s.id);
-      lists.w = log.map((e) => ({
+      const fresh = await deps.store.log(s.id, after.w > 0 ? { afterVersion: after.w } : undefined);
+      // The older entries that new messages cite, one by one, to name their notes.
+      const older = new Set(
+        messages.flatMap((m) =>
+          m.citations.flatMap((c) =>
+            c.kind === 'note' && c.logRef && c.logRef.version <= after.w ? [c.logRef.version] : [],
+          ),
+        ),
+      );
+      const cited = await Promise.all(
+        [...older].map((v) => deps.store.log(s.id, { afterVersion: v - 1, upToVersion: v })),
+      );
+      log = [...cited.flat(), ...fresh];
+      lists.w = fresh.map((e) => ({
         type: 'memory',
         action: 'remembered',
         count: e.applied.length,
@@ -127,8 +165,10 @@ export async function transcriptSources(deps: AppDeps, run: Run): Promise<Transc
         at: e.at,
         forgotten: false,
       }));
+      keys.w = fresh.at(-1)?.version ?? after.w;
       // Recall events hold counts only (no names in the application database, see migrations).
-      lists.r = (await listRecallEvents(deps.app, run.id)).map((r) => ({
+      const recalls = await listRecallEvents(deps.app, run.id, after.r);
+      lists.r = recalls.map((r) => ({
         type: 'memory',
         action: 'recalled',
         count: r.count,
@@ -138,6 +178,7 @@ export async function transcriptSources(deps: AppDeps, run: Run): Promise<Transc
         at: r.at,
         forgotten: false,
       }));
+      keys.r = recalls.at(-1)?.id ?? after.r;
     }
   }
   const titles = await ownTitles(deps.app, run.ownerId, [
@@ -146,34 +187,56 @@ export async function transcriptSources(deps: AppDeps, run: Run): Promise<Transc
   ]);
   lists.m = messages.map((m) => messageItem(m, titles, log));
   lists.l = library.map((e) => libraryItem(e, titles));
-  return { lists, forgotten };
+  keys.m = messages.at(-1)?.id ?? after.m;
+  keys.l = library.at(-1)?.id ?? after.l;
+  const offsets = { ...(since?.counts ?? NOTHING) };
+  const counts = { ...offsets };
+  for (const source of SOURCES) counts[source] += lists[source].length;
+  return { sources: { lists, offsets, forgotten }, position: { keys, counts } };
 }
 
 /**
  * The stream of `chat.events` after `cursor`, until the client goes (`signal`) or the run is no
- * longer the owner's to read (its document removed or changed hands): then it ends.
+ * longer the owner's to read (its document removed or changed hands): then it ends. The first
+ * read is whole; every later one reads only what was committed since (readTranscript), and
+ * renews the stream's place (live/stream-places.ts).
  */
-async function* runEvents(deps: AppDeps, userId: string, opened: Run, from: Cursor, signal?: AbortSignal) {
+async function* runEvents(
+  deps: AppDeps,
+  userId: string,
+  opened: Run,
+  from: Cursor,
+  place: StreamPlace,
+  signal?: AbortSignal,
+) {
   let run = opened;
   let cursor = from;
+  let position: TranscriptPosition | undefined;
   const live = liveNotifier(deps.app);
   const keys = [runKey(run.id), ...(run.sessionId === null ? [] : [sessionKey(run.sessionId)])];
-  for (let first = true; !signal?.aborted; first = false) {
-    const seen = live.version(keys);
-    if (!first) {
-      try {
-        run = await requireOwnedRun(deps, userId, run.id);
-      } catch (err) {
-        if (err instanceof TRPCError && err.code === 'NOT_FOUND') return;
-        throw err;
+  try {
+    for (let first = true; !signal?.aborted; first = false) {
+      const seen = live.version(keys);
+      if (!first) {
+        try {
+          run = await requireOwnedRun(deps, userId, run.id);
+        } catch (err) {
+          if (err instanceof TRPCError && err.code === 'NOT_FOUND') return;
+          throw err;
+        }
+        await place.renew();
       }
+      const read = await readTranscript(deps, run, position);
+      position = read.position;
+      for (const event of eventsAfter(read.sources, cursor)) {
+        cursor = event.cursor;
+        yield tracked(event.id, event.item);
+      }
+      // Woken by a commit in this process, else after a while for another process's.
+      await live.wait(keys, seen, EVENTS_REREAD_MS, signal);
     }
-    for (const event of eventsAfter(await transcriptSources(deps, run), cursor)) {
-      cursor = event.cursor;
-      yield tracked(event.id, event.item);
-    }
-    // Woken by a commit in this process, else after a while for another process's.
-    await live.wait(keys, seen, EVENTS_REREAD_MS, signal);
+  } finally {
+    await place.release();
   }
 }
 
@@ -214,7 +277,7 @@ export const chatRouter = {
     .input(ownerInputs['chat.transcript'])
     .query(async ({ ctx, input }): Promise<TranscriptItem[]> => {
       const run = await requireOwnedRun(ctx.deps, ctx.user.id, input.runId);
-      return mergeTranscript(await transcriptSources(ctx.deps, run));
+      return mergeTranscript((await readTranscript(ctx.deps, run)).sources);
     }),
 
   /**
@@ -233,7 +296,12 @@ export const chatRouter = {
       if (!parsed) throw invalidInput('lastEventId: not an event id of this stream.');
       cursor = parsed;
     }
-    return runEvents(ctx.deps, ctx.user.id, run, cursor, signal);
+    // Past the cap on open streams: TOO_MANY_REQUESTS `busy`, before the stream opens.
+    const place = await takeStreamPlace(ctx.deps, { ownerId: ctx.user.id, runId: run.id });
+    // Let go when the client goes, even if the stream never started reading.
+    if (signal?.aborted) void place.release();
+    else signal?.addEventListener('abort', () => void place.release(), { once: true });
+    return runEvents(ctx.deps, ctx.user.id, run, cursor, place, signal);
   }),
 
   /** The owner's message in the run transcript. */
