@@ -1,7 +1,7 @@
 import { transcriptEventId } from '@sponge/contract';
 import type { TranscriptItem } from '@sponge/contract';
 import { describe, expect, it } from 'vitest';
-import { foldEvent, mergeTranscripts } from './run-events.ts';
+import { addedItems, foldEvent, mergeTranscripts } from './run-events.ts';
 
 const at = (s: number) => new Date(Date.UTC(2030, 0, 1, 12, 0, s)).toISOString();
 const msg = (s: number, role: 'you' | 'agent', text: string): TranscriptItem => ({
@@ -117,5 +117,19 @@ describe('mergeTranscripts', () => {
     const before = [q, search(2), card(4, 'remembered', ['lead:a'])];
     expect(mergeTranscripts(before, [q, forgotten(6)])).toEqual([q, search(2), forgotten(6)]);
     expect(mergeTranscripts([q, forgotten(6)], before)).toEqual([q, search(2), forgotten(6)]);
+  });
+});
+
+describe('addedItems', () => {
+  const q = msg(1, 'you', 'Which sites?');
+  it('lists what a later read brought, list by list, in the transcript order', () => {
+    const before = [q, search(2)];
+    const after = [q, search(2), card(3, 'remembered', ['lead:a']), msg(4, 'agent', 'North.'), search(5)];
+    expect(addedItems(before, after)).toEqual(after.slice(2));
+    expect(addedItems(after, after)).toEqual([]);
+    // A forgotten card is new once; the cards it replaced are not.
+    expect(addedItems(after, [q, search(2), forgotten(6), msg(4, 'agent', 'North.'), search(5)])).toEqual([
+      forgotten(6),
+    ]);
   });
 });

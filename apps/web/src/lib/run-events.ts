@@ -104,6 +104,22 @@ export function mergeTranscripts(
     : sorted;
 }
 
+/**
+ * The items `after` holds beyond `before`, list by list (each list only grows): what a read of
+ * the transcript brought that the page had not shown, as the stream would have brought them one
+ * by one. A forgotten card is new when `before` had none.
+ */
+export function addedItems(
+  before: readonly TranscriptItem[],
+  after: readonly TranscriptItem[],
+): TranscriptItem[] {
+  const [a, b] = [split(before), split(after)];
+  const fresh = new Set<TranscriptItem>();
+  for (const list of ['m', 'w', 'r', 'l', 'f'] as const)
+    for (const item of b[list].slice(a[list].length)) fresh.add(item);
+  return after.filter((item) => fresh.has(item));
+}
+
 function split(items: readonly TranscriptItem[]): Record<List | 'f', TranscriptItem[]> {
   const out: Record<List | 'f', TranscriptItem[]> = { m: [], w: [], r: [], l: [], f: [] };
   for (const item of items) out[listOf(item)].push(item);

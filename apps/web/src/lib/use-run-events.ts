@@ -6,19 +6,55 @@
  * back as `lastEventId`); a refetch of the transcript meanwhile does no harm, the fold never adds
  * an item twice.
  *
+ * A stream the server refuses (too many open for the run or the account: TOO_MANY_REQUESTS
+ * `busy`) or that fails for good is not silence: the transcript is read again every few seconds
+ * instead (`onItem` still hears of each new item), the page says so in words (`liveNote`), and
+ * the stream is tried again after the server's `retryAfterSeconds`.
+ *
  * @example
- * const transcript = useRunTranscript(run.id, { follow: run.status === 'live' });
+ * const { transcript, liveNote } = useRunTranscript(run.id, { follow: run.status === 'live' });
  * useRunTranscript(runId, { follow: live, onItem: () => void panel.refetch() });
  */
 import { useQuery } from '@tanstack/react-query';
 import type { UseQueryResult } from '@tanstack/react-query';
 import { skipToken } from '@tanstack/react-query';
+import { TRPCClientError } from '@trpc/client';
 import { useSubscription } from '@trpc/tanstack-react-query';
 import { transcriptEventId } from '@sponge/contract';
 import type { TranscriptItem } from '@sponge/contract';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { queryClient, trpc } from '../trpc.ts';
-import { foldEvent, mergeTranscripts } from './run-events.ts';
+import { errorCode } from './errors.ts';
+import { addedItems, foldEvent, mergeTranscripts } from './run-events.ts';
+
+/** How often a followed run's transcript is read while its stream is refused or broken. */
+export const FALLBACK_REFRESH_MS = 3000;
+/** When to try a refused stream again if the server does not say. */
+const DEFAULT_RETRY_MS = 30_000;
+
+export const TOO_MANY_STREAMS_NOTE =
+  'Too many windows are following your runs live, so this one checks for news every few seconds instead.';
+export const STREAM_FAILED_NOTE =
+  'Live updates stopped, so this page checks for news every few seconds instead.';
+
+/** Why a run's stream stopped, and when to try it again. */
+interface Stalled {
+  runId: string;
+  busy: boolean;
+  retryMs: number;
+}
+
+function stalledBy(runId: string, error: unknown): Stalled {
+  const seconds: unknown =
+    error instanceof TRPCClientError
+      ? (error.data as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds
+      : undefined;
+  return {
+    runId,
+    busy: errorCode(error) === 'TOO_MANY_REQUESTS',
+    retryMs: typeof seconds === 'number' && seconds > 0 ? seconds * 1000 : DEFAULT_RETRY_MS,
+  };
+}
 
 export function useRunTranscript(
   /** null: no run (yet); nothing is read. */
@@ -39,10 +75,24 @@ export function useRunTranscript(
     /** Called with each item the stream adds (the Memory panel reads its notes again). */
     onItem?: (item: TranscriptItem) => void;
   },
-): UseQueryResult<TranscriptItem[]> {
+): {
+  transcript: UseQueryResult<TranscriptItem[]>;
+  /** A sentence for the page while the run is followed by reading it again instead of live. */
+  liveNote: string | null;
+} {
+  const [stalled, setStalled] = useState<Stalled | null>(null);
+  // Followed, but its stream refused or broken: read again instead, until it is tried again.
+  const fallback = follow && runId !== null && stalled?.runId === runId;
   const transcript = useQuery({
     ...trpc.chat.transcript.queryOptions(runId === null ? skipToken : { runId }),
-    refetchInterval: (query) => (follow || !pollMs ? false : pollMs(query.state.data)),
+    refetchInterval: (query) =>
+      follow && !fallback
+        ? false
+        : pollMs
+          ? pollMs(query.state.data)
+          : fallback
+            ? FALLBACK_REFRESH_MS
+            : false,
     // A refetch that answers after newer events does not take them away (run-events.ts).
     structuralSharing: (before, after) =>
       mergeTranscripts(before as TranscriptItem[] | undefined, after as TranscriptItem[]),
@@ -53,7 +103,7 @@ export function useRunTranscript(
   if (runId !== null && transcript.data && from?.runId !== runId)
     setFrom({ runId, id: transcriptEventId(transcript.data) });
   const start = runId !== null && from?.runId === runId ? from.id : null;
-  useSubscription(
+  const subscription = useSubscription(
     trpc.chat.events.subscriptionOptions(
       runId === null || start === null || !follow ? skipToken : { runId, lastEventId: start },
       {
@@ -64,8 +114,37 @@ export function useRunTranscript(
           );
           onItem?.(data);
         },
+        onError: (error) => {
+          if (runId !== null) setStalled(stalledBy(runId, error));
+        },
       },
     ),
   );
-  return transcript as UseQueryResult<TranscriptItem[]>;
+  // Refused or broken: tried again when the server said a place may be free.
+  const { reset } = subscription;
+  useEffect(() => {
+    if (stalled === null) return;
+    const timer = setTimeout(() => {
+      setStalled(null);
+      reset();
+    }, stalled.retryMs);
+    return () => clearTimeout(timer);
+  }, [stalled, reset]);
+  // Read again instead of live: each item a read brings is told as the stream would have.
+  const onItemRef = useRef(onItem);
+  useEffect(() => {
+    onItemRef.current = onItem;
+  });
+  const shown = useRef<{ runId: string | null; items: readonly TranscriptItem[] | undefined }>({
+    runId,
+    items: undefined,
+  });
+  useEffect(() => {
+    const before = shown.current;
+    shown.current = { runId, items: transcript.data };
+    if (!fallback || before.runId !== runId || !before.items || !transcript.data) return;
+    for (const item of addedItems(before.items, transcript.data)) onItemRef.current?.(item);
+  }, [runId, fallback, transcript.data]);
+  const liveNote = fallback ? (stalled?.busy ? TOO_MANY_STREAMS_NOTE : STREAM_FAILED_NOTE) : null;
+  return { transcript: transcript as UseQueryResult<TranscriptItem[]>, liveNote };
 }

@@ -240,7 +240,7 @@ function RunItem({
   children?: React.ReactNode;
 }) {
   const live = run.status === 'live';
-  const transcript = useRunTranscript(run.id, {
+  const { transcript, liveNote } = useRunTranscript(run.id, {
     follow: live && followed,
     pollMs: (items) => transcriptRefetchMs(items, live, Date.now()),
   });
@@ -316,6 +316,7 @@ function RunItem({
       {live && (
         <div className="run-status small" role="status">
           {since !== null && <AnswerWait since={since} />}
+          {liveNote !== null && <p className="muted">{liveNote}</p>}
         </div>
       )}
       {children}

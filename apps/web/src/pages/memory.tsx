@@ -35,7 +35,7 @@ export default function MemoryPage() {
   const liveRun = runs.data?.find(
     (r) => r.status === 'live' && r.sessionId !== null && r.sessionId === panel.data?.session?.id,
   );
-  useRunTranscript(liveRun?.id ?? null, {
+  const { liveNote } = useRunTranscript(liveRun?.id ?? null, {
     follow: liveRun !== undefined,
     onItem: (item) => {
       if (item.type === 'memory') void panel.refetch();
@@ -175,6 +175,11 @@ export default function MemoryPage() {
         </p>
       )}
       <p className="rule">{RULE}</p>
+      {liveNote !== null && (
+        <p className="notice small" role="status" style={{ marginBottom: '1rem' }}>
+          {liveNote}
+        </p>
+      )}
 
       {!session ? (
         <NoSession runs={runs.data} />
