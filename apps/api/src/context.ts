@@ -16,7 +16,7 @@ import { parseCookie } from 'cookie';
 import { SESSION_COOKIE } from './accounts/accounts.ts';
 import { hashToken, hashesEqual, tokenKind } from './tokens.ts';
 import { userByApiKey, userBySessionToken } from './data/users.ts';
-import { noteUse } from './data/connected-agents.ts';
+import { recordUse, useIsStale } from './data/connected-agents.ts';
 import type { User } from './data/users.ts';
 import { runByTokenHash } from './data/runs.ts';
 import type { Run } from './data/runs.ts';
@@ -107,7 +107,7 @@ export async function resolveCaller(
     const found = await userByApiKey(deps.app, hash);
     if (!found) return { kind: 'none', credential: 'invalid' };
     // For the owner's Connected agents: a write at most once a minute per key, not every call.
-    await noteUse(deps, 'api_key', found.keyId, found.lastUsedAt);
+    if (useIsStale(found.lastUsedAt, deps.now())) await recordUse(deps, 'api_key', found.keyId);
     return { kind: 'apiKey', user: { id: found.id, name: found.name }, keyId: found.keyId };
   }
   const found = await runByTokenHash(deps.app, hash);

@@ -116,10 +116,14 @@ export async function revokeConnectedAgent(
   return (results[2]?.rowsAffected ?? 0) > 0;
 }
 
-/** Whether a credential last used at `lastUsedAt` should have this use written. */
-function stale(lastUsedAt: unknown, now: Date): boolean {
-  const at = isoOf(lastUsedAt);
-  return at === null || Date.parse(at) <= now.getTime() - LAST_USED_PRECISION_MS;
+/**
+ * Whether a use at `now` of a credential last used at `lastUsedAt` (as stored) is to be written:
+ * the cheap check the hot path makes on every call, before any {@link recordUse}.
+ */
+export function useIsStale(lastUsedAt: unknown, now: Date): boolean {
+  // Written by recordUse as ISO text; anything else (none yet, unreadable) is stale.
+  if (typeof lastUsedAt !== 'string') return true;
+  return !(Date.parse(lastUsedAt) > now.getTime() - LAST_USED_PRECISION_MS);
 }
 
 const UPDATE_OF: Record<ConnectedAgentKind, string> = {
@@ -131,21 +135,19 @@ const UPDATE_OF: Record<ConnectedAgentKind, string> = {
 const writing = new Set<string>();
 
 /**
- * Records a use of a credential whose stored last use the caller just read (`lastUsedAt`): nothing
- * when that is within the minute, else one conditional UPDATE. A failed write is logged, never
- * the caller's failure: the call it records has been authenticated already.
+ * Writes a use of a credential whose stored last use {@link useIsStale} found stale: one UPDATE
+ * whose WHERE repeats the check, so processes racing on one credential write it once. A failed
+ * write is logged, never the caller's failure: the call it records is authenticated already.
  */
-export async function noteUse(
+export async function recordUse(
   deps: Pick<AppDeps, 'app' | 'log' | 'now'>,
   kind: ConnectedAgentKind,
   id: string,
-  lastUsedAt: unknown,
 ): Promise<void> {
-  const now = deps.now();
-  if (!stale(lastUsedAt, now)) return;
   const key = `${kind}:${id}`;
   if (writing.has(key)) return;
   writing.add(key);
+  const now = deps.now();
   try {
     await deps.app.execute({
       sql: `${UPDATE_OF[kind]} AND (last_used_at IS NULL OR last_used_at <= ?3)`,

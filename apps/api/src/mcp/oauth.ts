@@ -31,7 +31,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { oauthProvider } from '@better-auth/oauth-provider';
 import { betterAuth } from 'better-auth';
 import { accountsOptions } from '../accounts/accounts.ts';
-import { clientName, noteUse } from '../data/connected-agents.ts';
+import { clientName, recordUse, useIsStale } from '../data/connected-agents.ts';
 import type { AppDeps } from '../deps.ts';
 import { isLoopbackHost } from '../http/loopback.ts';
 import { fromOwnOrigin } from '../http/same-origin.ts';
@@ -540,7 +540,7 @@ export function createMcpOAuth(deps: AppDeps, options: { publicUrl: string | nul
           ? `${options.publicUrl}${MCP_PATH}`
           : null;
     if (expected !== null ? !resources.includes(expected) : !resources.some(isMcpResource)) return null;
-    await noteUse(deps, 'oauth', String(row.consent_id), row.last_used_at);
+    if (useIsStale(row.last_used_at, deps.now())) await recordUse(deps, 'oauth', String(row.consent_id));
     return { userId: String(row.user_id), tokenId: String(row.id) };
   }
 

@@ -29,7 +29,8 @@ async function oauthJson<T>(path: string, init?: RequestInit): Promise<T> {
 
 /**
  * Where the browser goes back to with the answer, in full (the API checked it is one the client
- * registered): a look-alike host or an odd path is for the owner to see before allowing.
+ * registered): a look-alike host or an odd path is for the owner to see before allowing. As the
+ * URL parser writes it, so a host in another script shows as its `xn--` form, not as a look-alike.
  */
 function returnAddress(redirectUri: string | null): string | null {
   if (!redirectUri) return null;
