@@ -15,6 +15,7 @@ import { createLogger } from './log.ts';
 import { hashToken } from './tokens.ts';
 import { prepareDocumentIndex } from './library/index-store.ts';
 import { createLibrary } from './library/library.ts';
+import type { UploadPace } from './library/uploads-in-flight.ts';
 import {
   migrate,
   openAppDatabase,
@@ -35,6 +36,8 @@ export async function openApp(
     authLimits?: AuthLimits;
     /** How a sign-in past an account's limit waits its turn (tests record the waits). */
     authWait?: (ms: number) => Promise<void>;
+    /** The least pace of an upload's body, other than the default (tests turn its clock). */
+    uploadPace?: UploadPace;
   } = {},
 ): Promise<OpenedApp> {
   const log = overrides.log ?? createLogger(config.logLevel);
@@ -63,7 +66,8 @@ export async function openApp(
       log,
       quotas: config.libraryQuotas,
       uploadQueue: config.uploadQueue,
-      uploadsInFlight: config.uploadsInFlight,
+      uploadsInFlight: { max: config.uploadsInFlight, perOwner: config.uploadsInFlightPerOwner },
+      ...(overrides.uploadPace ? { uploadPace: overrides.uploadPace } : {}),
       ocr: config.ocr,
       now,
     });

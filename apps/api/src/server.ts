@@ -14,6 +14,7 @@ import { createHTTPHandler, createHTTPServer } from '@trpc/server/adapters/stand
 import type { AuthLimits } from './accounts/limits.ts';
 import type { Config } from './config.ts';
 import { createHttpContextFactory } from './context.ts';
+import type { Context } from './context.ts';
 import { createDirectCall, createErrorAnswer } from './direct-call.ts';
 import { openApp } from './app.ts';
 import { secureDataFiles } from './data-dir.ts';
@@ -25,7 +26,9 @@ import { createMcpEndpoint } from './mcp/http.ts';
 import { createMcpOAuth } from './mcp/oauth.ts';
 import type { RateLimit } from './rate-limit.ts';
 import { MAX_BODY_BYTES, MAX_UPLOAD_BODY_BYTES } from './trpc.ts';
-import { forbidden } from './errors.ts';
+import { forbidden, fromAppDatabaseError } from './errors.ts';
+import type { ApiError } from './errors.ts';
+import type { UploadPace } from './library/uploads-in-flight.ts';
 import { answerAfterDrain } from './http/drain.ts';
 import type { DrainBound } from './http/drain.ts';
 import { isLoopbackHost, isLoopbackHostHeader } from './http/loopback.ts';
@@ -111,6 +114,8 @@ export async function startServer(
     authLimits?: AuthLimits;
     /** How a sign-in past an account's limit waits its turn (tests record the waits). */
     authWait?: (ms: number) => Promise<void>;
+    /** The least pace of an upload's body, other than the default (tests turn its clock). */
+    uploadPace?: UploadPace;
     /** The per-key limit of /mcp other than the default (the bench's thousands of calls). */
     mcpRateLimit?: RateLimit;
   } = {},
@@ -143,12 +148,14 @@ export async function startServer(
   const serveStatic = createStaticHandler(config.webDist);
   // Uploads get their own handler: the same router, with the upload's body limit, enforced by
   // tRPC while the body streams in (a 60 MB body is cut off at the limit, never buffered whole).
+  // Its caller was known before it got a place (admitUpload): that context is reused.
+  const uploadContexts = new WeakMap<IncomingMessage, Context>();
   const uploadHandler = createHTTPHandler({
     router: appRouter,
     basePath: '/trpc/',
     maxBatchSize: 1,
     maxBodySize: MAX_UPLOAD_BODY_BYTES,
-    createContext,
+    createContext: (opts) => uploadContexts.get(opts.req) ?? createContext(opts),
     onError,
     responseMeta: retryAfterMeta,
   });
@@ -167,6 +174,49 @@ export async function startServer(
     onError({ error, path, type: 'mutation', ctx: undefined });
     answerAfterDrain(req, res, () => answerError(res, error, path, 'mutation'), REFUSED_BODY_DRAIN);
   };
+  /**
+   * An upload's caller first, then its place (SPEC §6c: a place is taken only once the caller is
+   * known), then its body to tRPC, watched for pace. A caller who may not upload gets no place:
+   * the procedure refuses it before the body is read (trpc.ts).
+   */
+  async function admitUpload(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = 'documents.upload';
+    let ctx: Context;
+    try {
+      ctx = await createContext({ req, res });
+    } catch (error) {
+      return refuse(req, res, error instanceof TRPCError ? error : unavailable(error), path);
+    }
+    uploadContexts.set(req, ctx);
+    const { caller } = ctx;
+    if (caller.kind === 'user' || caller.kind === 'apiKey') {
+      let busy: ApiError | null;
+      try {
+        busy = await app.library.inFlight.enter(req, res, caller.user.id);
+      } catch (error) {
+        return refuse(req, res, unavailable(error), path);
+      }
+      if (busy) {
+        res.setHeader('retry-after', String(busy.retryAfterSeconds));
+        return refuse(req, res, busy, path);
+      }
+      app.library.inFlight.watchPace(req, res, (tooSlow) => {
+        onError({ error: tooSlow, path, type: 'mutation', ctx });
+        if (res.headersSent) return void req.socket.destroy();
+        // Answered now; the connection goes once the answer is out (its body never will be).
+        res.once('finish', () => req.socket.destroy());
+        answerError(res, tooSlow, path, 'mutation');
+      });
+    }
+    uploadHandler(req, res);
+  }
+  /** A database that cannot serve, as the caller reads it (503 `unavailable`); anything else is thrown on. */
+  const unavailable = (error: unknown): TRPCError => {
+    const answer = fromAppDatabaseError(error);
+    if (answer instanceof TRPCError) return answer;
+    throw error;
+  };
+
   // On a loopback HOST without PUBLIC_URL only loopback Host headers are answered (DNS rebinding).
   const loopbackOnly = isLoopbackHost(overrides.host ?? config.host) && config.publicUrl === null;
   const server = createHTTPServer({
@@ -214,13 +264,12 @@ export async function startServer(
         if (Number.isFinite(declared) && declared > MAX_UPLOAD_BODY_BYTES) {
           return refuse(req, res, new TRPCError({ code: 'PAYLOAD_TOO_LARGE' }), 'documents.upload');
         }
-        // Past the cap on upload bodies being received at once: 429 `busy`.
-        if (!app.library.inFlight.enter(req)) {
-          const error = app.library.inFlight.busy();
-          res.setHeader('retry-after', String(error.retryAfterSeconds));
-          return refuse(req, res, error, 'documents.upload');
-        }
-        return void uploadHandler(req, res);
+        return void admitUpload(req, res).catch((err: unknown) => {
+          app.log.error({ err, path }, 'upload admission failed');
+          if (!res.headersSent)
+            refuse(req, res, new TRPCError({ code: 'INTERNAL_SERVER_ERROR' }), 'documents.upload');
+          else req.socket.destroy();
+        });
       }
       if (path.startsWith('/trpc/')) {
         return bufferBody(req, () => {

@@ -45,8 +45,8 @@ function pending(p: Promise<Answer>): { settled: () => boolean; answer: Promise<
 }
 
 /** Waits for a condition the server reaches on its own (a thread started, a job queued). */
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((r) => setTimeout(r, 10));
+async function until(condition: () => boolean | Promise<boolean>): Promise<void> {
+  while (!(await condition())) await new Promise((r) => setTimeout(r, 10));
 }
 
 async function documentRows(s: TestServer): Promise<{ documents: number; chunks: number }> {
@@ -202,7 +202,7 @@ describe('the cap on upload bodies being received at once', () => {
       req.on('error', reject);
     });
     req.write(body.subarray(0, 100));
-    await until(() => s.app.library.inFlight.count() === 1);
+    await until(async () => (await s.app.library.inFlight.taken()) === 1);
 
     expectBusy(await upload(s, ada, await makePdf(['Another one.']), 'other.pdf'));
     expect(await documentRows(s)).toEqual(before);
@@ -210,7 +210,7 @@ describe('the cap on upload bodies being received at once', () => {
     req.end(body.subarray(100));
     const first = await slow;
     expect([first.status, first.body.result?.data?.title]).toEqual([200, 'halves']);
-    expect(s.app.library.inFlight.count()).toBe(0);
+    await until(async () => (await s.app.library.inFlight.taken()) === 0);
     const again = await upload(s, ada, await makePdf(['Room again.']), 'again.pdf');
     expect(again.status).toBe(200);
   }, 60_000);

@@ -21,6 +21,7 @@ import {
   DEFAULT_OCR_LIMITS,
   DEFAULT_UPLOAD_QUEUE,
   DEFAULT_UPLOADS_IN_FLIGHT,
+  DEFAULT_UPLOADS_IN_FLIGHT_PER_OWNER,
 } from './limits.ts';
 import {
   EXTRACTION_BEAT_MS,
@@ -46,7 +47,7 @@ import type { UploadFile } from './upload.ts';
 import { createExtractionQueue } from './upload-queue.ts';
 import type { ExtractionQueue } from './upload-queue.ts';
 import { createUploadsInFlight } from './uploads-in-flight.ts';
-import type { UploadsInFlight } from './uploads-in-flight.ts';
+import type { UploadPace, UploadsInFlight } from './uploads-in-flight.ts';
 
 export type { LibraryQuotas };
 
@@ -73,7 +74,7 @@ export interface Library {
   search: LibrarySearch;
   /** Whose uploaded PDF is read next (SPEC §6b "Fair and bounded"). */
   uploads: ExtractionQueue;
-  /** The cap on upload bodies being received at once (server.ts asks it). */
+  /** The places of upload bodies being received at once, overall and per owner (server.ts asks them). */
   inFlight: UploadsInFlight;
   /**
    * Stores a document for its owner and queues it for indexing; 429 `quota` (nothing stored) when
@@ -101,7 +102,10 @@ export function createLibrary(options: {
   log: IndexerLog;
   quotas?: LibraryQuotas;
   uploadQueue?: { maxWaiting: number; maxWaitSeconds: number };
-  uploadsInFlight?: number;
+  /** Upload bodies received at once, by every API process on `db`, and of those one owner's at most. */
+  uploadsInFlight?: { max: number; perOwner: number };
+  /** The least pace of an upload's body (tests turn its clock). */
+  uploadPace?: UploadPace;
   /** OCR's languages and limits (OCR_LANGUAGES, OCR_MAX_PAGES, OCR_PAGE_SECONDS); default English. */
   ocr?: OcrSettings;
   /** The clock uploads are stamped with (and stale ones judged by); tests move it. */
@@ -278,7 +282,14 @@ export function createLibrary(options: {
     recognizer,
     search,
     uploads,
-    inFlight: createUploadsInFlight(options.uploadsInFlight ?? DEFAULT_UPLOADS_IN_FLIGHT),
+    inFlight: createUploadsInFlight({
+      db: options.db,
+      now,
+      max: options.uploadsInFlight?.max ?? DEFAULT_UPLOADS_IN_FLIGHT,
+      perOwner: options.uploadsInFlight?.perOwner ?? DEFAULT_UPLOADS_IN_FLIGHT_PER_OWNER,
+      ...(options.uploadPace ? { pace: options.uploadPace } : {}),
+      log: options.log,
+    }),
     async add(ownerId, doc, now) {
       const id = newId('doc');
       const row = { id, ownerId, title: doc.title, authors: doc.authors, abstract: '', pages: doc.pages };

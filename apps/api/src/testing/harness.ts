@@ -17,6 +17,7 @@ import { createLogger } from '../log.ts';
 import type { Logger } from 'pino';
 import type { AuthLimits } from '../accounts/limits.ts';
 import type { RateLimit } from '../rate-limit.ts';
+import type { UploadPace } from '../library/uploads-in-flight.ts';
 
 export const TEST_TOKEN_SECRET = 'api-test-token-secret-0123456789abcdef';
 /** The hosted runtime's credential in tests (RUNTIME_KEY). */
@@ -82,6 +83,8 @@ export async function startTestServer(
     authLimits?: AuthLimits;
     /** How a sign-in past an account's limit waits its turn (tests record the waits). */
     authWait?: (ms: number) => Promise<void>;
+    /** The least pace of an upload's body (tests turn its clock). */
+    uploadPace?: UploadPace;
     mcpRateLimit?: RateLimit;
   } = {},
 ): Promise<TestServer> {
@@ -115,6 +118,7 @@ export async function startTestServer(
     ...(overrides.directCalls !== undefined ? { directCalls: overrides.directCalls } : {}),
     ...(overrides.authLimits ? { authLimits: overrides.authLimits } : {}),
     ...(overrides.authWait ? { authWait: overrides.authWait } : {}),
+    ...(overrides.uploadPace ? { uploadPace: overrides.uploadPace } : {}),
     ...(overrides.mcpRateLimit ? { mcpRateLimit: overrides.mcpRateLimit } : {}),
   });
   const trpcUrl = `${server.url}/trpc`;
