@@ -91,6 +91,14 @@ describe('readUploadAnswer', () => {
       message: words,
     });
   });
+  it("shows the API's words for a body that stopped arriving", () => {
+    const words =
+      'The upload stopped arriving: less than 64 KiB in 10 s. Send the file again over a steadier connection.';
+    expect(readUploadAnswer(408, errorBody('too_slow', words, 408))).toMatchObject({
+      ok: false,
+      message: words,
+    });
+  });
   it('says a signed-out upload in plain words', () => {
     expect(readUploadAnswer(401, errorBody('unauthenticated', 'No credential.', 401))).toMatchObject({
       reason: 'unauthenticated',
