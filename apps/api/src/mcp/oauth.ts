@@ -32,7 +32,10 @@ import { oauthProvider } from '@better-auth/oauth-provider';
 import { betterAuth } from 'better-auth';
 import { accountsOptions } from '../accounts/accounts.ts';
 import { clientName, recordUse, useIsStale } from '../data/connected-agents.ts';
+import { takePoint } from '../data/limit-store.ts';
 import type { AppDeps } from '../deps.ts';
+import { fromAppDatabaseError } from '../errors.ts';
+import { clientAddress, trustedProxies } from '../http/client-address.ts';
 import { isLoopbackHost } from '../http/loopback.ts';
 import { fromOwnOrigin } from '../http/same-origin.ts';
 import { MCP_PATH } from './metadata.ts';
@@ -97,7 +100,10 @@ const TOKEN_BODY = /^[A-Za-z0-9_-]{43}$/;
 const MAX_BODY_BYTES = 64 * 1024;
 /** The names a loopback connection may give in `Host` without PUBLIC_URL (with the listening port). */
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
-/** The library's rate limits key on this header, which only this file sets (the socket's peer). */
+/**
+ * The library's rate limits key on this header, which only this file sets: the client's address
+ * (the socket's peer, or past TRUSTED_PROXIES the client their X-Forwarded-For names).
+ */
 const PEER_HEADER = 'x-sponge-oauth-peer';
 
 /** Tables of migration 016: each model's fields under snake_case names. */
@@ -225,8 +231,21 @@ function createAuthorizationServer(deps: AppDeps, origin: string) {
     ...base,
     baseURL: origin,
     basePath: OAUTH_BASE_PATH,
-    // The plugin's own per-route limits (registration 5 a minute, token 20…), per peer address.
-    rateLimit: { enabled: true, storage: 'memory' },
+    // The plugin's own per-route limits (registration 5 a minute, token 20…), per client address
+    // (IPv6 by /64), counted in the application database like the API's other limits, so every
+    // API process and every origin's instance count the same requests, and a restart forgets none.
+    rateLimit: {
+      enabled: true,
+      customStorage: {
+        async consume(key: string, rule: { window: number; max: number }) {
+          const nowMs = deps.now().getTime();
+          const point = await takePoint(deps.app, `oauth:${key}`, nowMs, rule.window * 1000);
+          return point.count <= rule.max
+            ? { allowed: true, retryAfter: null }
+            : { allowed: false, retryAfter: Math.max(1, Math.ceil((point.untilMs - nowMs) / 1000)) };
+        },
+      },
+    },
     advanced: { ...base.advanced, ipAddress: { ipAddressHeaders: [PEER_HEADER] } },
     onAPIError: { errorURL: CONNECT_ERROR_PAGE },
     plugins: [
@@ -368,6 +387,7 @@ function originFor(req: IncomingMessage, publicUrl: string | null): string | nul
 export function createMcpOAuth(deps: AppDeps, options: { publicUrl: string | null }): McpOAuth {
   // One per origin of originFor: PUBLIC_URL alone, or the few the server listens under.
   const servers = new Map<string, AuthorizationServer>();
+  const proxies = trustedProxies(deps.config.trustedProxies);
   const serverFor = (origin: string): AuthorizationServer => {
     let server = servers.get(origin);
     if (!server) servers.set(origin, (server = createAuthorizationServer(deps, origin)));
@@ -433,7 +453,8 @@ export function createMcpOAuth(deps: AppDeps, options: { publicUrl: string | nul
     }
     if (withSession.has(path) && typeof req.headers.cookie === 'string')
       headers.set('cookie', req.headers.cookie);
-    headers.set(PEER_HEADER, req.socket.remoteAddress ?? 'unknown');
+    const client = clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], proxies);
+    if (client !== null) headers.set(PEER_HEADER, client);
     const request = new Request(`${origin}${req.url ?? '/'}`, {
       method,
       headers,
@@ -444,6 +465,16 @@ export function createMcpOAuth(deps: AppDeps, options: { publicUrl: string | nul
     try {
       response = await server.handler(request);
     } catch (err) {
+      // The application database cannot serve (a limit, a client, a token): try again later.
+      if (fromAppDatabaseError(err) !== err) {
+        deps.log.warn({ err, path }, 'oauth request failed: the application database cannot serve');
+        res.setHeader('Retry-After', '5');
+        return answerJson(res, 503, {
+          error: 'temporarily_unavailable',
+          error_description:
+            'The database cannot be reached or is too busy right now. Try again in a moment.',
+        });
+      }
       deps.log.error({ err, path }, 'oauth request failed');
       return answerJson(res, 500, { error: 'server_error' });
     }
