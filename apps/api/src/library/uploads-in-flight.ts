@@ -113,9 +113,10 @@ export function createUploadsInFlight(options: {
         { max, perOwner },
       );
       if (!place.entered) {
+        const uploads = (n: number) => (n === 1 ? '1 upload' : `${n} uploads`);
         return place.takenByOwner >= perOwner
-          ? busy(`You are sending ${place.takenByOwner} uploads already; one finishes first.`)
-          : busy(`${place.taken} uploads are being received already.`);
+          ? busy(`You are sending ${uploads(place.takenByOwner)} already; one has to finish first.`)
+          : busy(`${uploads(place.taken)} ${place.taken === 1 ? 'is' : 'are'} being received already.`);
       }
       let left = false;
       const leave = () => {
