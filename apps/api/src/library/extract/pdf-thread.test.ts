@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeDeflateBombPdf, makePdf } from '@sponge/testing/pdf-fixtures';
 import { extractDocument } from './index.ts';
+import { makePageBoxPdf } from '../ocr/testing/page-box-pdf.ts';
 import { livePdfThreads, PDF_EXTERNAL_MEMORY_MB, readPdfOnThread } from './pdf-thread.ts';
 
 const job = (bytes: Uint8Array) => ({ bytes, maxPages: 2_000, maxChars: 2_000_000 });
@@ -46,6 +47,25 @@ describe('PDF thread', () => {
       scanned: [],
       title: null,
     });
+    expect(livePdfThreads()).toBe(0);
+  });
+
+  // Issue 37, point 3: such pages cost OCR what their size says; reading their text layer draws
+  // nothing, so it costs what any blank page does. Each goes to OCR, which decides (page-fit.ts).
+  it('reads a file of pages declared absurdly large as any scan: no text, every page for OCR', async () => {
+    const pdf = makePageBoxPdf([
+      { mediaBox: [0, 0, 8000, 8000] },
+      { mediaBox: [0, 0, 20_000, 20_000] },
+      { mediaBox: [0, 0, 14_400, 14_400], userUnit: 1e6 },
+      { mediaBox: [0, 0, -5, -5] },
+    ]);
+    const cpu = process.cpuUsage();
+    await expect(
+      extractDocument({ bytes: pdf, filename: 'poster.pdf', mediaType: 'application/pdf' }),
+    ).resolves.toEqual({ source: 'pdf', pages: ['', '', '', ''], title: null, scanned: [1, 2, 3, 4] });
+    const used = process.cpuUsage(cpu);
+    // Measured: 0.4 s, the thread's start included.
+    expect((used.user + used.system) / 1e6).toBeLessThan(2);
     expect(livePdfThreads()).toBe(0);
   });
 

@@ -15,4 +15,14 @@ export const OCR_MESSAGES = {
     `OCR gave up on ${pages.length === 1 ? 'page' : 'pages'} ${pages.join(', ')} after ${seconds} s each (OCR_PAGE_SECONDS).`,
   pageFailed: (pages: readonly number[]) =>
     `OCR could not render ${pages.length === 1 ? 'page' : 'pages'} ${pages.join(', ')}.`,
+  /** The limits of page-fit.ts, in the words of a person holding the paper. */
+  pageSize: (pages: readonly number[]) =>
+    `OCR did not read ${pages.length === 1 ? 'page' : 'pages'} ${pages.join(', ')}: ` +
+    `${pages.length === 1 ? 'its size is' : 'their sizes are'} not one a PDF page may have ` +
+    '(3 points to 200 inches a side).',
+  pageMemory: (pages: readonly number[]) =>
+    `OCR gave up on ${pages.length === 1 ? 'page' : 'pages'} ${pages.join(', ')}: reading ` +
+    `${pages.length === 1 ? 'it' : 'them'} needed more memory than OCR may use.`,
+  /** Nothing found, and not every page was read: the notes after it say which and why. */
+  noTextUnread: 'No text found: this PDF has no text layer, and OCR could not read all of its pages.',
 } as const;

@@ -76,7 +76,7 @@ export async function nextOcrJob(db: Client, skip: ReadonlySet<string>): Promise
   };
 }
 
-export type PageOutcome = 'read' | 'timeout' | 'unrenderable';
+export type PageOutcome = 'read' | 'timeout' | 'unrenderable' | 'page_size' | 'out_of_memory';
 
 /**
  * One page's answer: its text goes into the document (replacing the page's empty text), the page
@@ -156,8 +156,13 @@ export async function finishOcr(
       ? OCR_MESSAGES.pageTimeout(pagesWith('timeout'), limits.pageSeconds)
       : null,
     pagesWith('unrenderable').length > 0 ? OCR_MESSAGES.pageFailed(pagesWith('unrenderable')) : null,
+    pagesWith('page_size').length > 0 ? OCR_MESSAGES.pageSize(pagesWith('page_size')) : null,
+    pagesWith('out_of_memory').length > 0 ? OCR_MESSAGES.pageMemory(pagesWith('out_of_memory')) : null,
   ].filter((n) => n !== null);
   const found = hasText(String(r.text));
+  // A failed document's reason is all its owner sees of it (the note shows on a ready one): when
+  // pages went unread, it says which and why rather than blaming a blank scan.
+  const reason = notes.length > 0 ? [OCR_MESSAGES.noTextUnread, ...notes].join(' ') : OCR_MESSAGES.noText;
   await db.batch(
     [
       { sql: 'DELETE FROM ocr_jobs WHERE document_id = ?', args: [documentId] },
@@ -166,13 +171,7 @@ export async function finishOcr(
                 index_state = CASE WHEN ? THEN index_state ELSE 'failed' END,
                 index_error = CASE WHEN ? THEN index_error ELSE ? END
               WHERE id = ? AND removed_at IS NULL`,
-        args: [
-          notes.length > 0 ? notes.join(' ') : null,
-          found ? 1 : 0,
-          found ? 1 : 0,
-          OCR_MESSAGES.noText,
-          documentId,
-        ],
+        args: [notes.length > 0 ? notes.join(' ') : null, found ? 1 : 0, found ? 1 : 0, reason, documentId],
       },
     ],
     'write',

@@ -3,12 +3,14 @@
  *
  * Rendering and recognising a page is seconds of CPU: on a thread, the API's event loop stays
  * free, and the thread (with the tesseract.js worker it started) is terminated when a page passes
- * its time. The pages after it then go on in a fresh thread. One thread at a time per process
- * (recognizer.ts), so OCR takes at most one of the machine's cores, however many scans wait.
+ * its time or its memory. The pages after it then go on in a fresh thread. One thread at a time
+ * per process (recognizer.ts), so OCR takes at most one of the machine's cores, however many
+ * scans wait.
  */
 import { stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import type { ResourceLimits } from 'node:worker_threads';
 import type { OcrLanguage } from './languages.ts';
 import type { OcrThreadJob, OcrThreadMessage } from './ocr-worker.ts';
 
@@ -16,22 +18,53 @@ const WORKER_URL = import.meta.url.endsWith('.ts')
   ? new URL('./ocr-worker.ts', import.meta.url)
   : new URL('./ocr-worker.js', import.meta.url);
 
-/** pdf.js's render scale for OCR: about 144 dpi for a page of points (SPEC §6b). */
-export const OCR_SCALE = 2;
-
 /**
  * How long the thread may take to load pdf.js, the canvas and the traineddata before the first
  * page. Measured: 0.5–0.9 s for English on the project's machine.
  */
 const START_TIMEOUT_MS = 60_000;
 
+/**
+ * The thread's JavaScript heap, enforced by V8: past it the thread ends (not the API) and the page
+ * it was on is marked as needing more memory than OCR may use. Measured: 15–19 MiB used while
+ * reading a page, whatever the page (pdf.js and tesseract.js's side of the work; Tesseract itself
+ * runs in a thread of its own, in WebAssembly memory, bounded by the page's pixels: page-fit.ts).
+ */
+export const OCR_RESOURCE_LIMITS: ResourceLimits = { maxOldGenerationSizeMb: 256 };
+
+/**
+ * Memory outside that heap, which V8's limits do not count: typed arrays, where pdf.js keeps the
+ * images it decodes. The thread is watched and stopped past this. Measured: 15 MiB for a blank
+ * page, 26 MiB for a scanned A4 page, 63 MiB for an A4 page scanned at 300 dpi (8.7 M pixels),
+ * 192 MiB for an image at OCR_MAX_IMAGE_PIXELS (40 M).
+ */
+export const OCR_EXTERNAL_MEMORY_MB = 384;
+// How often the thread's memory is looked at (as the PDF thread does: extract/pdf-thread.ts).
+const MEMORY_CHECK_MS = 50;
+
+/** The deadlines' clock; tests drive it by hand. */
+export interface OcrTimers {
+  setTimeout(run: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const REAL_TIMERS: OcrTimers = {
+  setTimeout: (run, ms) => setTimeout(run, ms),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
 export interface PageRecognised {
   page: number;
-  /** What OCR read, as tesseract.js gave it; '' when the page timed out or could not be drawn. */
+  /** What OCR read, as tesseract.js gave it; '' when the page was not read. */
   text: string;
   /** Tesseract's mean word confidence, 0–100. */
   confidence: number;
-  outcome: 'read' | 'timeout' | 'unrenderable';
+  /**
+   * `timeout`: past its time; `unrenderable`: pdf.js could not draw it, or it brought the thread
+   * down; `page_size`: its declared size is one no PDF page may have (page-fit.ts), so it was not
+   * drawn; `out_of_memory`: reading it took more memory than the thread may use.
+   */
+  outcome: 'read' | 'timeout' | 'unrenderable' | 'page_size' | 'out_of_memory';
 }
 
 export interface RecogniseOptions {
@@ -40,6 +73,21 @@ export interface RecogniseOptions {
   onPage(result: PageRecognised): Promise<void>;
   /** Stops the thread (the API is stopping); rejects with the signal's reason. */
   signal?: AbortSignal;
+  /**
+   * OCR runs at the lowest priority (ocr-worker.ts) unless this is false: for tests that wait
+   * for OCR's words on a machine kept busy by other work, where OCR at the lowest priority gets
+   * almost no CPU.
+   */
+  lowestPriority?: boolean;
+  /**
+   * Called as each thread's Tesseract thread has been started, before either has loaded
+   * anything: both exist, at their priority (tests look at them here).
+   */
+  onSpawned?(): void;
+  timers?: OcrTimers;
+  /** Tests lower these to make a page run out of memory. */
+  resourceLimits?: ResourceLimits;
+  externalMemoryMb?: number;
 }
 
 let live = 0;
@@ -76,23 +124,32 @@ function runThread(
       bytes,
       pages: job.pages,
       languages: [...job.languages],
-      scale: OCR_SCALE,
+      lowestPriority: options.lowestPriority ?? true,
     } satisfies OcrThreadJob,
     transferList: [bytes.buffer],
+    resourceLimits: options.resourceLimits ?? OCR_RESOURCE_LIMITS,
   });
   live++;
+  const timers = options.timers ?? REAL_TIMERS;
   let answered = 0;
   /** The page the thread is on, between its `start` and its answer. */
   let current: number | undefined;
   // Each page's onPage runs before the next one's; the thread does not wait for them.
   let chain: Promise<void> = Promise.resolve();
   let failure: Error | undefined;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const arm = (ms: number, onTimeout: () => void) => {
-    clearTimeout(timer);
-    timer = setTimeout(onTimeout, ms);
+  let timer: unknown;
+  const disarm = () => {
+    if (timer !== undefined) timers.clearTimeout(timer);
+    timer = undefined;
   };
+  const arm = (ms: number, onTimeout: () => void) => {
+    disarm();
+    timer = timers.setTimeout(onTimeout, ms);
+  };
+  /** Set once the thread is being ended: what it still says or does is no longer heard. */
+  let stopping = false;
   const stop = (error?: Error) => {
+    stopping = true;
     failure ??= error;
     void worker.terminate();
   };
@@ -105,28 +162,52 @@ function runThread(
     chain = chain.then(() => options.onPage(result));
     chain.catch((err: unknown) => stop(err as Error));
   };
+  /** The page the thread is on gets `outcome`, and the thread goes: the next page gets a fresh one. */
+  const endPage = (outcome: PageRecognised['outcome']) => {
+    if (current === undefined) return false;
+    deliver({ page: current, text: '', confidence: 0, outcome });
+    current = undefined;
+    disarm();
+    stop();
+    return true;
+  };
+
+  const externalLimit = (options.externalMemoryMb ?? OCR_EXTERNAL_MEMORY_MB) * 2 ** 20;
+  // getHeapStatistics is answered even while the thread is busy in a synchronous loop.
+  const watch = setInterval(() => {
+    worker.getHeapStatistics().then(
+      (heap) => {
+        if (stopping || heap.external_memory <= externalLimit || endPage('out_of_memory')) return;
+        // Between pages: the thread goes, and the next page starts in a fresh one.
+        if (answered > 0) stop();
+        else stop(new Error('the OCR thread ran out of memory before its first page'));
+      },
+      () => undefined, // the thread has just exited
+    );
+  }, MEMORY_CHECK_MS);
 
   worker.on('message', (message: OcrThreadMessage) => {
+    // A page answered after its time ran out was given its timeout already.
+    if (stopping) return;
     switch (message.type) {
+      case 'spawned':
+        options.onSpawned?.();
+        break;
       case 'ready':
-        clearTimeout(timer);
+        disarm();
         break;
       case 'start':
         current = message.page;
-        arm(options.pageTimeoutMs, () => {
-          current = undefined;
-          deliver({ page: message.page, text: '', confidence: 0, outcome: 'timeout' });
-          stop();
-        });
+        arm(options.pageTimeoutMs, () => endPage('timeout'));
         break;
       case 'page':
         current = undefined;
-        clearTimeout(timer);
+        disarm();
         deliver({
           page: message.page,
           text: message.text,
           confidence: message.confidence,
-          outcome: message.rendered ? 'read' : 'unrenderable',
+          outcome: message.outcome,
         });
         break;
       case 'done':
@@ -134,19 +215,20 @@ function runThread(
         break;
     }
   });
-  worker.on('error', (error: Error) => {
-    // On a page, the file brought the thread down (pdf.js, the canvas or tesseract on its image):
-    // that page stays without text and the rest go on. Before any page, our install is broken.
-    if (current !== undefined) {
-      deliver({ page: current, text: '', confidence: 0, outcome: 'unrenderable' });
-      stop();
-    } else stop(new Error(`the OCR thread failed: ${error.message}`, { cause: error }));
+  worker.on('error', (error: Error & { code?: string }) => {
+    // On a page, the file brought the thread down (pdf.js, the canvas or tesseract on its image,
+    // or V8's heap limit): that page stays without text and the rest go on. Before any page, our
+    // install is broken.
+    if (stopping) return;
+    const outcome = error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'out_of_memory' : 'unrenderable';
+    if (!endPage(outcome)) stop(new Error(`the OCR thread failed: ${error.message}`, { cause: error }));
   });
 
   return new Promise((resolve, reject) => {
     worker.on('exit', () => {
       live--;
-      clearTimeout(timer);
+      disarm();
+      clearInterval(watch);
       options.signal?.removeEventListener('abort', abort);
       chain.then(
         () => {

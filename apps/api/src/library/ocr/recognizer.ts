@@ -10,6 +10,7 @@ import { isLockError } from '@oh/memory';
 import type { IndexerLog } from '../indexer.ts';
 import type { OcrLanguage } from './languages.ts';
 import { recognisePages } from './ocr-thread.ts';
+import type { RecogniseOptions } from './ocr-thread.ts';
 import { createPassLoop } from '../pass-loop.ts';
 import { finishOcr, nextOcrJob, savePage } from './ocr-store.ts';
 
@@ -19,6 +20,8 @@ export interface OcrSettings {
   maxPages: number;
   /** How long one page may take (OCR_PAGE_SECONDS). */
   pageSeconds: number;
+  /** Tests: OCR at the API's priority, or with lower memory limits (ocr-thread.ts). */
+  thread?: Pick<RecogniseOptions, 'lowestPriority' | 'resourceLimits' | 'externalMemoryMb'>;
 }
 
 /**
@@ -56,6 +59,7 @@ export function createRecognizer(options: {
         await recognisePages(
           { bytes: job.pdf, pages: job.pages.slice(job.done), languages: settings.languages },
           {
+            ...settings.thread,
             pageTimeoutMs: settings.pageSeconds * 1000,
             signal: abort.signal,
             onPage: (r) =>
