@@ -641,4 +641,18 @@ export const APP_MIGRATIONS: Migration[] = [
       'CREATE INDEX live_streams_run ON live_streams(run_id, until_ms)',
     ],
   },
+  {
+    // The extraction queue shared by every API process on this database (SPEC §6b, §6c, issue
+    // 37): an upload's PDF job says whose it is and whether it waits for its turn or is being
+    // read, so one owner has one file read and one waiting across all processes, and the files
+    // waiting are counted once (library/queue-ledger.ts). NULL: not in the queue (a text file, or
+    // a job not scheduled yet or done). A job whose process died stops counting with its beats.
+    name: '021_extraction_queue',
+    statements: [
+      'ALTER TABLE extraction_jobs ADD COLUMN owner_id TEXT',
+      `ALTER TABLE extraction_jobs ADD COLUMN queue_state TEXT CHECK (queue_state IN ('waiting', 'running'))`,
+      'ALTER TABLE extraction_jobs ADD COLUMN running_since_ms INTEGER',
+      'CREATE INDEX extraction_jobs_queue ON extraction_jobs(queue_state, owner_id) WHERE queue_state IS NOT NULL',
+    ],
+  },
 ];

@@ -44,6 +44,7 @@ import { createRecognizer } from './ocr/recognizer.ts';
 import type { OcrSettings, Recognizer } from './ocr/recognizer.ts';
 import { clientGone, tooLarge, uploadRefusal } from './upload.ts';
 import type { UploadFile } from './upload.ts';
+import { createQueueLedger } from './queue-ledger.ts';
 import { createExtractionQueue } from './upload-queue.ts';
 import type { ExtractionQueue } from './upload-queue.ts';
 import { createUploadsInFlight } from './uploads-in-flight.ts';
@@ -131,6 +132,14 @@ export function createLibrary(options: {
     maxWaitMs: queue.maxWaitSeconds * 1000,
     jobTimeoutMs: DEFAULT_TIMEOUT_MS,
   });
+  // What one process's queue cannot see: the same rules over every process on the database.
+  const ledger = createQueueLedger({
+    db: options.db,
+    now,
+    maxWaiting: queue.maxWaiting,
+    maxWaitMs: queue.maxWaitSeconds * 1000,
+    jobTimeoutMs: DEFAULT_TIMEOUT_MS,
+  });
   // Uploads under way: close() waits for each to store or delete its document.
   const uploading = new Set<Promise<unknown>>();
   const sweepExtractions = () => sweepStaleExtractions(options.db, now());
@@ -168,7 +177,26 @@ export function createLibrary(options: {
               }
               begun = { id, tracker: trackExtraction(id, () => gone.abort(notFound('The document'))) };
             },
-            schedule: (read) => uploads.run(ownerId, read, stop),
+            schedule: async (read) => {
+              if (!begun) throw new Error('a PDF was scheduled before its document was stored');
+              const { id } = begun;
+              await ledger.admit(id, ownerId, uploads.stats().running < MAX_PDF_THREADS);
+              return uploads.run(
+                ownerId,
+                async (signal) => {
+                  await ledger.claim(id, ownerId, signal);
+                  try {
+                    return await read(signal);
+                  } finally {
+                    await ledger.release(id).catch((err: unknown) =>
+                      // It stops counting once its row is deleted, or no longer beaten.
+                      options.log.warn({ err, documentId: id }, 'leaving the extraction queue failed'),
+                    );
+                  }
+                },
+                stop,
+              );
+            },
             onProgress: (done, total) => begun?.tracker.progress(done, total),
           },
         );

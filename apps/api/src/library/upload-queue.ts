@@ -11,8 +11,9 @@
  *   file that arrived while their first one ran, and no owner's slow files hold another owner's
  *   upload behind more than one of them.
  *
- * A refused job never ran, so nothing of it is stored. The queue is per API process; jobs of
- * several processes do not see each other.
+ * A refused job never ran, so nothing of it is stored. This queue orders one API process's jobs
+ * on its own threads; the same rules over every process on the database are the ledger's
+ * (queue-ledger.ts), which each job passes before and as it starts (library.ts).
  */
 import { ApiError } from '../errors.ts';
 
