@@ -186,10 +186,6 @@ async function firstEvent(procedure: string, input: unknown, token: string | und
 
 const MATRIX_PASSWORD = 'matrix passphrase';
 
-/** Signs up (or in) like a browser and returns the session's token, taken from its cookie. */
-async function sessionOf(procedure: 'auth.signUp' | 'auth.signIn', input: unknown): Promise<string> {
-  const res = await fetch(`${s.url}/trpc/${procedure}`, {
-    method: 'POST',
 /** Shares the invitation document with `email` and returns the token of a new link to it. */
 async function inviteToken(f: Fixture, email: string): Promise<string> {
   const c = s.client(f.tokens.owner);
@@ -198,6 +194,10 @@ async function inviteToken(f: Fixture, email: string): Promise<string> {
   return path.replace('/invite/', '');
 }
 
+/** Signs up (or in) like a browser and returns the session's token, taken from its cookie. */
+async function sessionOf(procedure: 'auth.signUp' | 'auth.signIn', input: unknown): Promise<string> {
+  const res = await fetch(`${s.url}/trpc/${procedure}`, {
+    method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(input),
   });
@@ -285,19 +285,6 @@ const ROWS: Row[] = [
     input: (p, f) => ({ documentId: docFor(p, f), userId: 'user-bystander' }),
     expect: ownerOnly(),
   },
-  {
-    procedure: 'documents.publish',
-    kind: 'mutation',
-    input: (p, f) => ({ documentId: p === 'owner' ? f.dPublic : docFor(p, f) }),
-    expect: ownerOnly(),
-  },
-  {
-    procedure: 'documents.remove',
-    kind: 'mutation',
-    input: (p, f) => ({ documentId: p === 'owner' ? f.dTrash : docFor(p, f) }),
-    expect: ownerOnly(),
-  },
-  {
   // Shares by email wait for the owner (SPEC §6c): only the owner lists, confirms, makes links.
   {
     procedure: 'documents.shares',
@@ -327,6 +314,19 @@ const ROWS: Row[] = [
     expect: people({ owner: 'BAD_REQUEST' }),
     reasons: { owner: 'invalid_input' },
   },
+  {
+    procedure: 'documents.publish',
+    kind: 'mutation',
+    input: (p, f) => ({ documentId: p === 'owner' ? f.dPublic : docFor(p, f) }),
+    expect: ownerOnly(),
+  },
+  {
+    procedure: 'documents.remove',
+    kind: 'mutation',
+    input: (p, f) => ({ documentId: p === 'owner' ? f.dTrash : docFor(p, f) }),
+    expect: ownerOnly(),
+  },
+  {
     procedure: 'runs.accept',
     kind: 'mutation',
     input: (p, f) => ({ documentId: docFor(p, f), mode: 'staged' }),
@@ -553,6 +553,14 @@ beforeAll(async () => {
   ];
   await c.documents.publish.mutate({ documentId: dPublic });
   const { id: dFailed } = await c.documents.add.mutate({ title: 'Failed indexing', text: 'Nothing to see.' });
+  const { id: dInvite } = await c.documents.add.mutate({ title: 'Invitations', text: 'Shared by link.' });
+  await insertUser(
+    s.app.app,
+    { id: 'user-invitee', name: 'Ivy Invitee', isDemo: false, email: 'invitee@example.org' },
+    now,
+  );
+  await c.documents.share.mutate({ documentId: dPrivate, email: 'invitee@example.org' });
+  await c.documents.share.mutate({ documentId: dPrivate, email: 'linked@example.org' });
   await s.app.library.indexer.idle();
   await s.app.app.execute({
     sql: `UPDATE documents SET index_state = 'failed', index_error = 'test' WHERE id = ?`,
@@ -566,14 +574,6 @@ beforeAll(async () => {
   const gDocs = await s.client(grace).documents.list.query();
   const r3 = await s.acceptRun(grace, {
     documentId: gDocs.find((d) => d.access === 'owner')!.id,
-  const { id: dInvite } = await c.documents.add.mutate({ title: 'Invitations', text: 'Shared by link.' });
-  await insertUser(
-    s.app.app,
-    { id: 'user-invitee', name: 'Ivy Invitee', isDemo: false, email: 'invitee@example.org' },
-    now,
-  );
-  await c.documents.share.mutate({ documentId: dPrivate, email: 'invitee@example.org' });
-  await c.documents.share.mutate({ documentId: dPrivate, email: 'linked@example.org' });
     mode: 'chat',
   });
   await s.client(r1.runToken).agent.remember.mutate({
@@ -645,6 +645,7 @@ beforeAll(async () => {
     s2: r2.sessionId!,
     dTrash,
     dFailed,
+    dInvite,
     rTrash: rTrash.runId,
     sTrash: rTrash.sessionId!,
     spareKeyId: spare.id,
@@ -661,7 +662,6 @@ afterAll(async () => {
 
 describe('authorization matrix', () => {
   const results: Array<{
-    dInvite,
     procedure: string;
     principal: Principal;
     expected: string;

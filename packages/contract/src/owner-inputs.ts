@@ -142,8 +142,6 @@ export const ownerInputs = {
   'documents.share': z
     .strictObject({ documentId: idSchema, userId: idSchema.optional(), email: emailSchema.optional() })
     .refine((v) => (v.userId === undefined) !== (v.email === undefined), 'give either userId or email'),
-  'documents.publish': documentId,
-  'documents.remove': documentId,
   /** The owner's shares of a document, waiting or granted (SPEC §6c). */
   'documents.shares': documentId,
   /** Grants a waiting share by email to the account that now holds the address. */
@@ -156,6 +154,8 @@ export const ownerInputs = {
       .min(1, 'token must not be empty')
       .max(100, 'token is at most 100 characters'),
   }),
+  'documents.publish': documentId,
+  'documents.remove': documentId,
   'runs.accept': z.strictObject({ documentId: idSchema, mode: z.enum(RUN_MODES) }),
   'runs.list': documentId,
   'runs.finish': z.strictObject({ runId: idSchema }),
