@@ -150,9 +150,7 @@ export const ownerInputs = {
   'documents.inviteLink': z.strictObject({ documentId: idSchema, email: emailSchema }),
   /** The token of an invitation link (`/invite/<token>`), accepted by whoever is signed in. */
   'documents.acceptInvite': z.strictObject({
-    token: textSchema('token')
-      .min(1, 'token must not be empty')
-      .max(100, 'token is at most 100 characters'),
+    token: textSchema('token').min(1, 'token must not be empty').max(100, 'token is at most 100 characters'),
   }),
   'documents.publish': documentId,
   'documents.remove': documentId,
