@@ -383,6 +383,9 @@ export async function removeDocument(db: Client, documentId: string, now: Date):
       { sql: 'DELETE FROM document_chunks WHERE document_id = ?', args: [documentId] },
       // A scan still waiting for OCR: the job and the PDF it kept (migration 012).
       { sql: 'DELETE FROM ocr_jobs WHERE document_id = ?', args: [documentId] },
+      // The leases on its OCR or indexing (migration 022): the process at work on it stops at its
+      // next write or renewal instead of reading or embedding on.
+      { sql: 'DELETE FROM work_leases WHERE document_id = ?', args: [documentId] },
       // Its keywords too (migration 011; library/keyword-index.ts): the index and the spans.
       {
         sql: `DELETE FROM document_keywords

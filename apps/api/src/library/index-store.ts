@@ -3,15 +3,21 @@
  * derived table sized for the embedding adapter) and keywords (keyword-index.ts), each document's
  * indexing state, and each owner's library version. libSQL holds the truth; every API process keeps an in-memory index
  * rebuilt from it (search.ts).
+ *
+ * A document is indexed by one API process at a time, whichever took its lease (work-lease.ts);
+ * every write of its indexing is made only while that process still holds it.
  */
 import type { Client, InStatement } from '@libsql/client';
 import { applyMigrations } from '@oh/memory';
 import type { EmbeddingAdapter } from '@oh/embeddings';
-import { bumpLibraryVersionStatement } from '../data/documents.ts';
 import { APP_MIGRATIONS } from '../data/migrations.ts';
 import type { Chunk } from './chunks.ts';
 import { splitPages } from './chunks.ts';
 import { deleteKeywordStatements, writeKeywordStatements } from './keyword-index.ts';
+import { WORK_LEASE_MS, freeSql, heldArgs, heldSql, releaseStatement, renewStatement } from './work-lease.ts';
+import type { Lease } from './work-lease.ts';
+
+const held = heldSql('index');
 
 /** The namespace app.ts migrates APP_MIGRATIONS under. */
 const APP_NAMESPACE = 'app';
@@ -46,19 +52,40 @@ export interface DocumentToIndex {
   pages: string[];
 }
 
-/** The oldest document waiting for indexing, if any. */
-export async function nextDocumentToIndex(
+/**
+ * Takes the oldest document waiting for indexing, not in `skip`, that no other worker holds, with
+ * its lease: one statement, so two workers looking at once cannot both take it. A document whose
+ * worker's lease lapsed is taken over (its stored chunks are not embedded again: storedChunks).
+ */
+export async function claimDocumentToIndex(
   db: Client,
+  holder: string,
+  now: Date,
   skip: ReadonlySet<string>,
 ): Promise<DocumentToIndex | null> {
-  const rs = await db.execute({
-    sql: `SELECT id, owner_id, title, abstract, text, page_starts FROM documents
+  const claimed = await db.execute({
+    sql: `INSERT INTO work_leases (work, document_id, holder, until_ms)
+          SELECT 'index', id, :holder, :until FROM documents
           WHERE index_state = 'indexing' AND removed_at IS NULL
-            AND id NOT IN (SELECT value FROM json_each(?))
+            AND id NOT IN (SELECT value FROM json_each(:skip))
             AND NOT EXISTS (SELECT 1 FROM ocr_jobs o WHERE o.document_id = documents.id)
             AND NOT EXISTS (SELECT 1 FROM extraction_jobs e WHERE e.document_id = documents.id)
-          ORDER BY created_at, id LIMIT 1`,
-    args: [JSON.stringify([...skip])],
+            AND ${freeSql('index', 'documents.id')}
+          ORDER BY created_at, id LIMIT 1
+          ON CONFLICT (work, document_id) DO UPDATE SET holder = excluded.holder, until_ms = excluded.until_ms
+          RETURNING document_id`,
+    args: {
+      holder,
+      now: now.getTime(),
+      until: now.getTime() + WORK_LEASE_MS,
+      skip: JSON.stringify([...skip]),
+    },
+  });
+  const id = claimed.rows[0]?.document_id;
+  if (id === undefined || id === null) return null;
+  const rs = await db.execute({
+    sql: 'SELECT id, owner_id, title, abstract, text, page_starts FROM documents WHERE id = ?',
+    args: [String(id)],
   });
   const r = rs.rows[0];
   if (!r) return null;
@@ -98,12 +125,22 @@ export async function storedChunks(
   return { vectors, keywords };
 }
 
-/** Keys a document's chunks are written under. */
+/** Keys a document's chunks are written under, and the indexer writing them (its lease's holder). */
 export interface ChunkKey {
   id: string;
   ownerId: string;
   digest: string;
   model: string;
+  holder: string;
+}
+
+function leaseOf(doc: ChunkKey): Lease {
+  return { work: 'index', documentId: doc.id, holder: doc.holder };
+}
+
+/** The condition every write of the document's indexing is made under: its lease is the writer's. */
+function heldBy(doc: ChunkKey): { sql: string; args: [string, string] } {
+  return { sql: held, args: heldArgs(leaseOf(doc)) };
 }
 
 function vectorBytes(v: Float32Array): Uint8Array {
@@ -111,65 +148,114 @@ function vectorBytes(v: Float32Array): Uint8Array {
 }
 
 /**
- * One batch of embedded chunks, their keywords and the progress they make, atomically. Nothing is
- * written for a document removed meanwhile: every insert is conditional on the document still
- * standing.
+ * One batch of embedded chunks, their keywords and the progress they make, atomically, renewing
+ * the lease. Nothing is written for a document removed meanwhile, or by an indexer whose lease
+ * went to another: every insert is conditional on both. False when the lease is no longer the
+ * writer's (the indexer stops).
  */
 export async function writeChunks(
   db: Client,
   doc: ChunkKey,
   chunks: ReadonlyArray<{ chunk: Chunk; vector: Float32Array }>,
   progress: { done: number; total: number },
-): Promise<void> {
+  now: Date,
+): Promise<boolean> {
+  const own = heldBy(doc);
   const statements: InStatement[] = chunks.flatMap(({ chunk, vector }) => [
     {
       sql: `INSERT OR REPLACE INTO document_chunks (document_id, chunk, page, text, digest, model, embedding)
             SELECT ?, ?, ?, ?, ?, ?, vector32(?)
-            WHERE EXISTS (SELECT 1 FROM documents WHERE id = ? AND removed_at IS NULL)`,
-      args: [doc.id, chunk.chunk, chunk.page, chunk.text, doc.digest, doc.model, vectorBytes(vector), doc.id],
+            WHERE EXISTS (SELECT 1 FROM documents WHERE id = ? AND removed_at IS NULL) AND ${own.sql}`,
+      args: [
+        doc.id,
+        chunk.chunk,
+        chunk.page,
+        chunk.text,
+        doc.digest,
+        doc.model,
+        vectorBytes(vector),
+        doc.id,
+        ...own.args,
+      ],
     },
-    ...writeKeywordStatements(doc, chunk),
+    ...writeKeywordStatements(doc, chunk, own),
   ]);
-  statements.push({
-    sql: `UPDATE documents SET index_done = ?, index_total = ? WHERE id = ? AND index_state = 'indexing'`,
-    args: [progress.done, progress.total, doc.id],
-  });
-  await db.batch(statements, 'write');
+  statements.push(
+    {
+      sql: `UPDATE documents SET index_done = ?, index_total = ? WHERE id = ? AND index_state = 'indexing' AND ${own.sql}`,
+      args: [progress.done, progress.total, doc.id, ...own.args],
+    },
+    renewStatement(leaseOf(doc), now),
+  );
+  const results = await db.batch(statements, 'write');
+  return (results.at(-1)?.rowsAffected ?? 0) > 0;
 }
 
-/** Keywords alone, for chunks whose vectors are stored already (a keyword index rebuilt). */
-export async function writeKeywords(db: Client, doc: ChunkKey, chunks: readonly Chunk[]): Promise<void> {
-  await db.batch(
-    chunks.flatMap((chunk) => writeKeywordStatements(doc, chunk)),
+/** Keywords alone, for chunks whose vectors are stored already (a keyword index rebuilt); false as writeChunks. */
+export async function writeKeywords(
+  db: Client,
+  doc: ChunkKey,
+  chunks: readonly Chunk[],
+  now: Date,
+): Promise<boolean> {
+  const results = await db.batch(
+    [
+      ...chunks.flatMap((chunk) => writeKeywordStatements(doc, chunk, heldBy(doc))),
+      renewStatement(leaseOf(doc), now),
+    ],
     'write',
   );
+  return (results.at(-1)?.rowsAffected ?? 0) > 0;
 }
 
-/** Every chunk is in: stale chunks go, the document is ready, and its owner's version moves. */
+/**
+ * Every chunk is in: stale chunks go, the document is ready, its owner's version moves and the
+ * lease is given up; only while the lease is the writer's.
+ */
 export async function markReady(db: Client, doc: ChunkKey, total: number): Promise<void> {
+  const own = heldBy(doc);
   await db.batch(
     [
       {
-        sql: 'DELETE FROM document_chunks WHERE document_id = ? AND (chunk >= ? OR digest != ? OR model != ?)',
-        args: [doc.id, total, doc.digest, doc.model],
+        sql: `DELETE FROM document_chunks WHERE document_id = ? AND (chunk >= ? OR digest != ? OR model != ?)
+                AND ${own.sql}`,
+        args: [doc.id, total, doc.digest, doc.model, ...own.args],
       },
-      ...deleteKeywordStatements('document_id = ? AND chunk >= ?', [doc.id, total]),
+      ...deleteKeywordStatements(`document_id = ? AND chunk >= ? AND ${own.sql}`, [
+        doc.id,
+        total,
+        ...own.args,
+      ]),
       {
         sql: `UPDATE documents SET index_state = 'ready', index_error = NULL, index_done = ?, index_total = ?
-              WHERE id = ? AND removed_at IS NULL`,
-        args: [total, total, doc.id],
+              WHERE id = ? AND removed_at IS NULL AND ${own.sql}`,
+        args: [total, total, doc.id, ...own.args],
       },
-      bumpLibraryVersionStatement({ documentId: doc.id }),
+      // As bumpLibraryVersionStatement (data/documents.ts), under the lease.
+      {
+        sql: `INSERT INTO library_versions (owner_id, version)
+              SELECT owner_id, 1 FROM documents WHERE id = ? AND ${own.sql}
+              ON CONFLICT (owner_id) DO UPDATE SET version = version + 1`,
+        args: [doc.id, ...own.args],
+      },
+      releaseStatement(leaseOf(doc)),
     ],
     'write',
   );
 }
 
-export async function markFailed(db: Client, documentId: string, reason: string): Promise<void> {
-  await db.execute({
-    sql: `UPDATE documents SET index_state = 'failed', index_error = ? WHERE id = ? AND removed_at IS NULL`,
-    args: [reason.slice(0, 500), documentId],
-  });
+/** The document failed to index, with the reason its owner sees; only while the lease is the writer's. */
+export async function markFailed(db: Client, lease: Lease, reason: string): Promise<void> {
+  await db.batch(
+    [
+      {
+        sql: `UPDATE documents SET index_state = 'failed', index_error = ? WHERE id = ? AND removed_at IS NULL AND ${held}`,
+        args: [reason.slice(0, 500), lease.documentId, ...heldArgs(lease)],
+      },
+      releaseStatement(lease),
+    ],
+    'write',
+  );
 }
 
 /** Sends a failed document back to the indexer; false when it is not the owner's failed document. */

@@ -55,19 +55,38 @@ export function matchQuery(query: string | readonly string[], scope: readonly st
   return scope.length === 0 ? text : `scope : (${scope.map(phrase).join(' AND ')}) AND ${text}`;
 }
 
-/** Adds one chunk (replacing it) to the keyword index, if its document still stands. */
-export function writeKeywordStatements(doc: { id: string; ownerId: string }, chunk: Chunk): InStatement[] {
+/**
+ * Adds one chunk (replacing it) to the keyword index, if its document still stands and `onlyIf`
+ * holds (the indexer's lease on the document, work-lease.ts): each statement checks it, so none
+ * of them is made by a writer whose lease went to another.
+ */
+export function writeKeywordStatements(
+  doc: { id: string; ownerId: string },
+  chunk: Chunk,
+  onlyIf: { sql: string; args: readonly string[] },
+): InStatement[] {
   return [
-    ...deleteKeywordStatements('document_id = ? AND chunk = ?', [doc.id, chunk.chunk]),
+    ...deleteKeywordStatements(`document_id = ? AND chunk = ? AND ${onlyIf.sql}`, [
+      doc.id,
+      chunk.chunk,
+      ...onlyIf.args,
+    ]),
     {
       sql: `INSERT INTO document_chunk_spans (document_id, chunk, start, end)
-            SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM documents WHERE id = ? AND removed_at IS NULL)`,
-      args: [doc.id, chunk.chunk, chunk.start, chunk.end, doc.id],
+            SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM documents WHERE id = ? AND removed_at IS NULL)
+              AND ${onlyIf.sql}`,
+      args: [doc.id, chunk.chunk, chunk.start, chunk.end, doc.id, ...onlyIf.args],
     },
     {
       sql: `INSERT INTO document_keywords (rowid, text, scope)
-            SELECT id, ?, ? FROM document_chunk_spans WHERE document_id = ? AND chunk = ?`,
-      args: [chunk.text, `${scopeToken('o', doc.ownerId)} ${scopeToken('d', doc.id)}`, doc.id, chunk.chunk],
+            SELECT id, ?, ? FROM document_chunk_spans WHERE document_id = ? AND chunk = ? AND ${onlyIf.sql}`,
+      args: [
+        chunk.text,
+        `${scopeToken('o', doc.ownerId)} ${scopeToken('d', doc.id)}`,
+        doc.id,
+        chunk.chunk,
+        ...onlyIf.args,
+      ],
     },
   ];
 }

@@ -109,19 +109,20 @@ export function createLibrary(options: {
   uploadPace?: UploadPace;
   /** OCR's languages and limits (OCR_LANGUAGES, OCR_MAX_PAGES, OCR_PAGE_SECONDS); default English. */
   ocr?: OcrSettings;
-  /** The clock uploads are stamped with (and stale ones judged by); tests move it. */
+  /** The clock uploads are stamped with (and stale ones judged by), and OCR's and indexing's leases; tests move it. */
   now?: () => Date;
 }): Library {
   const now = options.now ?? (() => new Date());
   const search = createLibrarySearch(options);
   // The owner's library version moves with every ready document, so search re-syncs by itself;
   // nothing to do on ready here.
-  const indexer = createIndexer(options);
+  const indexer = createIndexer({ ...options, now });
   const ocr = options.ocr ?? defaultOcrSettings();
   const recognizer = createRecognizer({
     db: options.db,
     settings: ocr,
     log: options.log,
+    now,
     onRecognised: () => indexer.kick(),
   });
   const quotas = options.quotas ?? DEFAULT_LIBRARY_QUOTAS;

@@ -8,6 +8,13 @@ export interface PassLoop {
   kick(): void;
   /** Resolves once no pass is running and none is asked for. */
   idle(): Promise<void>;
+  /**
+   * Kicks again in `ms` (a lock to wait out, another process's lease that may lapse); a kick asked
+   * for sooner stands. Not counted by `idle`.
+   */
+  kickAfter(ms: number): void;
+  /** Forgets the kick asked for by `kickAfter` (the worker is stopping). */
+  cancel(): void;
   /** The running pass, if any (awaited on stop). */
   readonly running: Promise<void> | null;
 }
@@ -20,6 +27,7 @@ export function createPassLoop(opts: {
 }): PassLoop {
   let running: Promise<void> | null = null;
   let again = false;
+  let later: { timer: ReturnType<typeof setTimeout>; due: number } | undefined;
   const loop = () =>
     (running ??= (async () => {
       try {
@@ -33,15 +41,32 @@ export function createPassLoop(opts: {
         running = null;
       }
     })());
+  const kick = () => {
+    if (opts.stopped()) return;
+    if (running) again = true;
+    else void loop();
+  };
+  const cancel = () => {
+    if (later) clearTimeout(later.timer);
+    later = undefined;
+  };
   return {
-    kick() {
-      if (opts.stopped()) return;
-      if (running) again = true;
-      else void loop();
-    },
+    kick,
     async idle() {
       while (running) await running;
     },
+    kickAfter(ms) {
+      const due = performance.now() + ms;
+      if (opts.stopped() || (later && later.due <= due)) return;
+      cancel();
+      const timer = setTimeout(() => {
+        later = undefined;
+        kick();
+      }, ms);
+      timer.unref();
+      later = { timer, due };
+    },
+    cancel,
     get running() {
       return running;
     },
