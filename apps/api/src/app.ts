@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { createAccountService } from './accounts/accounts.ts';
-import type { AuthLimits } from './accounts/limits.ts';
+import { DEFAULT_AUTH_LIMITS, type AuthLimits } from './accounts/limits.ts';
 import type { Config } from './config.ts';
 import { resolveRuntimeKey, resolveTokenSecret } from './config.ts';
 import { APP_MIGRATIONS } from './data/migrations.ts';
@@ -110,7 +110,7 @@ export async function openApp(
       signUp: config.signUp,
       log,
       now,
-      ...(overrides.authLimits ? { limits: overrides.authLimits } : {}),
+      limits: overrides.authLimits ?? { ...DEFAULT_AUTH_LIMITS, signUpsPerAddress: config.signUpsPerAddress },
       ...(overrides.authWait ? { limitWait: overrides.authWait } : {}),
     });
     const deps: AppDeps = {

@@ -218,6 +218,14 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('SIGNUPS_PER_ADDRESS: 10 in 15 minutes by default', () => {
+    expect(loadConfig({}, '/srv').signUpsPerAddress).toBe(10);
+    expect(loadConfig({ SIGNUPS_PER_ADDRESS: '50' }, '/srv').signUpsPerAddress).toBe(50);
+    expect(problems({ SIGNUPS_PER_ADDRESS: '0' })).toEqual([
+      'SIGNUPS_PER_ADDRESS: expected an integer 1..100000, got "0"',
+    ]);
+  });
+
   it('refuses one database for both memory and the application', () => {
     expect(problems({ MEMORY_DATABASE_URL: 'libsql://same', APP_DATABASE_URL: 'libsql://same' })).toEqual([
       'MEMORY_DATABASE_URL: must differ from APP_DATABASE_URL (agent memory lives in its own database)',

@@ -27,6 +27,7 @@ import { parseOcrLanguages, resolveOcrLanguages } from './library/ocr/languages.
 import type { OcrLanguage } from './library/ocr/languages.ts';
 import { isLoopbackHost } from './http/loopback.ts';
 import { MCP_BURST, MCP_CALLS_PER_MINUTE } from './mcp/limits.ts';
+import { DEFAULT_AUTH_LIMITS } from './accounts/limits.ts';
 import type { RateLimit } from './rate-limit.ts';
 
 export class ConfigError extends Error {
@@ -171,6 +172,7 @@ const envSchema = z.object({
   UPLOADS_IN_FLIGHT: intIn(1, 1_000, DEFAULT_UPLOADS_IN_FLIGHT),
   UPLOADS_IN_FLIGHT_PER_OWNER: intIn(1, 1_000, DEFAULT_UPLOADS_IN_FLIGHT_PER_OWNER),
   MCP_CALLS_PER_MINUTE: intIn(1, 10_000_000, MCP_CALLS_PER_MINUTE),
+  SIGNUPS_PER_ADDRESS: intIn(1, 100_000, DEFAULT_AUTH_LIMITS.signUpsPerAddress),
   LIBRARY_MAX_DOCUMENTS: intIn(1, 1e9, DEFAULT_LIBRARY_QUOTAS.documents),
   LIBRARY_MAX_CHARACTERS: intIn(1, 1e15, DEFAULT_LIBRARY_QUOTAS.characters),
   LIBRARY_MAX_CHUNKS: intIn(1, 1e9, DEFAULT_LIBRARY_QUOTAS.chunks),
@@ -232,6 +234,8 @@ export interface Config {
   uploadsInFlight: number;
   /** Of those, one owner's at most (UPLOADS_IN_FLIGHT_PER_OWNER). */
   uploadsInFlightPerOwner: number;
+  /** Sign-up attempts per client address in 15 minutes (a training room behind one address wants more). */
+  signUpsPerAddress: number;
   /** Calls to /mcp per API key (SPEC §7d): a burst, then one every `refillSeconds`; past it, 429. */
   mcpRateLimit: RateLimit;
   /** What one owner's library may hold; past it, 429 `quota`. */
@@ -328,6 +332,7 @@ export function loadConfig(
     uploadQueue: { maxWaiting: e.UPLOAD_QUEUE_SIZE, maxWaitSeconds: e.UPLOAD_QUEUE_WAIT_SECONDS },
     uploadsInFlight: e.UPLOADS_IN_FLIGHT,
     uploadsInFlightPerOwner: e.UPLOADS_IN_FLIGHT_PER_OWNER,
+    signUpsPerAddress: e.SIGNUPS_PER_ADDRESS,
     mcpRateLimit: { burst: MCP_BURST, refillSeconds: 60 / e.MCP_CALLS_PER_MINUTE },
     libraryQuotas: {
       documents: e.LIBRARY_MAX_DOCUMENTS,

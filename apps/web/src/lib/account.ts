@@ -96,12 +96,18 @@ export function passwordRulesText(rules: PasswordRules): string {
 }
 
 /**
+ * Any origin does as the base: only whether `next` stays on it matters, and the sign-in page is
+ * also rendered where there is no `window` (its tests).
+ */
+const THIS_SITE = 'https://this-site.invalid';
+
+/**
  * Where to go after signing in: a path of this site, never another origin. `next` is resolved as
  * the browser will resolve it (which drops tabs and line breaks, reads `\\` as `/` and removes dot
  * segments, so `/\t/evil.example` is `//evil.example`), and only its path, query and fragment are
  * kept, and only when they stay here; anything else is the library (`/`).
  */
-export function safeNext(next: string | null, origin: string = window.location.origin): string {
+export function safeNext(next: string | null, origin: string = THIS_SITE): string {
   if (!next?.startsWith('/')) return '/';
   let url: URL;
   try {
