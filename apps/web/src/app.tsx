@@ -1,21 +1,21 @@
 import { lazy, Suspense } from 'react';
 import { Navigate, Route, Routes } from 'react-router';
-import { AppShell, RequireSignIn } from './components/app-shell.tsx';
-import { PageLoading } from './components/states.tsx';
-import { NotFoundPage } from './pages/not-found.tsx';
+import { AppShell, RequireSignIn } from './app-shell.tsx';
+import { NotFoundPage } from './shared/not-found-page.tsx';
+import { PageLoading } from './shared/states.tsx';
 
 // One chunk per page: the Memory panel route loads only what it needs (no document text, no menu).
-const SignInPage = lazy(() => import('./pages/sign-in.tsx'));
-const SignUpPage = lazy(() => import('./pages/sign-up.tsx'));
-const ConnectedAgentsPage = lazy(() => import('./pages/connected-agents.tsx'));
-const LibraryPage = lazy(() => import('./pages/library.tsx'));
-const DocumentPage = lazy(() => import('./pages/document.tsx'));
-const MemoryPage = lazy(() => import('./pages/memory.tsx'));
-const ReviewHistoryPage = lazy(() => import('./pages/review-history.tsx'));
-const ProfilesPage = lazy(() => import('./pages/profiles.tsx'));
-const ConnectPage = lazy(() => import('./pages/connect.tsx'));
-const ConnectErrorPage = lazy(() => import('./pages/connect-error.tsx'));
-const InvitePage = lazy(() => import('./pages/invite.tsx'));
+const SignInPage = lazy(() => import('./account/sign-in-page.tsx'));
+const SignUpPage = lazy(() => import('./account/sign-up-page.tsx'));
+const ConnectedAgentsPage = lazy(() => import('./account/connected-agents-page.tsx'));
+const LibraryPage = lazy(() => import('./library/library-page.tsx'));
+const DocumentPage = lazy(() => import('./document/document-page.tsx'));
+const MemoryPage = lazy(() => import('./memory-panel/memory-panel-page.tsx'));
+const ReviewHistoryPage = lazy(() => import('./review/review-history-page.tsx'));
+const ProfilesPage = lazy(() => import('./review/profiles-page.tsx'));
+const ConnectPage = lazy(() => import('./account/connect-page.tsx'));
+const ConnectErrorPage = lazy(() => import('./account/connect-error-page.tsx'));
+const InvitePage = lazy(() => import('./account/invite-page.tsx'));
 
 export function App() {
   return (

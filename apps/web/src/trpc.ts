@@ -2,7 +2,7 @@ import type { AppRouter } from '@sponge/api';
 import { QueryCache, QueryClient } from '@tanstack/react-query';
 import { createTRPCClient, httpBatchLink, httpSubscriptionLink, splitLink } from '@trpc/client';
 import { createTRPCOptionsProxy } from '@trpc/tanstack-react-query';
-import { errorCode } from './lib/errors.ts';
+import { errorCode } from './shared/errors.ts';
 
 export type { RouterInputs, RouterOutputs } from '@sponge/api';
 

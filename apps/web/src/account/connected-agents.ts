@@ -1,0 +1,26 @@
+// How the Connected agents page (SPEC §6c) says what each agent is and when it was last seen.
+import { formatDateAndClock, formatDayAndTime } from '../shared/time.ts';
+
+export type AgentKind = 'api_key' | 'oauth';
+
+/** The agent's kind, as the owner made it: a key they created, or a sign-in they allowed. */
+export function agentKindText(kind: AgentKind): string {
+  return kind === 'api_key' ? 'API key' : 'Signed in with OAuth';
+}
+
+/** "12 Sept 2026, 14:00": when the key was created or the sign-in allowed. */
+export function connectedText(iso: string): string {
+  return formatDateAndClock(iso);
+}
+
+/** "today 14:02", "3 Dec 09:15", or "never used" (recorded to the minute). */
+export function lastUsedText(iso: string | null, now: number = Date.now()): string {
+  return iso === null ? 'never used' : formatDayAndTime(iso, now);
+}
+
+/** What revoking does, for the confirmation: the two kinds end differently. */
+export function revokeConsequence(kind: AgentKind): string {
+  return kind === 'api_key'
+    ? 'An agent that uses this key is refused from now on. This cannot be undone; you can create a new key.'
+    : 'It is signed out at once: its access ends and it cannot renew it. To use it again, connect it again from the agent, and you will be asked to allow it.';
+}

@@ -1,0 +1,397 @@
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useRef, useState } from 'react';
+import { Link, useLocation, useParams, useSearchParams } from 'react-router';
+import { IndexState } from '../library/index-state.tsx';
+import { inProgress } from '../library/row-words.ts';
+import { isNotFound } from '../shared/errors.ts';
+import { NotFoundPage } from '../shared/not-found-page.tsx';
+import { ErrorState, PageLoading, SkeletonRows } from '../shared/states.tsx';
+import { formatAgo, formatDateAndClock } from '../shared/time.ts';
+import { useNow } from '../shared/use-now.ts';
+import { useTitle } from '../shared/use-title.ts';
+import { trpc, type RouterOutputs } from '../trpc.ts';
+import { AskForm } from './ask-form.tsx';
+import { answerState, transcriptRefetchMs, waitingSince } from './chat.ts';
+import { CiteSelection } from './cite-selection.tsx';
+import { DocumentActions } from './document-actions.tsx';
+import { DocumentText } from './document-text.tsx';
+import { memoryCardHeadline } from './memory-card.ts';
+import { Citations, LibraryCardView } from './transcript-items.tsx';
+import { useQuotedPassage } from './use-quoted-passage.ts';
+import { useRunTranscript } from './use-run-transcript.ts';
+
+type Doc = RouterOutputs['documents']['get'];
+type Run = RouterOutputs['runs']['list'][number];
+type TranscriptItem = RouterOutputs['chat']['transcript'][number];
+type MemoryCard = Extract<TranscriptItem, { type: 'memory' }>;
+
+const INDEX_POLL_MS = 1000;
+
+/** Only a live chat run takes another question. */
+const takesQuestions = (run: Run): boolean => run.mode === 'chat' && run.status === 'live';
+
+export default function DocumentPage() {
+  const { id: documentId = '' } = useParams();
+  const doc = useQuery({
+    ...trpc.documents.get.queryOptions({ documentId }),
+    // A new document is extracted and indexed in the background: follow it until it is searchable.
+    refetchInterval: (query) => (inProgress(query.state.data?.index) ? INDEX_POLL_MS : false),
+  });
+  // The run the owner is looking at (`?run=`): its question box asks follow-ups, and coming back
+  // from the Memory panel finds it again.
+  const [params, setParams] = useSearchParams();
+  useTitle(doc.data?.title);
+
+  if (doc.isPending) return <PageLoading />;
+  // Also on a refetch: the document may have been removed or unshared meanwhile.
+  if (doc.isError && isNotFound(doc.error)) return <NotFoundPage />;
+  if (doc.isLoadingError) {
+    return (
+      <ErrorState error={doc.error} onRetry={() => void doc.refetch()} title="Could not load this document" />
+    );
+  }
+  const isOwner = doc.data.access === 'owner';
+  return (
+    <>
+      <nav className="breadcrumb" aria-label="Breadcrumb">
+        <ol>
+          <li>
+            <Link to="/">Library</Link>
+          </li>
+          <li>
+            <span aria-current="page">{doc.data.title}</span>
+          </li>
+        </ol>
+      </nav>
+      <div className="page-head">
+        <div className="title-line">
+          <h1>{doc.data.title}</h1>
+          {isOwner && <IndexState documentId={doc.data.id} index={doc.data.index} />}
+        </div>
+        {/* Every action there (Memory, Share, Publish) is the owner's. */}
+        {isOwner && <DocumentActions doc={doc.data} />}
+      </div>
+      <div className="doc-layout">
+        <DocumentBody doc={doc.data} />
+        {/* Runs are the owner's alone: for anyone else the API answers NOT_FOUND, and the region is absent. */}
+        {isOwner && (
+          <Runs
+            documentId={documentId}
+            extracting={doc.data.index?.state === 'extracting'}
+            runsClosedSince={doc.data.runsClosedSince}
+            currentRunId={params.get('run')}
+            onSelectRun={(runId) => setParams(runId ? { run: runId } : {}, { replace: true })}
+          />
+        )}
+      </div>
+    </>
+  );
+}
+
+/**
+ * Title page facts, then the text with its page markers; a selected passage can be cited. While an
+ * upload's text is still being extracted there is none yet: that is said instead (its progress is
+ * beside the title).
+ */
+function DocumentBody({ doc }: { doc: Doc }) {
+  const textRef = useRef<HTMLDivElement>(null);
+  const { hash } = useLocation();
+  // A search hit links to its page (#page-3): the text arrives after the route, so scroll here.
+  useEffect(() => {
+    if (/^#page-\d+$/u.test(hash)) document.getElementById(hash.slice(1))?.scrollIntoView();
+  }, [hash]);
+  // A citation chip links to its quote (?page=4&quote=…): marked, and scrolled to.
+  const quoted = useQuotedPassage(doc, textRef);
+  if (doc.index?.state === 'extracting') {
+    return (
+      <article className="box doc-text state-block" aria-label="Document">
+        <strong>The text is being extracted from the file</strong>
+        <p>It appears here once the file has been read; this page follows it.</p>
+      </article>
+    );
+  }
+  return (
+    <article className="box doc-text" aria-label="Document">
+      {doc.authors.length > 0 && <p className="authors">{doc.authors.join(', ')}</p>}
+      {doc.abstract && (
+        <section className="abstract" aria-label="Abstract">
+          <h2 className="visually-hidden">Abstract</h2>
+          <p>{doc.abstract}</p>
+        </section>
+      )}
+      {quoted.notFound && (
+        <p className="notice warn" role="status">
+          The quoted passage was not found on this page{quoted.page === null ? '' : ` (p. ${quoted.page})`}.
+        </p>
+      )}
+      <CiteSelection documentId={doc.id} textRef={textRef} />
+      <div className="doc-body" ref={textRef}>
+        <DocumentText
+          text={doc.text}
+          source={doc.source}
+          pageStarts={doc.pageStarts}
+          ocrPages={doc.ocrPages}
+          anchors
+          highlight={quoted.span}
+        />
+      </div>
+    </article>
+  );
+}
+
+function Runs({
+  documentId,
+  extracting,
+  runsClosedSince,
+  currentRunId,
+  onSelectRun,
+}: {
+  documentId: string;
+  /** The text is still being extracted: nothing to ask about yet (chat.ask would refuse). */
+  extracting: boolean;
+  runsClosedSince: string | null;
+  currentRunId: string | null;
+  onSelectRun: (runId: string | null) => void;
+}) {
+  const runs = useQuery(trpc.runs.list.queryOptions({ documentId }));
+  // A new run's question box moves from under the list into the run: it takes the focus along.
+  const [startedRunId, setStartedRunId] = useState<string | null>(null);
+  if (runs.isError && isNotFound(runs.error)) return null;
+  const current = runs.data?.find((r) => r.id === currentRunId);
+  const followingUp = current !== undefined && takesQuestions(current);
+  return (
+    <section className="box runs" aria-label="Runs">
+      <h2>Runs</h2>
+      {runs.isPending ? (
+        <div aria-busy="true">
+          <span className="visually-hidden">Loading runs…</span>
+          <SkeletonRows rows={2} />
+        </div>
+      ) : runs.isLoadingError ? (
+        <ErrorState error={runs.error} onRetry={() => void runs.refetch()} title="Could not load the runs" />
+      ) : runs.data.length === 0 ? (
+        <p className="muted">No runs yet. The agent has not worked on this document.</p>
+      ) : (
+        runs.data.map((run, i) => (
+          <RunItem
+            key={run.id}
+            run={run}
+            documentId={documentId}
+            current={run.id === currentRunId}
+            followed={i < FOLLOWED_RUNS || run.id === currentRunId}
+            onLookAt={() => onSelectRun(run.id)}
+          >
+            {run.id === currentRunId && takesQuestions(run) && (
+              <AskForm
+                documentId={documentId}
+                runId={run.id}
+                autoFocus={run.id === startedRunId}
+                onAsked={onSelectRun}
+                // Once new runs are closed, leaving this run would leave nowhere to ask.
+                onNewChat={runsClosedSince === null ? () => onSelectRun(null) : undefined}
+              />
+            )}
+          </RunItem>
+        ))
+      )}
+      {!followingUp &&
+        (runsClosedSince !== null ? (
+          <p className="notice ask-closed">
+            New runs are closed since{' '}
+            <time dateTime={runsClosedSince}>{formatDateAndClock(runsClosedSince)}</time>; earlier runs stay
+            readable.
+          </p>
+        ) : extracting ? (
+          <p className="notice ask-closed">Questions open once the text has been extracted.</p>
+        ) : (
+          <AskForm
+            documentId={documentId}
+            onAsked={(runId) => {
+              setStartedRunId(runId);
+              onSelectRun(runId);
+            }}
+          />
+        ))}
+    </section>
+  );
+}
+
+/**
+ * Live runs whose transcripts stream (SPEC §7c): the newest ones and the one looked at. Each
+ * stream holds one of the browser's six connections to the server; older live runs are read
+ * again every few seconds instead.
+ */
+const FOLLOWED_RUNS = 2;
+
+function RunItem({
+  run,
+  documentId,
+  current,
+  followed,
+  onLookAt,
+  children,
+}: {
+  run: Run;
+  documentId: string;
+  current: boolean;
+  followed: boolean;
+  onLookAt: () => void;
+  /** The follow-up question box, when this is the live chat run the owner is looking at. */
+  children?: React.ReactNode;
+}) {
+  const live = run.status === 'live';
+  const { transcript, liveNote } = useRunTranscript(run.id, {
+    follow: live && followed,
+    pollMs: (items) => transcriptRefetchMs(items, live, Date.now()),
+  });
+  const state = run.memory ? (run.state ?? 'unknown') : 'memory off';
+  const headingId = `run-${run.id}`;
+  const since = live ? waitingSince(transcript.data) : null;
+  return (
+    <article
+      className={current ? 'run current' : 'run'}
+      aria-labelledby={headingId}
+      aria-current={current || undefined}
+    >
+      <div className="run-head">
+        <span className={`dot ${run.state ?? ''}`} aria-hidden="true" />
+        <h3 id={headingId}>
+          {run.mode === 'staged' ? 'Staged run' : 'Chat run'} ·{' '}
+          <span title={run.acceptedAt}>{formatAgo(run.acceptedAt)}</span> · {state}
+        </h3>
+        {!current && takesQuestions(run) && (
+          <button
+            type="button"
+            className="button small-button"
+            onClick={onLookAt}
+            aria-describedby={headingId}
+          >
+            Continue this chat
+          </button>
+        )}
+      </div>
+      {transcript.isPending ? (
+        <div aria-busy="true">
+          <span className="visually-hidden">Loading the transcript…</span>
+          <SkeletonRows rows={2} />
+        </div>
+      ) : transcript.isLoadingError ? (
+        <ErrorState
+          error={transcript.error}
+          onRetry={() => void transcript.refetch()}
+          title="Could not load the transcript"
+        />
+      ) : transcript.data.length === 0 ? (
+        <p className="muted small">Nothing said yet.</p>
+      ) : (
+        <ol className="transcript" aria-label="Transcript">
+          {transcript.data.map((item, i) => (
+            <li key={i}>
+              {item.type === 'memory' ? (
+                <MemoryCardView card={item} documentId={documentId} />
+              ) : item.type === 'library' ? (
+                <LibraryCardView card={item} />
+              ) : (
+                <>
+                  <p className="msg">
+                    <span className="msg-who">{item.role}:</span> {item.text}
+                  </p>
+                  {item.citations && item.citations.length > 0 && (
+                    <Citations
+                      citations={item.citations}
+                      memoryHref={
+                        run.sessionId === null
+                          ? null
+                          : `/documents/${encodeURIComponent(documentId)}/memory?session=${encodeURIComponent(run.sessionId)}`
+                      }
+                    />
+                  )}
+                </>
+              )}
+            </li>
+          ))}
+        </ol>
+      )}
+      {/* Always in place while the run is live, so screen readers announce what appears in it. */}
+      {live && (
+        <div className="run-status small" role="status">
+          {since !== null && <AnswerWait since={since} />}
+          {liveNote !== null && <p className="muted">{liveNote}</p>}
+        </div>
+      )}
+      {children}
+    </article>
+  );
+}
+
+/** "Working…" while the runtime is expected to answer; after a minute, why it may not. */
+function AnswerWait({ since }: { since: string }) {
+  const now = useNow(1000);
+  if (answerState(since, now) === 'working') {
+    return (
+      <p className="working">
+        <span className="spinner" aria-hidden="true" />
+        Working…
+      </p>
+    );
+  }
+  return (
+    <p className="notice warn">
+      The agent runtime has not answered yet. Is it running? <code>npm start</code> starts it beside the API.
+    </p>
+  );
+}
+
+/** "Remembered 3 notes: …" (or "Removed 2 notes: …") with a link to the panel at that session; nothing named once forgotten. */
+function MemoryCardView({ card, documentId }: { card: MemoryCard; documentId: string }) {
+  const href = `/documents/${encodeURIComponent(documentId)}/memory?session=${encodeURIComponent(card.sessionId)}`;
+  if (card.forgotten) {
+    return (
+      <div className="memory-card forgotten">
+        <p>
+          <MemoryIcon />
+          Memory forgotten
+        </p>
+        <Link to={href}>View in Memory</Link>
+      </div>
+    );
+  }
+  return (
+    <div className="memory-card">
+      <p>
+        <MemoryIcon />
+        {memoryCardHeadline(card)}
+        {card.names.length > 0 && (
+          <>
+            : <span className="names">{card.names.join(', ')}</span>
+          </>
+        )}
+      </p>
+      <Link to={href}>
+        View in Memory <span aria-hidden="true">→</span>
+      </Link>
+    </div>
+  );
+}
+
+/** A small glyph that needs no emoji font (CI's Chromium has none). */
+function MemoryIcon() {
+  return (
+    <svg
+      className="card-icon"
+      viewBox="0 0 16 16"
+      width="14"
+      height="14"
+      aria-hidden="true"
+      focusable="false"
+    >
+      <path
+        d="M8 2.5a3 3 0 0 0-5.6 1.5A2.8 2.8 0 0 0 2 9.3 2.8 2.8 0 0 0 5 13.5h6a2.8 2.8 0 0 0 3-4.2A2.8 2.8 0 0 0 13.6 4 3 3 0 0 0 8 2.5Zm0 0v11"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="1.3"
+        strokeLinejoin="round"
+      />
+    </svg>
+  );
+}

@@ -1,0 +1,116 @@
+import type { Citation } from '@sponge/contract';
+import { Link } from 'react-router';
+import { citationView, libraryCardView, type LibraryCard } from './transcript-views.ts';
+
+/** "Searched the library for “…” — 5 hits", "Read p. 4 of “…”" (a link to what was read). */
+export function LibraryCardView({ card }: { card: LibraryCard }) {
+  const { text, href } = libraryCardView(card);
+  return (
+    <div className="library-card">
+      <p>
+        {card.action === 'searched' ? <SearchIcon /> : <PageIcon />}
+        {href ? <Link to={href}>{text}</Link> : text}
+      </p>
+    </div>
+  );
+}
+
+/**
+ * What an agent's reply cites, numbered: a verified quote is a link to the passage highlighted
+ * (the quote itself is its description); an unverified one, or one whose document is gone, is
+ * plain text saying so; a working note says it is not evidence and links to the Memory panel.
+ */
+export function Citations({
+  citations,
+  memoryHref,
+}: {
+  citations: readonly Citation[];
+  /** The Memory panel at the run's session, or null when the run has no memory. */
+  memoryHref: string | null;
+}) {
+  return (
+    <ol className="citations" aria-label="Citations">
+      {citations.map((c, i) => {
+        const view = citationView(c, memoryHref);
+        const no = <span className="cite-no">[{i + 1}]</span>;
+        switch (view.kind) {
+          case 'verified':
+            return (
+              <li key={i}>
+                <Link className="cite-chip verified" to={view.href} title={`“${view.quote}”`}>
+                  {no} {view.label} <span aria-hidden="true">✓</span>
+                  <span className="visually-hidden"> (quote verified)</span>
+                </Link>
+              </li>
+            );
+          case 'note':
+            return (
+              <li key={i}>
+                <span className="cite-chip note">
+                  {no}{' '}
+                  {view.href ? (
+                    <Link to={view.href} title="View in Memory">
+                      {view.label}
+                    </Link>
+                  ) : (
+                    <span className="cite-note">{view.label}</span>
+                  )}{' '}
+                  <span className="cite-why">{view.why}</span>
+                </span>
+              </li>
+            );
+          default:
+            return (
+              <li key={i}>
+                <span
+                  className="cite-chip unverified"
+                  title={view.kind === 'unverified' && view.quote ? `“${view.quote}”` : undefined}
+                >
+                  {no} <span aria-hidden="true">⚠</span> {view.label}{' '}
+                  <span className="cite-why">— {view.why}</span>
+                </span>
+              </li>
+            );
+        }
+      })}
+    </ol>
+  );
+}
+
+// Small glyphs that need no emoji font (CI's Chromium has none), as the memory card's.
+function SearchIcon() {
+  return (
+    <svg
+      className="card-icon"
+      viewBox="0 0 16 16"
+      width="14"
+      height="14"
+      aria-hidden="true"
+      focusable="false"
+    >
+      <circle cx="7" cy="7" r="4.3" fill="none" stroke="currentColor" strokeWidth="1.4" />
+      <path d="m10.2 10.2 3.6 3.6" stroke="currentColor" strokeWidth="1.6" strokeLinecap="round" />
+    </svg>
+  );
+}
+
+function PageIcon() {
+  return (
+    <svg
+      className="card-icon"
+      viewBox="0 0 16 16"
+      width="14"
+      height="14"
+      aria-hidden="true"
+      focusable="false"
+    >
+      <path
+        d="M4 1.8h5.2L12.5 5v9.2H4Zm5 0V5h3.4M6 8h4.5M6 10.5h4.5"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="1.2"
+        strokeLinejoin="round"
+      />
+    </svg>
+  );
+}

@@ -1,0 +1,399 @@
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useId, useRef, useState } from 'react';
+import { Link, useParams, useSearchParams } from 'react-router';
+import { useRunTranscript } from '../document/use-run-transcript.ts';
+import { ReviewDialog } from '../review/review-dialog.tsx';
+import { errorMessage, isNotFound } from '../shared/errors.ts';
+import { NotFoundPage } from '../shared/not-found-page.tsx';
+import { ErrorState, SkeletonRows } from '../shared/states.tsx';
+import { formatAgo, formatClock, formatTimeAndDay } from '../shared/time.ts';
+import { useNow } from '../shared/use-now.ts';
+import { useTitle } from '../shared/use-title.ts';
+import { trpc, type RouterOutputs } from '../trpc.ts';
+import { ExpiredLine, ForgetCountdown } from './countdown.tsx';
+import { ForgetDialog } from './forget-dialog.tsx';
+import { MemoryRows } from './memory-rows.tsx';
+
+type Panel = RouterOutputs['memory']['panel'];
+type Session = NonNullable<Panel['session']>;
+type Run = RouterOutputs['runs']['list'][number];
+
+const RULE = 'Remembered notes are not evidence: they need review before they can support a claim.';
+
+/** The owner's Memory panel for one session of a document (`?session=<id>`, else the newest). */
+export default function MemoryPage() {
+  const { id: documentId = '' } = useParams();
+  const [params, setParams] = useSearchParams();
+  const sessionId = params.get('session') ?? undefined;
+
+  const panel = useQuery(trpc.memory.panel.queryOptions({ documentId, ...(sessionId ? { sessionId } : {}) }));
+  // For the breadcrumb and the session labels ("Chat run"); the panel decides what is visible.
+  const doc = useQuery({ ...trpc.documents.get.queryOptions({ documentId }), enabled: panel.isSuccess });
+  const runs = useQuery({ ...trpc.runs.list.queryOptions({ documentId }), enabled: panel.isSuccess });
+  // A note the agent writes while the owner watches shows up without a reload: the session's live
+  // run streams its transcript (chat.events), and each new card reads the panel again.
+  const liveRun = runs.data?.find(
+    (r) => r.status === 'live' && r.sessionId !== null && r.sessionId === panel.data?.session?.id,
+  );
+  const { liveNote } = useRunTranscript(liveRun?.id ?? null, {
+    follow: liveRun !== undefined,
+    onItem: (item) => {
+      if (item.type === 'memory') void panel.refetch();
+    },
+  });
+  // Reviewed rows carry the reviewer's id; a name reads better.
+  const me = useQuery(trpc.auth.me.queryOptions());
+  const demoUsers = useQuery({
+    ...trpc.auth.demoUsers.queryOptions(),
+    enabled: panel.isSuccess && panel.data.reviewedInView.some((r) => r.reviewerName === null),
+    staleTime: Infinity,
+  });
+  const reviewerName = (rec: Panel['reviewedInView'][number]): string =>
+    rec.reviewerName ??
+    (me.data?.id === rec.reviewerId
+      ? me.data.name
+      : demoUsers.data?.find((u) => u.id === rec.reviewerId)?.name) ??
+    rec.reviewerId;
+  // Working notes can be proposed for review once the document has a profile installed.
+  const installed = useQuery({
+    ...trpc.profiles.installed.queryOptions({ documentId }),
+    enabled: panel.isSuccess,
+  });
+  const [proposing, setProposing] = useState<Panel['workingNotes'][number] | null>(null);
+
+  // A forget that just succeeded shows at once, before the refetch confirms it.
+  const [forgotten, setForgotten] = useState<{ sessionId: string; at: string } | null>(null);
+  const stateLine = useRef<HTMLParagraphElement>(null);
+  useEffect(() => {
+    if (forgotten) stateLine.current?.focus();
+  }, [forgotten]);
+
+  useTitle('Memory', doc.data?.title);
+
+  if (panel.isError && isNotFound(panel.error)) return <NotFoundPage />;
+
+  const title = doc.data?.title;
+  const breadcrumb = (
+    <nav className="breadcrumb" aria-label="Breadcrumb">
+      <ol>
+        <li>
+          <Link to="/">Library</Link>
+        </li>
+        <li>
+          <Link to={`/documents/${encodeURIComponent(documentId)}`}>{title ?? 'Document'}</Link>
+        </li>
+        <li>
+          <span aria-current="page">Memory</span>
+        </li>
+      </ol>
+    </nav>
+  );
+
+  if (panel.isPending) {
+    return (
+      <>
+        {breadcrumb}
+        <div className="panel-head">
+          <h1>Memory</h1>
+        </div>
+        <p className="rule">{RULE}</p>
+        <LoadingSection title="Working notes" />
+        <LoadingSection title="Reviewed knowledge in view" />
+      </>
+    );
+  }
+  if (panel.isLoadingError) {
+    return (
+      <>
+        {breadcrumb}
+        <div className="panel-head">
+          <h1>Memory</h1>
+        </div>
+        <ErrorState
+          error={panel.error}
+          onRetry={() => void panel.refetch()}
+          title="Could not load the Memory panel"
+        />
+      </>
+    );
+  }
+
+  const data = panel.data;
+  const session = data.session;
+  const isForgottenHere = !!session && forgotten?.sessionId === session.id;
+  const state: Session['state'] | null = session ? (isForgottenHere ? 'forgotten' : session.state) : null;
+  const closed = state === 'forgotten' || state === 'purged';
+  const notes = closed ? [] : data.workingNotes;
+  const reviewed = closed ? [] : data.reviewedInView;
+  const recalls = closed ? [] : data.recentRecalls;
+  const runsBySession = new Map<string, Run>();
+  for (const run of runs.data ?? []) if (run.sessionId) runsBySession.set(run.sessionId, run);
+
+  return (
+    <>
+      {breadcrumb}
+      <div className="panel-head">
+        <h1>Memory</h1>
+        {session && (
+          <SessionPicker
+            sessions={data.sessions}
+            current={session.id}
+            runsBySession={runsBySession}
+            onPick={(id) => setParams({ session: id })}
+          />
+        )}
+        {session && state && (
+          <>
+            <p className="session-meta" ref={stateLine} tabIndex={-1}>
+              <span title={session.startedAt}>Started {formatTimeAndDay(session.startedAt)}</span>
+              <span className="sep" aria-hidden="true">
+                ·
+              </span>
+              <StateLine
+                session={session}
+                state={state}
+                forgottenAt={isForgottenHere ? forgotten.at : null}
+              />
+            </p>
+            {(state === 'open' || state === 'expired') && (
+              <div className="panel-actions">
+                <ForgetDialog
+                  sessionId={session.id}
+                  onForgotten={(at) => setForgotten({ sessionId: session.id, at })}
+                />
+              </div>
+            )}
+          </>
+        )}
+      </div>
+      {panel.isRefetchError && (
+        <p className="notice error" role="alert" style={{ marginBottom: '1rem' }}>
+          Could not refresh the panel: {errorMessage(panel.error)}{' '}
+          <button type="button" className="link-button" onClick={() => void panel.refetch()}>
+            Retry
+          </button>
+        </p>
+      )}
+      <p className="rule">{RULE}</p>
+      {liveNote !== null && (
+        <p className="notice small" role="status" style={{ marginBottom: '1rem' }}>
+          {liveNote}
+        </p>
+      )}
+
+      {!session ? (
+        <NoSession runs={runs.data} />
+      ) : (
+        <>
+          <section
+            className="mem-section"
+            aria-labelledby="working-notes-title"
+            aria-describedby="working-notes-desc"
+          >
+            <div className="mem-section-head">
+              <h2 id="working-notes-title">Working notes</h2>
+              <p className="desc" id="working-notes-desc">
+                Private notes the agent wrote for itself in this session
+              </p>
+              <span className="count">{plural(notes.length, 'note')}</span>
+            </div>
+            {notes.length > 0 ? (
+              <MemoryRows
+                kind="note"
+                rows={notes}
+                onPropose={installed.data && installed.data.length > 0 ? setProposing : undefined}
+              />
+            ) : (
+              <p className="empty-list">{emptyNotesText(state)}</p>
+            )}
+          </section>
+
+          <section className="mem-section" aria-labelledby="reviewed-title" aria-describedby="reviewed-desc">
+            <div className="mem-section-head">
+              <h2 id="reviewed-title">Reviewed knowledge in view</h2>
+              <p className="desc" id="reviewed-desc">
+                Reviewed knowledge the agent can read here but not change
+              </p>
+              <span className="pin">pinned at revision {session.pinnedRevision}</span>
+            </div>
+            {reviewed.length > 0 ? (
+              <MemoryRows kind="reviewed" rows={reviewed} reviewerName={reviewerName} />
+            ) : (
+              <p className="empty-list">
+                {closed
+                  ? 'Nothing from this session is kept. Reviewed knowledge itself is not affected.'
+                  : `No reviewed knowledge at revision ${session.pinnedRevision}.`}
+              </p>
+            )}
+          </section>
+          {recalls.length > 0 && <RecentRecalls recalls={recalls} />}
+          {installed.data && installed.data.length > 0 && (
+            <ReviewDialog
+              documentId={documentId}
+              session={session}
+              note={proposing}
+              installed={installed.data}
+              knownNames={[...notes.map((n) => n.name), ...reviewed.map((r) => r.name)]}
+              onClose={() => setProposing(null)}
+            />
+          )}
+        </>
+      )}
+    </>
+  );
+}
+
+type RecallEvent = RouterOutputs['memory']['panel']['recentRecalls'][number];
+
+/** What recall computed for this session: names and scores only (the query text is never kept). */
+function RecentRecalls({ recalls }: { recalls: RecallEvent[] }) {
+  return (
+    <section className="mem-section" aria-labelledby="recalls-title" aria-describedby="recalls-desc">
+      <div className="mem-section-head">
+        <h2 id="recalls-title">Recent recalls (shadow)</h2>
+        <p className="desc" id="recalls-desc">
+          shadow: not shown to the agent
+        </p>
+        <span className="count">{plural(recalls.length, 'recall')}</span>
+      </div>
+      <ol className="recall-list">
+        {recalls.map((r, i) => (
+          <li key={`${r.at}-${i}`} className="small">
+            <time dateTime={r.at} className="muted">
+              {new Date(r.at).toLocaleString()}
+            </time>
+            {r.mode === 'live' ? <span className="muted"> · live (shown to the agent)</span> : null}
+            {r.results.length === 0 ? (
+              <span className="muted"> · no matches</span>
+            ) : (
+              <ul aria-label="Recalled notes">
+                {r.results.slice(0, 5).map((h) => (
+                  <li key={h.name}>
+                    <code>{h.name}</code> <span className="muted">{h.score.toFixed(2)}</span>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}
+
+function LoadingSection({ title }: { title: string }) {
+  return (
+    <section className="mem-section" aria-label={title} aria-busy="true">
+      <div className="mem-section-head">
+        <h2>{title}</h2>
+        <span className="desc">Loading…</span>
+      </div>
+      <SkeletonRows rows={3} />
+    </section>
+  );
+}
+
+function StateLine({
+  session,
+  state,
+  forgottenAt,
+}: {
+  session: Session;
+  state: Session['state'];
+  forgottenAt: string | null;
+}) {
+  switch (state) {
+    case 'open':
+      return <ForgetCountdown forgetsAt={session.forgetsAt} />;
+    case 'opening':
+      return <span className="state-line">Opening — the agent's memory is not ready yet.</span>;
+    case 'expired':
+      return <ExpiredLine forgetsAt={session.forgetsAt} />;
+    case 'forgotten': {
+      const at = forgottenAt ?? sessionForgottenAt(session);
+      return (
+        <span className="state-line closed" title={at ?? undefined}>
+          {at ? `Forgotten at ${formatClock(at)}.` : 'Forgotten.'} Nothing from this session is kept.
+        </span>
+      );
+    }
+    case 'purged':
+      return <span className="state-line closed">Purged — nothing from this session is kept.</span>;
+    case 'empty':
+      return <span className="state-line closed">This session never finished opening.</span>;
+  }
+}
+
+function sessionForgottenAt(session: Session): string | null {
+  return 'forgottenAt' in session && typeof session.forgottenAt === 'string' ? session.forgottenAt : null;
+}
+
+function emptyNotesText(state: Session['state'] | null): string {
+  switch (state) {
+    case 'forgotten':
+    case 'purged':
+      return 'Nothing from this session is kept.';
+    case 'empty':
+      return 'This session never finished opening, so the agent wrote nothing.';
+    default:
+      return 'The agent has not remembered anything in this session yet.';
+  }
+}
+
+function SessionPicker({
+  sessions,
+  current,
+  runsBySession,
+  onPick,
+}: {
+  sessions: Panel['sessions'];
+  current: string;
+  runsBySession: Map<string, Run>;
+  onPick: (id: string) => void;
+}) {
+  const id = useId();
+  const now = useNow(5000);
+  return (
+    <div className="session-picker">
+      <label htmlFor={id}>Session</label>
+      <select id={id} value={current} onChange={(e) => onPick(e.target.value)}>
+        {sessions.map((s) => (
+          <option key={s.id} value={s.id}>
+            {sessionLabel(s, runsBySession.get(s.id), now)}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+/** "Chat run · 2 h ago · open". */
+function sessionLabel(session: Session, run: Run | undefined, now: number): string {
+  const mode = run?.mode === 'staged' ? 'Staged run' : 'Chat run';
+  const state =
+    session.state === 'open' && new Date(session.forgetsAt).getTime() <= now ? 'expired' : session.state;
+  return `${mode} · ${formatAgo(session.startedAt, now)} · ${state}`;
+}
+
+/** No session to show: either no run yet, or only runs without working memory (staged). */
+function NoSession({ runs }: { runs: Run[] | undefined }) {
+  const memoryOff = !!runs && runs.length > 0 && runs.every((r) => !r.memory);
+  if (memoryOff) {
+    return (
+      <div className="state-block box">
+        <strong>Working memory is off for this document's runs</strong>
+        <p>Staged research runs keep no working notes unless the document's setting turns memory on.</p>
+      </div>
+    );
+  }
+  return (
+    <div className="state-block box">
+      <strong>No session yet</strong>
+      <p>A session starts when the agent runs on this document with working memory on.</p>
+    </div>
+  );
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}

@@ -1,0 +1,82 @@
+import { LIMITS } from '@sponge/contract';
+import * as Dialog from '@radix-ui/react-dialog';
+import { useId } from 'react';
+import { errorIssues, errorMessage } from '../shared/errors.ts';
+import { FieldErrors } from './field-errors.tsx';
+import type { ReviewForm } from './use-review-form.ts';
+
+/**
+ * Accept or reject, the reviewer's comment, why the last attempt was refused (messages the
+ * inputs above have no place for included), and the buttons.
+ */
+export function DecisionFooter({ form }: { form: ReviewForm }) {
+  const commentId = useId();
+  const { at, decide, decision, unplaced } = form;
+  return (
+    <>
+      <fieldset className="wb-row plain">
+        <legend className="wb-label">Decision</legend>
+        <div className="radios">
+          <label>
+            <input
+              type="radio"
+              name="decision"
+              value="accept"
+              checked={decision === 'accept'}
+              onChange={() => form.setDecision('accept')}
+            />{' '}
+            Accept
+          </label>
+          <label>
+            <input
+              type="radio"
+              name="decision"
+              value="reject"
+              checked={decision === 'reject'}
+              onChange={() => form.setDecision('reject')}
+            />{' '}
+            Reject
+          </label>
+        </div>
+      </fieldset>
+
+      <div className="wb-row">
+        <label htmlFor={commentId}>Comment</label>
+        <div>
+          <textarea
+            id={commentId}
+            rows={2}
+            maxLength={LIMITS.commentChars}
+            value={form.comment}
+            aria-invalid={at('comment').length > 0 || undefined}
+            aria-describedby={at('comment').length > 0 ? `${commentId}-err` : undefined}
+            onChange={(e) => form.editComment(e.target.value)}
+          />
+          <FieldErrors id={`${commentId}-err`} messages={at('comment')} />
+        </div>
+      </div>
+
+      {decide.isError && (
+        <p className="notice error" role="alert">
+          {errorIssues(decide.error).length > 0
+            ? 'The decision was not recorded: see the messages next to the fields.'
+            : errorMessage(decide.error)}
+          {unplaced.length > 0 && ` ${unplaced.map((i) => `${i.path}: ${i.message}`).join('; ')}`}
+        </p>
+      )}
+      <div className="dialog-actions">
+        <Dialog.Close className="button" type="button" disabled={decide.isPending}>
+          Cancel
+        </Dialog.Close>
+        <button
+          type="submit"
+          className="button primary"
+          disabled={!form.chosen || decide.isPending}
+          aria-busy={decide.isPending || undefined}
+        >
+          Record decision
+        </button>
+      </div>
+    </>
+  );
+}
