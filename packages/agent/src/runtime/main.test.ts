@@ -161,6 +161,23 @@ describe('the runtime command', () => {
     expect(log).toMatch(/"msg":"stopped"\}\n$/);
   });
 
+  it('finds the API at a SPONGE_API_URL given with /trpc and a trailing slash, as the tools do', async () => {
+    const stop = new AbortController();
+    const run = io(stop.signal);
+    const exited = main([], { RUNTIME_KEY, SPONGE_API_URL: `${api.url}/trpc/` }, run.io, dir);
+    const { runId } = await api.owner.chat.ask.mutate({ documentId: REEF, text: 'Where were the sites?' });
+    await expect.poll(() => agentReplies(runId), { timeout: 15_000 }).toHaveLength(1);
+    stop.abort();
+    expect(await exited).toBe(0);
+    expect(run.err.join('')).not.toContain('waiting for the API');
+  });
+
+  it('refuses a SPONGE_API_URL with a query, with the usage line', async () => {
+    const bad = io();
+    expect(await main(['--once'], { RUNTIME_KEY, SPONGE_API_URL: 'http://h/?a=1' }, bad.io, dir)).toBe(2);
+    expect(bad.err.join('')).toMatch(/SPONGE_API_URL: the API's URL takes no query or fragment[\s\S]*usage:/);
+  });
+
   it('waits for the key file the API writes at its first start, then answers', async () => {
     const dataDir = join(dir, 'first-start');
     const stop = new AbortController();

@@ -20,6 +20,7 @@ import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { trpcUrl } from '../api-url.ts';
 import { createLineLogger, logEvent, parseLogLevel } from './log.ts';
 import type { LineLogger } from './log.ts';
 import { createModelAgent } from './model-agent.ts';
@@ -107,11 +108,14 @@ export function concurrencyFrom(env: NodeJS.ProcessEnv): number {
 
 export function apiUrlFrom(env: NodeJS.ProcessEnv): string {
   const url = nonEmpty(env.SPONGE_API_URL) ?? `http://127.0.0.1:${nonEmpty(env.PORT) ?? '3000'}`;
+  if (!URL.canParse(url)) throw new UsageError(`SPONGE_API_URL: not a URL: ${url}`);
+  // A URL the tRPC client cannot use is a usage error now, not a failure of every call later.
   try {
-    return new URL(url).toString().replace(/\/+$/, '');
-  } catch {
-    throw new UsageError(`SPONGE_API_URL: not a URL: ${url}`);
+    trpcUrl(url);
+  } catch (e) {
+    throw new UsageError(`SPONGE_API_URL: ${(e as Error).message}`);
   }
+  return new URL(url).toString().replace(/\/+$/, '');
 }
 
 /** Where the API keeps the generated key: DATA_DIR resolved as the API resolves it. */
@@ -164,7 +168,7 @@ async function waitForApi(apiUrl: string, log: LineLogger, signal: AbortSignal):
   let said = false;
   for (;;) {
     try {
-      const response = await fetch(`${apiUrl}/trpc/health`, {
+      const response = await fetch(`${trpcUrl(apiUrl)}/health`, {
         signal: AbortSignal.any([signal, AbortSignal.timeout(HEALTH_TIMEOUT_MS)]),
       });
       if (response.ok) return true;

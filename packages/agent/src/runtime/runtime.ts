@@ -18,6 +18,7 @@ import type { TRPCClient } from '@trpc/client';
 import type { AppRouter } from '@sponge/api';
 import { CITATIONS_MAX, LIMITS } from '@sponge/contract';
 import type { CitationInput } from '@sponge/contract';
+import { trpcUrl } from '../api-url.ts';
 import { toMemoryToolError } from '../errors.ts';
 import { createLibraryTools } from '../library-tools.ts';
 import { createMemoryTools } from '../memory-tools.ts';
@@ -25,7 +26,7 @@ import type { MemoryToolsOptions } from '../memory-tools.ts';
 import type { TurnAgent, TurnFailure, TurnInput } from './turn.ts';
 
 export interface RuntimeOptions {
-  /** The API's base URL, e.g. `http://127.0.0.1:3000`. */
+  /** The API's base URL, e.g. `http://127.0.0.1:3000`, with or without `/trpc`. */
   apiUrl: string;
   /** RUNTIME_KEY: opens `runtime.*` and nothing else. */
   runtimeKey: string;
@@ -135,13 +136,6 @@ class TurnTimeout extends Error {
 function reasonOf(signal: AbortSignal): Error {
   const reason: unknown = signal.reason;
   return reason instanceof Error ? reason : new Error(String(reason));
-}
-
-function trpcUrl(url: string): string {
-  const u = new URL(url);
-  const path = u.pathname.replace(/\/+$/, '');
-  u.pathname = path.endsWith('/trpc') ? path : `${path}/trpc`;
-  return u.toString();
 }
 
 function clientFor(options: RuntimeOptions, token: string): TRPCClient<AppRouter> {
