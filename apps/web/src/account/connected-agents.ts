@@ -1,7 +1,8 @@
 // How the Connected agents page (SPEC §6c) says what each agent is and when it was last seen.
 import { formatDateAndClock, formatDayAndTime } from '../shared/time.ts';
+import type { RouterOutputs } from '../trpc.ts';
 
-export type AgentKind = 'api_key' | 'oauth';
+type AgentKind = RouterOutputs['auth']['connectedAgents'][number]['kind'];
 
 /** The agent's kind, as the owner made it: a key they created, or a sign-in they allowed. */
 export function agentKindText(kind: AgentKind): string {

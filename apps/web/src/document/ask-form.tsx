@@ -1,11 +1,10 @@
 import { LIMITS } from '@sponge/contract';
+import type { TranscriptItem } from '@sponge/contract';
 import { useMutation } from '@tanstack/react-query';
 import { useId, useState } from 'react';
-import { queryClient, trpc, type RouterOutputs } from '../trpc.ts';
+import { queryClient, trpc } from '../trpc.ts';
 import { chatKeyAction } from './chat-keys.ts';
 import { askErrorMessage } from './chat.ts';
-
-type TranscriptItem = RouterOutputs['chat']['transcript'][number];
 
 /**
  * The owner's question box. Without `runId` asking starts a new chat run; with the id of a live

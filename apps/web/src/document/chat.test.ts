@@ -1,6 +1,6 @@
+import type { TranscriptItem } from '@sponge/contract';
 import { TRPCClientError } from '@trpc/client';
 import { describe, expect, it } from 'vitest';
-import type { RouterOutputs } from '../trpc.ts';
 import {
   ANSWER_PATIENCE_MS,
   LIVE_REFRESH_MS,
@@ -11,23 +11,21 @@ import {
   waitingSince,
 } from './chat.ts';
 
-type Item = RouterOutputs['chat']['transcript'][number];
-
 const t0 = Date.parse('2030-01-01T12:00:00Z');
 const iso = (ms: number) => new Date(ms).toISOString();
-const you = (at: number, text = 'which sites?'): Item => ({
+const you = (at: number, text = 'which sites?'): TranscriptItem => ({
   type: 'message',
   role: 'you',
   text,
   at: iso(at),
 });
-const agent = (at: number): Item => ({
+const agent = (at: number): TranscriptItem => ({
   type: 'message',
   role: 'agent',
   text: 'the scripted agent answered',
   at: iso(at),
 });
-const card = (at: number): Item => ({
+const card = (at: number): TranscriptItem => ({
   type: 'memory',
   action: 'remembered',
   count: 1,

@@ -1,8 +1,6 @@
+import type { TranscriptItem } from '@sponge/contract';
 import { TRPCClientError } from '@trpc/client';
 import { errorMessage } from '../shared/errors.ts';
-import type { RouterOutputs } from '../trpc.ts';
-
-type TranscriptItem = RouterOutputs['chat']['transcript'][number];
 
 /** Transcripts of live runs refresh so new memory cards show up while the owner reads. */
 export const LIVE_REFRESH_MS = 4000;

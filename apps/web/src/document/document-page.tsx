@@ -1,3 +1,4 @@
+import type { TranscriptItem } from '@sponge/contract';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { Link, useLocation, useParams, useSearchParams } from 'react-router';
@@ -22,7 +23,6 @@ import { useRunTranscript } from './use-run-transcript.ts';
 
 type Doc = RouterOutputs['documents']['get'];
 type Run = RouterOutputs['runs']['list'][number];
-type TranscriptItem = RouterOutputs['chat']['transcript'][number];
 type MemoryCard = Extract<TranscriptItem, { type: 'memory' }>;
 
 const INDEX_POLL_MS = 1000;

@@ -1,6 +1,6 @@
-import type { RouterOutputs } from '../trpc.ts';
+import type { TranscriptItem } from '@sponge/contract';
 
-type MemoryCard = Extract<RouterOutputs['chat']['transcript'][number], { type: 'memory' }>;
+type MemoryCard = Extract<TranscriptItem, { type: 'memory' }>;
 
 const notes = (n: number): string => `${n} ${n === 1 ? 'note' : 'notes'}`;
 

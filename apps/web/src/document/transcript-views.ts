@@ -6,10 +6,8 @@
  * working note is never evidence and says so.
  */
 import { quoteTooShort } from '@sponge/contract';
-import type { Citation } from '@sponge/contract';
-import type { RouterOutputs } from '../trpc.ts';
+import type { Citation, TranscriptItem } from '@sponge/contract';
 
-type TranscriptItem = RouterOutputs['chat']['transcript'][number];
 export type LibraryCard = Extract<TranscriptItem, { type: 'library' }>;
 
 const docPath = (documentId: string): string => `/documents/${encodeURIComponent(documentId)}`;

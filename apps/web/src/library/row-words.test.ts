@@ -13,7 +13,7 @@ import {
   relativeWords,
   shorten,
 } from './row-words.ts';
-import type { MemoryState } from './row-words.ts';
+import type { MemoryState, RowIndex } from './row-words.ts';
 
 // Local-time dates, so the tests hold in any time zone.
 const at = (d: number, h: number, m = 0) => new Date(2026, 2, d, h, m).getTime();
@@ -82,16 +82,12 @@ describe('memoryLabel', () => {
 });
 
 describe('indexLabel and anyIndexing', () => {
-  const index = (
-    state: 'extracting' | 'recognizing' | 'indexing' | 'ready' | 'failed',
-    done = 0,
-    total = 0,
-    reason: string | null = null,
-  ) => ({
+  const index = (state: RowIndex['state'], done = 0, total = 0, reason: string | null = null): RowIndex => ({
     state,
     done,
     total,
     reason,
+    note: null,
   });
   it('shows progress, stays quiet when ready, and says why it failed', () => {
     expect(indexLabel(index('extracting', 0, 0))).toBe('extracting the text…');

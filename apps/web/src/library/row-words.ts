@@ -1,33 +1,22 @@
 // The library's row words (UI.md "Library"): access, last activity, the newest session's memory
 // and the search index, each as a researcher would say it. Pure, so the rules are tested once.
 import { formatDay } from '../shared/time.ts';
+import type { RouterOutputs } from '../trpc.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
-export type Access = 'owner' | 'shared' | 'public';
-export type MemoryState = 'opening' | 'open' | 'expired' | 'forgotten' | 'purged' | 'empty';
-export type IndexState = 'extracting' | 'recognizing' | 'indexing' | 'ready' | 'failed';
-
-export interface RowMemory {
-  sessionId: string;
-  state: MemoryState;
-  forgetsAt: string;
-}
-
+// As the API lists a document (`documents.list`); `documents.get` gives the owner the same index.
+type Listed = RouterOutputs['documents']['list'][number];
+export type Access = Listed['access'];
+export type RowMemory = NonNullable<Listed['memory']>;
+export type MemoryState = RowMemory['state'];
 /**
  * `done` of `total` pages read while extracting (0 of 0 until the page count is known), scanned
- * pages while recognizing, chunks while indexing.
+ * pages while recognizing, chunks while indexing; `note`: what OCR left out, if anything.
  */
-export interface RowIndex {
-  state: IndexState;
-  reason: string | null;
-  done: number;
-  total: number;
-  /** What OCR left out ("OCR stopped after 50 pages (OCR_MAX_PAGES); …"), or null. */
-  note?: string | null;
-}
+export type RowIndex = NonNullable<Listed['index']>;
 
 /** "owner", "shared by Grace Hopper", "public · from Grace Hopper". */
 export function accessLabel(access: Access, ownerName: string): string {

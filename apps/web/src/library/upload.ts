@@ -3,6 +3,7 @@
 // session cookie goes along on its own (same origin). Answers are turned into plain words here,
 // so the dialog only shows them.
 import { LIMITS } from '@sponge/contract';
+import type { RouterOutputs } from '../trpc.ts';
 
 export const UPLOAD_URL = '/trpc/documents.upload';
 
@@ -11,12 +12,11 @@ export const ACCEPT = '.pdf,.txt,.md,text/plain,text/markdown,application/pdf';
 const EXTENSIONS = ['.pdf', '.txt', '.md', '.markdown'];
 const TYPES = ['application/pdf', 'text/plain', 'text/markdown', 'text/x-markdown'];
 
-export interface UploadedDocument {
-  id: string;
-  title: string;
-  pages: number;
-  characters: number;
-}
+/** What the dialog shows of the API's answer, and all that `isUploaded` checks is there. */
+export type UploadedDocument = Pick<
+  RouterOutputs['documents']['upload'],
+  'id' | 'title' | 'pages' | 'characters'
+>;
 
 /** Why an upload failed: the API's reason, or what went wrong on the way. */
 export type UploadFailure =
