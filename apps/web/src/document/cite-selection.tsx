@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { RefObject } from 'react';
 import { Link } from 'react-router';
-import { citationFrom, keepCitation } from './citation.ts';
+import { keepSelectedPassage, passageFromSelection } from './selected-passage.ts';
 
 type Kept = { state: 'kept' } | { state: 'error'; message: string } | null;
 
@@ -34,10 +34,10 @@ export function CiteSelection({
   }, [textRef]);
 
   const cite = () => {
-    const citation = citationFrom(documentId, selected);
-    if ('error' in citation) return setKept({ state: 'error', message: citation.error });
+    const passage = passageFromSelection(documentId, selected);
+    if ('error' in passage) return setKept({ state: 'error', message: passage.error });
     setKept(
-      keepCitation(citation)
+      keepSelectedPassage(passage)
         ? { state: 'kept' }
         : { state: 'error', message: 'This browser keeps nothing for this tab; paste the passage instead.' },
     );

@@ -82,7 +82,7 @@ function ReviewedRow({ rec, reviewerName }: { rec: Reviewed; reviewerName: strin
       }
     >
       <Field label="Cited passage">
-        <figure className="citation">
+        <figure className="cited-passage">
           <blockquote>{rec.passage}</blockquote>
           <figcaption className="small muted">
             from{' '}

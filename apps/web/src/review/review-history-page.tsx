@@ -154,7 +154,7 @@ function DecisionItem({ d }: { d: Decision }) {
           </dd>
           <dt>Cited passage</dt>
           <dd>
-            <figure className="citation">
+            <figure className="cited-passage">
               <blockquote>{d.passage}</blockquote>
               <figcaption className="small muted">
                 from{' '}

@@ -1,7 +1,7 @@
 import { LIMITS } from '@sponge/contract';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
-import { keptCitation } from '../document/citation.ts';
+import { keptSelectedPassage } from '../document/selected-passage.ts';
 import { DocumentText } from '../document/document-text.tsx';
 import { findQuote } from '../document/quote.ts';
 import { errorMessage, isNotFound } from '../shared/errors.ts';
@@ -41,7 +41,7 @@ export function SourcePassage({ form }: { form: ReviewForm }) {
     [found, sourceText, passage],
   );
   // A passage the reviewer chose with "Cite in a review" on a document page, read once per dialog.
-  const [kept] = useState(keptCitation);
+  const [kept] = useState(keptSelectedPassage);
   const keptTitle = kept && documents.data?.find((d) => d.id === kept.documentId)?.title;
 
   const sourceBox = useRef<HTMLDivElement>(null);

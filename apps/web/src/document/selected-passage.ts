@@ -1,17 +1,22 @@
-// A passage a reviewer selected on a document page, kept for the review workbench, which opens
-// later from a working note in the Memory panel (possibly of another document). Kept in
+// A passage a reviewer selected on a document page ("Cite in a review"), kept for the review
+// workbench, which opens later from a working note in the Memory panel (possibly of another
+// document). Not a `Citation`: that is what an agent's reply cites (@sponge/contract). Kept in
 // sessionStorage: it belongs to this tab's review work and leaves with it.
 import { LIMITS, normalisePassage } from '@sponge/contract';
 
-export interface Citation {
+export interface SelectedPassage {
   documentId: string;
   passage: string;
 }
 
+// The key keeps its first name, so a passage a tab kept before the type was renamed is still found.
 const KEY = 'sponge.citation';
 
 /** The selected text as a passage: whitespace folded as the passage check folds it. */
-export function citationFrom(documentId: string, selected: string): Citation | { error: string } {
+export function passageFromSelection(
+  documentId: string,
+  selected: string,
+): SelectedPassage | { error: string } {
   const passage = normalisePassage(selected);
   if (!passage) return { error: 'Select some text of the document first.' };
   if (passage.length > LIMITS.passageChars) {
@@ -23,7 +28,7 @@ export function citationFrom(documentId: string, selected: string): Citation | {
 }
 
 /** What was kept, or null; anything unreadable counts as nothing kept. */
-export function parseCitation(raw: string | null): Citation | null {
+export function parseSelectedPassage(raw: string | null): SelectedPassage | null {
   if (!raw) return null;
   try {
     const value: unknown = JSON.parse(raw);
@@ -38,18 +43,21 @@ export function parseCitation(raw: string | null): Citation | null {
 }
 
 // Storage can be off (privacy modes throw on access): citing then simply keeps nothing.
-export function keepCitation(citation: Citation, storage: Storage | undefined = sessionStore()): boolean {
+export function keepSelectedPassage(
+  selected: SelectedPassage,
+  storage: Storage | undefined = sessionStore(),
+): boolean {
   try {
-    storage?.setItem(KEY, JSON.stringify(citation));
+    storage?.setItem(KEY, JSON.stringify(selected));
     return storage !== undefined;
   } catch {
     return false;
   }
 }
 
-export function keptCitation(storage: Storage | undefined = sessionStore()): Citation | null {
+export function keptSelectedPassage(storage: Storage | undefined = sessionStore()): SelectedPassage | null {
   try {
-    return parseCitation(storage?.getItem(KEY) ?? null);
+    return parseSelectedPassage(storage?.getItem(KEY) ?? null);
   } catch {
     return null;
   }

@@ -1,17 +1,19 @@
 import { LIMITS } from '@sponge/contract';
 import { describe, expect, it } from 'vitest';
-import { citationFrom, parseCitation } from './citation.ts';
+import { passageFromSelection, parseSelectedPassage } from './selected-passage.ts';
 
-describe('citationFrom', () => {
+describe('passageFromSelection', () => {
   it('folds the selection as the passage check does', () => {
-    expect(citationFrom('doc_1', '  Grazing fish\n\n regained  cover. ')).toEqual({
+    expect(passageFromSelection('doc_1', '  Grazing fish\n\n regained  cover. ')).toEqual({
       documentId: 'doc_1',
       passage: 'Grazing fish regained cover.',
     });
   });
   it('refuses an empty selection and one over the passage limit', () => {
-    expect(citationFrom('doc_1', ' \n ')).toEqual({ error: 'Select some text of the document first.' });
-    const long = citationFrom('doc_1', 'x'.repeat(LIMITS.passageChars + 1));
+    expect(passageFromSelection('doc_1', ' \n ')).toEqual({
+      error: 'Select some text of the document first.',
+    });
+    const long = passageFromSelection('doc_1', 'x'.repeat(LIMITS.passageChars + 1));
     expect(long).toEqual({
       error:
         'The selection has 20,001 characters; a cited passage is at most 20,000. Select a shorter passage.',
@@ -19,9 +21,9 @@ describe('citationFrom', () => {
   });
 });
 
-describe('parseCitation', () => {
+describe('parseSelectedPassage', () => {
   it('reads what was kept', () => {
-    expect(parseCitation(JSON.stringify({ documentId: 'doc_1', passage: 'p' }))).toEqual({
+    expect(parseSelectedPassage(JSON.stringify({ documentId: 'doc_1', passage: 'p' }))).toEqual({
       documentId: 'doc_1',
       passage: 'p',
     });
@@ -36,7 +38,7 @@ describe('parseCitation', () => {
       '{"documentId":"doc_1"}',
       '{"documentId":"","passage":"p"}',
     ]) {
-      expect(parseCitation(raw)).toBeNull();
+      expect(parseSelectedPassage(raw)).toBeNull();
     }
   });
 });
