@@ -1,6 +1,7 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { Link, useNavigate, useParams } from 'react-router';
 import { errorMessage } from '../shared/errors.ts';
+import { documentPath } from '../shared/paths.ts';
 import { useTitle } from '../shared/use-title.ts';
 import { queryClient, trpc } from '../trpc.ts';
 
@@ -19,7 +20,7 @@ export default function InvitePage() {
     trpc.documents.acceptInvite.mutationOptions({
       onSuccess: async ({ documentId }) => {
         await queryClient.invalidateQueries({ queryKey: trpc.documents.pathKey() });
-        await navigate(`/documents/${encodeURIComponent(documentId)}`, { replace: true });
+        await navigate(documentPath(documentId), { replace: true });
       },
     }),
   );

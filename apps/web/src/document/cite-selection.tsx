@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { RefObject } from 'react';
 import { Link } from 'react-router';
+import { memoryPanelPath } from '../shared/paths.ts';
 import { keepSelectedPassage, passageFromSelection } from './selected-passage.ts';
 
 type Kept = { state: 'kept' } | { state: 'error'; message: string } | null;
@@ -60,7 +61,7 @@ export function CiteSelection({
         {kept?.state === 'kept' ? (
           <>
             Passage kept: propose a working note for review in Memory to use it.{' '}
-            <Link to={`/documents/${encodeURIComponent(documentId)}/memory`}>Open Memory</Link>
+            <Link to={memoryPanelPath(documentId)}>Open Memory</Link>
           </>
         ) : kept?.state === 'error' ? (
           <span className="field-error">{kept.message}</span>

@@ -7,6 +7,7 @@ import { Link } from 'react-router';
 import { shareEmailProblem } from '../account/account-forms.ts';
 import { errorMessage } from '../shared/errors.ts';
 import { FormField } from '../shared/form-field.tsx';
+import { memoryPanelPath, profilesPath, reviewHistoryPath } from '../shared/paths.ts';
 import { queryClient, trpc, type RouterOutputs } from '../trpc.ts';
 import { formatExpiry, inviteLine, inviteUrl, orderShares, shareLine } from './sharing.ts';
 
@@ -20,7 +21,6 @@ type Open = 'share' | 'publish' | null;
 export function DocumentActions({ doc }: { doc: Doc }) {
   const [open, setOpen] = useState<Open>(null);
   const trigger = useRef<HTMLButtonElement>(null);
-  const base = `/documents/${encodeURIComponent(doc.id)}`;
   const close = () => setOpen(null);
   // The dialogs open from a menu item that is gone by the time they close: focus the menu button.
   const refocus = (event: Event) => {
@@ -37,13 +37,13 @@ export function DocumentActions({ doc }: { doc: Doc }) {
         {/* No portal: the menu stays inside the main landmark. */}
         <Menu.Content className="menu" align="end" sideOffset={4}>
           <Menu.Item asChild className="menu-item">
-            <Link to={`${base}/memory`}>Memory</Link>
+            <Link to={memoryPanelPath(doc.id)}>Memory</Link>
           </Menu.Item>
           <Menu.Item asChild className="menu-item">
-            <Link to={`${base}/reviews`}>Review history</Link>
+            <Link to={reviewHistoryPath(doc.id)}>Review history</Link>
           </Menu.Item>
           <Menu.Item asChild className="menu-item">
-            <Link to={`${base}/profiles`}>Profiles</Link>
+            <Link to={profilesPath(doc.id)}>Profiles</Link>
           </Menu.Item>
           <Menu.Item className="menu-item" onSelect={() => setOpen('share')}>
             Share…

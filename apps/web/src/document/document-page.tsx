@@ -6,6 +6,7 @@ import { IndexState } from '../library/index-state.tsx';
 import { inProgress } from '../library/row-words.ts';
 import { isNotFound } from '../shared/errors.ts';
 import { NotFoundPage } from '../shared/not-found-page.tsx';
+import { memoryPanelPath } from '../shared/paths.ts';
 import { ErrorState, PageLoading, SkeletonRows } from '../shared/states.tsx';
 import { formatAgo, formatDateAndClock } from '../shared/time.ts';
 import { useNow } from '../shared/use-now.ts';
@@ -299,11 +300,7 @@ function RunItem({
                   {item.citations && item.citations.length > 0 && (
                     <Citations
                       citations={item.citations}
-                      memoryHref={
-                        run.sessionId === null
-                          ? null
-                          : `/documents/${encodeURIComponent(documentId)}/memory?session=${encodeURIComponent(run.sessionId)}`
-                      }
+                      memoryHref={run.sessionId === null ? null : memoryPanelPath(documentId, run.sessionId)}
                     />
                   )}
                 </>
@@ -344,7 +341,7 @@ function AnswerWait({ since }: { since: string }) {
 
 /** "Remembered 3 notes: …" (or "Removed 2 notes: …") with a link to the panel at that session; nothing named once forgotten. */
 function MemoryCardView({ card, documentId }: { card: MemoryCard; documentId: string }) {
-  const href = `/documents/${encodeURIComponent(documentId)}/memory?session=${encodeURIComponent(card.sessionId)}`;
+  const href = memoryPanelPath(documentId, card.sessionId);
   if (card.forgotten) {
     return (
       <div className="memory-card forgotten">

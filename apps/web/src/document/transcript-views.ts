@@ -7,20 +7,9 @@
  */
 import { quoteTooShort } from '@sponge/contract';
 import type { Citation, TranscriptItem } from '@sponge/contract';
+import { documentPagePath, documentPath, documentQuotePath } from '../shared/paths.ts';
 
 export type LibraryCard = Extract<TranscriptItem, { type: 'library' }>;
-
-const docPath = (documentId: string): string => `/documents/${encodeURIComponent(documentId)}`;
-
-/** The document page at a page (`?page=4#page-4`: a PDF's page marker is scrolled to). */
-export function documentPageHref(documentId: string, page: number): string {
-  return `${docPath(documentId)}?page=${page}#page-${page}`;
-}
-
-/** The document page with a quote to find on a page and highlight (`?page=4&quote=…`). */
-export function documentQuoteHref(documentId: string, page: number, quote: string): string {
-  return `${docPath(documentId)}?${new URLSearchParams({ page: String(page), quote }).toString()}`;
-}
 
 const hits = (n: number): string => `${n.toLocaleString('en')} ${n === 1 ? 'hit' : 'hits'}`;
 
@@ -37,8 +26,8 @@ export function libraryCardView(card: LibraryCard): { text: string; href: string
     card.documentId === undefined || card.title === undefined
       ? null
       : card.page === undefined
-        ? docPath(card.documentId)
-        : documentPageHref(card.documentId, card.page);
+        ? documentPath(card.documentId)
+        : documentPagePath(card.documentId, card.page);
   return { text, href };
 }
 
@@ -87,7 +76,7 @@ export function citationView(c: Citation, memoryHref: string | null): CitationVi
       kind: 'verified',
       label,
       quote: c.quote,
-      href: documentQuoteHref(c.documentId, c.page, c.quote),
+      href: documentQuotePath(c.documentId, c.page, c.quote),
     };
   }
   return {

@@ -4,6 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import type { DragEvent } from 'react';
 import { Link } from 'react-router';
+import { documentPath } from '../shared/paths.ts';
 import { queryClient, trpc, type RouterOutputs } from '../trpc.ts';
 import { PasteDocumentForm } from './paste-document-form.tsx';
 import { indexLabel } from './row-words.ts';
@@ -196,7 +197,7 @@ function Added({ added, doc }: { added: NonNullable<QueuedFile['document']>; doc
     <>
       {' '}
       — <span className={index?.state === 'failed' ? 'field-error' : ''}>{label}</span>:{' '}
-      <Link to={`/documents/${encodeURIComponent(added.id)}`}>{added.title}</Link>{' '}
+      <Link to={documentPath(added.id)}>{added.title}</Link>{' '}
       <span className="muted">({facts.join(', ')})</span>
     </>
   );

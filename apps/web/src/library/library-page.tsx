@@ -2,6 +2,7 @@ import { useState } from 'react';
 import type { FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
+import { documentPagePath, documentPath, memoryPanelPath } from '../shared/paths.ts';
 import { ErrorState, SkeletonRows } from '../shared/states.tsx';
 import { useNow } from '../shared/use-now.ts';
 import { useTitle } from '../shared/use-title.ts';
@@ -23,8 +24,6 @@ type Doc = RouterOutputs['documents']['list'][number];
 
 /** While a document is indexed its row counts up; once none is, the list stops asking. */
 const INDEX_POLL_MS = 1000;
-
-const docPath = (id: string) => `/documents/${encodeURIComponent(id)}`;
 
 /** The library (UI.md): the caller's documents, most recently active first (the API's order). */
 export default function LibraryPage() {
@@ -78,7 +77,7 @@ function DocumentList({ docs }: { docs: Doc[] }) {
         return (
           <li key={doc.id} className="doc-row">
             <div className="doc-main">
-              <Link to={docPath(doc.id)} id={titleId}>
+              <Link to={documentPath(doc.id)} id={titleId}>
                 {doc.title}
               </Link>
               {doc.authors.length > 0 && <p className="small muted">{doc.authors.join(', ')}</p>}
@@ -94,7 +93,7 @@ function DocumentList({ docs }: { docs: Doc[] }) {
               {memory && doc.memory && (
                 <Link
                   className={holdsMemory(doc.memory) ? 'memory-link holds' : 'memory-link'}
-                  to={`${docPath(doc.id)}/memory?session=${encodeURIComponent(doc.memory.sessionId)}`}
+                  to={memoryPanelPath(doc.id, doc.memory.sessionId)}
                   aria-describedby={titleId}
                 >
                   {memory} <span aria-hidden="true">→</span>
@@ -159,7 +158,13 @@ function LibrarySearch({ documents }: { documents: Doc[] | undefined }) {
             return (
               <li key={`${hit.id}/${hit.chunk}`}>
                 <div className="hit-head">
-                  <Link to={`${docPath(hit.id)}${page ? `?page=${hit.page}#page-${hit.page}` : ''}`}>
+                  <Link
+                    to={
+                      page && typeof hit.page === 'number'
+                        ? documentPagePath(hit.id, hit.page)
+                        : documentPath(hit.id)
+                    }
+                  >
                     {hit.title}
                   </Link>
                   {page && <span className="small muted">{page}</span>}

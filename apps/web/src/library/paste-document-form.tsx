@@ -4,6 +4,7 @@ import { useId, useState } from 'react';
 import type { FormEvent } from 'react';
 import { Link } from 'react-router';
 import { errorMessage } from '../shared/errors.ts';
+import { documentPath } from '../shared/paths.ts';
 import { trpc, type RouterOutputs } from '../trpc.ts';
 
 type Added = RouterOutputs['documents']['add'];
@@ -114,7 +115,7 @@ export function PasteDocumentForm({ onAdded }: { onAdded: () => void }) {
           <span className="field-error">{errorMessage(add.error)}</span>
         ) : added ? (
           <>
-            Added: <Link to={`/documents/${encodeURIComponent(added.id)}`}>{added.title}</Link> (
+            Added: <Link to={documentPath(added.id)}>{added.title}</Link> (
             {added.characters.toLocaleString('en')} characters). It is being indexed for search.
           </>
         ) : null}

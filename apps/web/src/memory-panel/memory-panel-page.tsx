@@ -5,6 +5,7 @@ import { useRunTranscript } from '../document/use-run-transcript.ts';
 import { ReviewDialog } from '../review/review-dialog.tsx';
 import { errorMessage, isNotFound } from '../shared/errors.ts';
 import { NotFoundPage } from '../shared/not-found-page.tsx';
+import { documentPath } from '../shared/paths.ts';
 import { ErrorState, SkeletonRows } from '../shared/states.tsx';
 import { formatAgo, formatClock, formatTimeAndDay } from '../shared/time.ts';
 import { useNow } from '../shared/use-now.ts';
@@ -80,7 +81,7 @@ export default function MemoryPage() {
           <Link to="/">Library</Link>
         </li>
         <li>
-          <Link to={`/documents/${encodeURIComponent(documentId)}`}>{title ?? 'Document'}</Link>
+          <Link to={documentPath(documentId)}>{title ?? 'Document'}</Link>
         </li>
         <li>
           <span aria-current="page">Memory</span>

@@ -1,5 +1,6 @@
 import { useId, useState } from 'react';
 import { Link } from 'react-router';
+import { documentPath } from '../shared/paths.ts';
 import { formatClock, formatDay } from '../shared/time.ts';
 import type { RouterOutputs } from '../trpc.ts';
 
@@ -89,7 +90,7 @@ function ReviewedRow({ rec, reviewerName }: { rec: Reviewed; reviewerName: strin
             {rec.source.title === null ? (
               <span>a document no longer in the library</span>
             ) : (
-              <Link to={`/documents/${encodeURIComponent(rec.source.documentId)}`}>{rec.source.title}</Link>
+              <Link to={documentPath(rec.source.documentId)}>{rec.source.title}</Link>
             )}{' '}
             <span className="mono faint">({rec.source.documentId})</span>
           </figcaption>

@@ -2,6 +2,7 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { errorMessage, isNotFound } from '../shared/errors.ts';
 import { NotFoundPage } from '../shared/not-found-page.tsx';
+import { documentPath } from '../shared/paths.ts';
 import { ErrorState, SkeletonRows } from '../shared/states.tsx';
 import { formatDayAndTime } from '../shared/time.ts';
 import { useTitle } from '../shared/use-title.ts';
@@ -32,7 +33,7 @@ export default function ProfilesPage() {
           <Link to="/">Library</Link>
         </li>
         <li>
-          <Link to={`/documents/${encodeURIComponent(documentId)}`}>{doc.data?.title ?? 'Document'}</Link>
+          <Link to={documentPath(documentId)}>{doc.data?.title ?? 'Document'}</Link>
         </li>
         <li>
           <span aria-current="page">Profiles</span>

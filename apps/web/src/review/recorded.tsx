@@ -1,5 +1,6 @@
 import * as Dialog from '@radix-ui/react-dialog';
 import { Link } from 'react-router';
+import { reviewHistoryPath } from '../shared/paths.ts';
 import type { ReviewForm } from './use-review-form.ts';
 
 /**
@@ -43,7 +44,7 @@ export function Recorded({
         </div>
       )}
       <div className="dialog-actions">
-        <Link className="button" to={`/documents/${encodeURIComponent(documentId)}/reviews`}>
+        <Link className="button" to={reviewHistoryPath(documentId)}>
           Review history
         </Link>
         {/* The submit button that had the focus is gone: Close takes it as this view mounts. */}

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
 import { isNotFound } from '../shared/errors.ts';
 import { NotFoundPage } from '../shared/not-found-page.tsx';
+import { documentPath, memoryPanelPath } from '../shared/paths.ts';
 import { ErrorState, SkeletonRows } from '../shared/states.tsx';
 import { formatDayAndTime } from '../shared/time.ts';
 import { useTitle } from '../shared/use-title.ts';
@@ -32,7 +33,7 @@ export default function ReviewHistoryPage() {
             <Link to="/">Library</Link>
           </li>
           <li>
-            <Link to={`/documents/${encodeURIComponent(documentId)}`}>{doc.data?.title ?? 'Document'}</Link>
+            <Link to={documentPath(documentId)}>{doc.data?.title ?? 'Document'}</Link>
           </li>
           <li>
             <span aria-current="page">Review history</span>
@@ -70,7 +71,7 @@ export default function ReviewHistoryPage() {
           <strong>No decisions yet</strong>
           <p>
             Propose a working note for review from the{' '}
-            <Link to={`/documents/${encodeURIComponent(documentId)}/memory`}>Memory panel</Link>.
+            <Link to={memoryPanelPath(documentId)}>Memory panel</Link>.
           </p>
         </div>
       ) : (
@@ -161,7 +162,7 @@ function DecisionItem({ d }: { d: Decision }) {
                 {d.source.title === null ? (
                   <span>a document no longer in your library</span>
                 ) : (
-                  <Link to={`/documents/${encodeURIComponent(d.source.documentId)}`}>{d.source.title}</Link>
+                  <Link to={documentPath(d.source.documentId)}>{d.source.title}</Link>
                 )}
               </figcaption>
             </figure>
