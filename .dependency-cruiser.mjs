@@ -27,7 +27,7 @@ const WORKSPACE = '^(packages/oh/[^/]+|packages/[^/]+|apps/[^/]+|e2e|bench)/';
 const ENTRIES = [
   '^(packages/oh/[^/]+|packages/[^/]+|apps/api)/src/index\\.ts$',
   '^apps/api/src/library/index\\.ts$',
-  '^packages/oh/memory/src/testing/index\\.ts$',
+  '^packages/(oh/memory|library)/src/testing/index\\.ts$',
   '^packages/testing/src/[^/]+\\.ts$',
 ];
 // What the web and the hosted runtime load, and all of it loads: never the store or a driver.

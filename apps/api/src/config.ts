@@ -23,8 +23,8 @@ import {
   DEFAULT_UPLOADS_IN_FLIGHT_PER_OWNER,
 } from './library/limits.ts';
 import { parseProxyEntry } from './http/client-address.ts';
-import { parseOcrLanguages, resolveOcrLanguages } from './library/ocr/languages.ts';
-import type { OcrLanguage } from './library/ocr/languages.ts';
+import { parseOcrLanguages, resolveOcrLanguages } from '@sponge/library';
+import type { OcrLanguage } from '@sponge/library';
 import { isLoopbackHost } from './http/loopback.ts';
 import { MCP_BURST, MCP_CALLS_PER_MINUTE } from './mcp/limits.ts';
 import { DEFAULT_AUTH_LIMITS } from './accounts/limits.ts';

@@ -13,7 +13,7 @@ import { makeEncryptedPdf, makePdf, makeScannedPdf, makeSlowPdf } from '@sponge/
 import { startTestServer } from '../testing/harness.ts';
 import type { Json, TestServer } from '../testing/harness.ts';
 import { EXTRACTION_STALE_MS } from './extraction-store.ts';
-import { livePdfThreads } from './extract/pdf-thread.ts';
+import { livePdfThreads } from '@sponge/library';
 
 interface Answer {
   status: number;

@@ -12,10 +12,16 @@ import { documentChunkCount, insertDocumentWithinQuotasStatement, libraryUsage }
 import type { LibraryQuotas, LibraryUsage } from '../data/documents.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { newId } from '../tokens.ts';
-import { DEFAULT_TIMEOUT_MS, extractDocument } from './extract/extract.ts';
-import type { ExtractedDocument } from './extract/index.ts';
-import { MAX_PDF_THREADS } from './extract/pdf-thread.ts';
-import { formatCount } from './extract/messages.ts';
+import {
+  DEFAULT_OCR_LANGUAGES,
+  DEFAULT_TIMEOUT_MS,
+  MAX_PDF_THREADS,
+  OCR_MESSAGES,
+  extractDocument,
+  formatCount,
+  resolveOcrLanguages,
+} from '@sponge/library';
+import type { ExtractedDocument } from '@sponge/library';
 import {
   DEFAULT_LIBRARY_QUOTAS,
   DEFAULT_OCR_LIMITS,
@@ -37,8 +43,6 @@ import { createIndexer } from './indexer.ts';
 import type { Indexer, IndexerLog } from './indexer.ts';
 import { createLibrarySearch } from './search.ts';
 import type { LibrarySearch } from './search.ts';
-import { DEFAULT_OCR_LANGUAGES, resolveOcrLanguages } from './ocr/languages.ts';
-import { OCR_MESSAGES } from './ocr/messages.ts';
 import { insertOcrJobStatement } from './ocr/ocr-store.ts';
 import { createRecognizer } from './ocr/recognizer.ts';
 import type { OcrSettings, Recognizer } from './ocr/recognizer.ts';

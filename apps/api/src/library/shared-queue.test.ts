@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePdf, makeSlowPdf } from '@sponge/testing/pdf-fixtures';
 import { startTestServer } from '../testing/harness.ts';
 import type { Json, TestServer } from '../testing/harness.ts';
-import { livePdfThreads } from './extract/pdf-thread.ts';
+import { livePdfThreads } from '@sponge/library';
 
 interface Answer {
   status: number;

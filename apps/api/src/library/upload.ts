@@ -7,7 +7,7 @@
 import { TRPCError } from '@trpc/server';
 import { DOCUMENT_REASON_TO_CODE, LIMITS, cleanLine, uploadFieldsSchema } from '@sponge/contract';
 import { ApiError, invalidInput } from '../errors.ts';
-import { DocumentRejected } from './extract/index.ts';
+import { DocumentRejected } from '@sponge/library';
 
 export function tooLarge(message: string): ApiError {
   return new ApiError({ code: DOCUMENT_REASON_TO_CODE.too_large, reason: 'too_large', message });

@@ -25,10 +25,10 @@ import { EMBED_BATCH, createIndexer } from './indexer.ts';
 import { claimDocumentToIndex, libraryVersion, prepareDocumentIndex, writeChunks } from './index-store.ts';
 import { createLibrary } from './library.ts';
 import type { Library } from './library.ts';
-import { resolveOcrLanguages } from './ocr/languages.ts';
+import { resolveOcrLanguages } from '@sponge/library';
 import { claimOcrJob, finishOcr, insertOcrJobStatement, savePage } from './ocr/ocr-store.ts';
-import { liveOcrThreads } from './ocr/ocr-thread.ts';
-import { makeSmallScanPdf } from './ocr/testing/page-box-pdf.ts';
+import { liveOcrThreads } from '@sponge/library';
+import { makeSmallScanPdf } from '@sponge/library/testing';
 import { WORK_LEASE_MS } from './work-lease.ts';
 import type { Lease } from './work-lease.ts';
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Makes the typeset PDFs that apps/api/src/library/extract/typeset.test.ts reads, with a real
+# Makes the typeset PDFs that packages/library/src/extract/typeset.test.ts reads, with a real
 # typesetter (groff -ms, two columns) and ghostscript (CID-keyed CJK fonts with their CMaps).
 # On Debian 12:
 #   apt-get install -y groff ghostscript fonts-ipafont-mincho fonts-arphic-uming fonts-nanum

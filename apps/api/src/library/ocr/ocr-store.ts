@@ -11,7 +11,7 @@
 import type { Client, InStatement } from '@libsql/client';
 import { joinPages } from '../../data/documents.ts';
 import { splitPages } from '../chunks.ts';
-import { cleanPdfText, hasText } from '../extract/text.ts';
+import { cleanPdfText, hasText } from '@sponge/library';
 import {
   WORK_LEASE_MS,
   freeSql,
@@ -21,7 +21,7 @@ import {
   renewStatement,
 } from '../work-lease.ts';
 import type { Lease } from '../work-lease.ts';
-import { OCR_MESSAGES } from './messages.ts';
+import { OCR_MESSAGES } from '@sponge/library';
 
 const held = heldSql('ocr');
 

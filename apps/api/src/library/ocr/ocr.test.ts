@@ -17,10 +17,8 @@ import { startTestServer } from '../../testing/harness.ts';
 import type { TestServer } from '../../testing/harness.ts';
 import { openLibraryDatabase } from '../index.ts';
 import { createLibrary } from '../library.ts';
-import { resolveOcrLanguages } from './languages.ts';
-import { OCR_MESSAGES } from './messages.ts';
-import { liveOcrThreads } from './ocr-thread.ts';
-import { makePageBoxPdf } from './testing/page-box-pdf.ts';
+import { liveOcrThreads, OCR_MESSAGES, resolveOcrLanguages } from '@sponge/library';
+import { makePageBoxPdf } from '@sponge/library/testing';
 
 let s: TestServer;
 let ada: string;

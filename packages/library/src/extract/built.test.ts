@@ -1,5 +1,5 @@
 /**
- * The extractor as the built API runs it: this folder compiled to JavaScript the way
+ * The extractor as the built library runs it: this folder compiled to JavaScript the way
  * `tsc -p tsconfig.build.json` compiles it (same options, .ts imports rewritten to .js), then
  * loaded by plain Node in a child process, with no TypeScript file anywhere near it. This is what
  * proves the thread's module is found as pdf-worker.js after a build.
@@ -15,13 +15,13 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { makeEncryptedPdf, makePdf } from '@sponge/testing/pdf-fixtures';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const apiRoot = join(here, '../../..');
+const packageRoot = join(here, '../..');
 let dir = '';
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'sponge-extract-built-'));
   const config = ts.getParsedCommandLineOfConfigFile(
-    join(apiRoot, 'tsconfig.build.json'),
+    join(packageRoot, 'tsconfig.build.json'),
     {},
     {
       ...ts.sys,
@@ -39,9 +39,9 @@ beforeAll(async () => {
     });
     await writeFile(join(dir, file.replace(/\.ts$/, '.js')), outputText);
   }
-  // Packages resolve from the API's own node_modules, as they do for dist/.
+  // Packages resolve from the library's own node_modules, as they do for dist/.
   await writeFile(join(dir, 'package.json'), '{ "type": "module" }');
-  await symlink(join(apiRoot, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  await symlink(join(packageRoot, 'node_modules'), join(dir, 'node_modules'), 'dir');
 });
 
 afterAll(async () => {

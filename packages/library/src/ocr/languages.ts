@@ -44,7 +44,9 @@ export function resolveOcrLanguages(
     try {
       dir = dirname(require.resolve(`@tesseract.js-data/${code}/package.json`));
     } catch {
-      problems.push(`${code} is not installed (add the npm package @tesseract.js-data/${code} to apps/api)`);
+      problems.push(
+        `${code} is not installed (add the npm package @tesseract.js-data/${code} to packages/library)`,
+      );
       continue;
     }
     const file = ['4.0.0_best_int', '4.0.0']

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeDeflateBombPdf, makePdf } from '@sponge/testing/pdf-fixtures';
 import { extractDocument } from './index.ts';
-import { makePageBoxPdf } from '../ocr/testing/page-box-pdf.ts';
+import { makePageBoxPdf } from '../testing/page-box-pdf.ts';
 import { livePdfThreads, PDF_EXTERNAL_MEMORY_MB, readPdfOnThread } from './pdf-thread.ts';
 
 const job = (bytes: Uint8Array) => ({ bytes, maxPages: 2_000, maxChars: 2_000_000 });

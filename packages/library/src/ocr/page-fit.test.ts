@@ -12,7 +12,7 @@ import { resolveOcrLanguages } from './languages.ts';
 import { liveOcrThreads, OCR_EXTERNAL_MEMORY_MB, recognisePages } from './ocr-thread.ts';
 import type { PageRecognised, RecogniseOptions } from './ocr-thread.ts';
 import { fitPage, MAX_PAGE_SIDE_PT, OCR_PAGE_PIXELS, OCR_SCALE } from './page-fit.ts';
-import { makePageBoxPdf } from './testing/page-box-pdf.ts';
+import { makePageBoxPdf } from '../testing/page-box-pdf.ts';
 
 const english = () => {
   const r = resolveOcrLanguages(['eng']);

@@ -14,7 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { resolveOcrLanguages } from './languages.ts';
 import { liveOcrThreads, recognisePages } from './ocr-thread.ts';
 import type { OcrTimers, PageRecognised, RecogniseOptions } from './ocr-thread.ts';
-import { makePageBoxPdf, makeSmallScanPdf } from './testing/page-box-pdf.ts';
+import { makePageBoxPdf, makeSmallScanPdf } from '../testing/page-box-pdf.ts';
 
 const english = () => {
   const r = resolveOcrLanguages(['eng']);
