@@ -1,4 +1,3 @@
-import type { TranscriptItem } from '@sponge/contract';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { Link, useLocation, useParams, useSearchParams } from 'react-router';
@@ -17,14 +16,12 @@ import { answerState, transcriptRefetchMs, waitingSince } from './chat.ts';
 import { CiteSelection } from './cite-selection.tsx';
 import { DocumentActions } from './document-actions.tsx';
 import { DocumentText } from './document-text.tsx';
-import { memoryCardHeadline } from './memory-card.ts';
-import { Citations, LibraryCardView } from './transcript-items.tsx';
+import { Citations, LibraryCardView, MemoryCardView } from './transcript-items.tsx';
 import { useQuotedPassage } from './use-quoted-passage.ts';
 import { useRunTranscript } from './use-run-transcript.ts';
 
 type Doc = RouterOutputs['documents']['get'];
 type Run = RouterOutputs['runs']['list'][number];
-type MemoryCard = Extract<TranscriptItem, { type: 'memory' }>;
 
 const INDEX_POLL_MS = 1000;
 
@@ -336,59 +333,5 @@ function AnswerWait({ since }: { since: string }) {
     <p className="notice warn">
       The agent runtime has not answered yet. Is it running? <code>npm start</code> starts it beside the API.
     </p>
-  );
-}
-
-/** "Remembered 3 notes: …" (or "Removed 2 notes: …") with a link to the panel at that session; nothing named once forgotten. */
-function MemoryCardView({ card, documentId }: { card: MemoryCard; documentId: string }) {
-  const href = memoryPanelPath(documentId, card.sessionId);
-  if (card.forgotten) {
-    return (
-      <div className="memory-card forgotten">
-        <p>
-          <MemoryIcon />
-          Memory forgotten
-        </p>
-        <Link to={href}>View in Memory</Link>
-      </div>
-    );
-  }
-  return (
-    <div className="memory-card">
-      <p>
-        <MemoryIcon />
-        {memoryCardHeadline(card)}
-        {card.names.length > 0 && (
-          <>
-            : <span className="names">{card.names.join(', ')}</span>
-          </>
-        )}
-      </p>
-      <Link to={href}>
-        View in Memory <span aria-hidden="true">→</span>
-      </Link>
-    </div>
-  );
-}
-
-/** A small glyph that needs no emoji font (CI's Chromium has none). */
-function MemoryIcon() {
-  return (
-    <svg
-      className="card-icon"
-      viewBox="0 0 16 16"
-      width="14"
-      height="14"
-      aria-hidden="true"
-      focusable="false"
-    >
-      <path
-        d="M8 2.5a3 3 0 0 0-5.6 1.5A2.8 2.8 0 0 0 2 9.3 2.8 2.8 0 0 0 5 13.5h6a2.8 2.8 0 0 0 3-4.2A2.8 2.8 0 0 0 13.6 4 3 3 0 0 0 8 2.5Zm0 0v11"
-        fill="none"
-        stroke="currentColor"
-        strokeWidth="1.3"
-        strokeLinejoin="round"
-      />
-    </svg>
   );
 }

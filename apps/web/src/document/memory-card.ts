@@ -1,6 +1,6 @@
 import type { TranscriptItem } from '@sponge/contract';
 
-type MemoryCard = Extract<TranscriptItem, { type: 'memory' }>;
+export type MemoryCard = Extract<TranscriptItem, { type: 'memory' }>;
 
 const notes = (n: number): string => `${n} ${n === 1 ? 'note' : 'notes'}`;
 

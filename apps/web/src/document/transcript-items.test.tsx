@@ -1,9 +1,9 @@
-// The citations under an agent's reply and the library cards, rendered to markup: which are
-// links (and to where), and what each says to a reader and a screen reader.
+// The citations under an agent's reply, the library cards and the memory cards, rendered to
+// markup: which are links (and to where), and what each says to a reader and a screen reader.
 import { renderToStaticMarkup } from 'react-dom/server';
 import { MemoryRouter } from 'react-router';
 import { describe, expect, it } from 'vitest';
-import { Citations, LibraryCardView } from './transcript-items.tsx';
+import { Citations, LibraryCardView, MemoryCardView } from './transcript-items.tsx';
 
 const render = (node: React.ReactNode): string => renderToStaticMarkup(<MemoryRouter>{node}</MemoryRouter>);
 
@@ -77,5 +77,36 @@ describe('LibraryCardView', () => {
       />,
     );
     expect(links(read)).toEqual([{ href: '/documents/doc_1?page=4#page-4', text: `Read p. 4 of “${REEF}”` }]);
+  });
+});
+
+describe('MemoryCardView', () => {
+  const card = {
+    type: 'memory' as const,
+    action: 'remembered' as const,
+    count: 2,
+    removed: 0,
+    names: ['lead:reef-survey-2016', 'todo:check-figure-3'],
+    sessionId: 'ses 1',
+    at: '2030-01-01T12:00:00Z',
+    forgotten: false,
+  };
+
+  it('names the notes and links to the panel at the session', () => {
+    const html = render(<MemoryCardView card={card} documentId="doc_1" />);
+    expect(html).toContain('Remembered 2 notes');
+    expect(html).toContain('lead:reef-survey-2016, todo:check-figure-3');
+    expect(links(html)).toEqual([
+      { href: '/documents/doc_1/memory?session=ses%201', text: 'View in Memory →' },
+    ]);
+  });
+
+  it('names nothing once the session is forgotten', () => {
+    const html = render(<MemoryCardView card={{ ...card, names: [], forgotten: true }} documentId="doc_1" />);
+    expect(html).toContain('Memory forgotten');
+    expect(html).not.toContain('Remembered');
+    expect(links(html)).toEqual([
+      { href: '/documents/doc_1/memory?session=ses%201', text: 'View in Memory' },
+    ]);
   });
 });

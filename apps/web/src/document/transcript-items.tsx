@@ -1,5 +1,7 @@
 import type { Citation } from '@sponge/contract';
 import { Link } from 'react-router';
+import { memoryPanelPath } from '../shared/paths.ts';
+import { memoryCardHeadline, type MemoryCard } from './memory-card.ts';
 import { citationView, libraryCardView, type LibraryCard } from './transcript-views.ts';
 
 /** "Searched the library for “…” — 5 hits", "Read p. 4 of “…”" (a link to what was read). */
@@ -11,6 +13,38 @@ export function LibraryCardView({ card }: { card: LibraryCard }) {
         {card.action === 'searched' ? <SearchIcon /> : <PageIcon />}
         {href ? <Link to={href}>{text}</Link> : text}
       </p>
+    </div>
+  );
+}
+
+/** "Remembered 3 notes: …" (or "Removed 2 notes: …") with a link to the panel at that session; nothing named once forgotten. */
+export function MemoryCardView({ card, documentId }: { card: MemoryCard; documentId: string }) {
+  const href = memoryPanelPath(documentId, card.sessionId);
+  if (card.forgotten) {
+    return (
+      <div className="memory-card forgotten">
+        <p>
+          <MemoryIcon />
+          Memory forgotten
+        </p>
+        <Link to={href}>View in Memory</Link>
+      </div>
+    );
+  }
+  return (
+    <div className="memory-card">
+      <p>
+        <MemoryIcon />
+        {memoryCardHeadline(card)}
+        {card.names.length > 0 && (
+          <>
+            : <span className="names">{card.names.join(', ')}</span>
+          </>
+        )}
+      </p>
+      <Link to={href}>
+        View in Memory <span aria-hidden="true">→</span>
+      </Link>
     </div>
   );
 }
@@ -77,7 +111,7 @@ export function Citations({
   );
 }
 
-// Small glyphs that need no emoji font (CI's Chromium has none), as the memory card's.
+// Small glyphs that need no emoji font (CI's Chromium has none).
 function SearchIcon() {
   return (
     <svg
@@ -109,6 +143,27 @@ function PageIcon() {
         fill="none"
         stroke="currentColor"
         strokeWidth="1.2"
+        strokeLinejoin="round"
+      />
+    </svg>
+  );
+}
+
+function MemoryIcon() {
+  return (
+    <svg
+      className="card-icon"
+      viewBox="0 0 16 16"
+      width="14"
+      height="14"
+      aria-hidden="true"
+      focusable="false"
+    >
+      <path
+        d="M8 2.5a3 3 0 0 0-5.6 1.5A2.8 2.8 0 0 0 2 9.3 2.8 2.8 0 0 0 5 13.5h6a2.8 2.8 0 0 0 3-4.2A2.8 2.8 0 0 0 13.6 4 3 3 0 0 0 8 2.5Zm0 0v11"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="1.3"
         strokeLinejoin="round"
       />
     </svg>
