@@ -4,7 +4,7 @@ import { createTRPCClient, httpBatchLink, httpSubscriptionLink, splitLink } from
 import { createTRPCOptionsProxy } from '@trpc/tanstack-react-query';
 import { errorCode } from './shared/errors.ts';
 
-export type { RouterInputs, RouterOutputs } from '@sponge/api';
+export type { RouterOutputs } from '@sponge/api';
 
 export const queryClient: QueryClient = new QueryClient({
   queryCache: new QueryCache({

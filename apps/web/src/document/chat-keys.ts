@@ -5,7 +5,7 @@
  * `isComposing`; Safari ends the composition before its Enter keydown, which it marks with the
  * legacy keyCode 229 instead.
  */
-export interface ChatKey {
+interface ChatKey {
   key: string;
   shiftKey: boolean;
   altKey?: boolean;

@@ -22,7 +22,7 @@ export function waitingSince(items: readonly TranscriptItem[] | undefined): stri
   return newest?.role === 'you' ? newest.at : null;
 }
 
-export type AnswerState = 'answered' | 'working' | 'overdue';
+type AnswerState = 'answered' | 'working' | 'overdue';
 
 export function answerState(since: string | null, now: number): AnswerState {
   if (since === null) return 'answered';

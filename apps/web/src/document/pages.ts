@@ -1,7 +1,7 @@
 // A document's text as pages of paragraphs. The API joins a PDF's pages with "\n\n" and says
 // where each one starts (`pageStarts`), so pages are cut by offset, never guessed from the text.
 
-export interface Page {
+interface Page {
   /** 1-based, as printed on the page marker. */
   number: number;
   paragraphs: Paragraph[];

@@ -4,7 +4,7 @@
 // sessionStorage: it belongs to this tab's review work and leaves with it.
 import { LIMITS, normalisePassage } from '@sponge/contract';
 
-export interface SelectedPassage {
+interface SelectedPassage {
   documentId: string;
   passage: string;
 }

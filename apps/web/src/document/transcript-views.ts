@@ -31,7 +31,7 @@ export function libraryCardView(card: LibraryCard): { text: string; href: string
   return { text, href };
 }
 
-export type CitationView =
+type CitationView =
   /** A quote found on its page: a chip that opens the passage. */
   | { kind: 'verified'; label: string; quote: string; href: string }
   /** A quote the server did not find where it was cited. */

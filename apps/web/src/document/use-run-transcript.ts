@@ -28,14 +28,13 @@ import { queryClient, trpc } from '../trpc.ts';
 import { addedItems, foldEvent, mergeTranscripts } from './run-events.ts';
 
 /** How often a followed run's transcript is read while its stream is refused or broken. */
-export const FALLBACK_REFRESH_MS = 3000;
+const FALLBACK_REFRESH_MS = 3000;
 /** When to try a refused stream again if the server does not say. */
 const DEFAULT_RETRY_MS = 30_000;
 
-export const TOO_MANY_STREAMS_NOTE =
+const TOO_MANY_STREAMS_NOTE =
   'Too many windows are following your runs live, so this one checks for news every few seconds instead.';
-export const STREAM_FAILED_NOTE =
-  'Live updates stopped, so this page checks for news every few seconds instead.';
+const STREAM_FAILED_NOTE = 'Live updates stopped, so this page checks for news every few seconds instead.';
 
 /** Why a run's stream stopped, and when to try it again. */
 interface Stalled {

@@ -9,7 +9,7 @@ const DAY = 24 * HOUR;
 
 // As the API lists a document (`documents.list`); `documents.get` gives the owner the same index.
 type Listed = RouterOutputs['documents']['list'][number];
-export type Access = Listed['access'];
+type Access = Listed['access'];
 export type RowMemory = NonNullable<Listed['memory']>;
 export type MemoryState = RowMemory['state'];
 /**
@@ -47,7 +47,7 @@ export function activityLabel(doc: { addedAt: string; lastActivityAt: string }, 
 }
 
 /** A span as a list says it: "21 h", "42 min", "under a minute". The panel has the exact countdown. */
-export function roughDuration(ms: number): string {
+function roughDuration(ms: number): string {
   if (ms >= HOUR) return `${Math.floor(ms / HOUR)} h`;
   if (ms >= MINUTE) return `${Math.floor(ms / MINUTE)} min`;
   return 'under a minute';

@@ -5,7 +5,7 @@
 import { LIMITS } from '@sponge/contract';
 import type { RouterOutputs } from '../trpc.ts';
 
-export const UPLOAD_URL = '/trpc/documents.upload';
+const UPLOAD_URL = '/trpc/documents.upload';
 
 /** For the file picker: what the API can read. */
 export const ACCEPT = '.pdf,.txt,.md,text/plain,text/markdown,application/pdf';
@@ -19,7 +19,7 @@ export type UploadedDocument = Pick<
 >;
 
 /** Why an upload failed: the API's reason, or what went wrong on the way. */
-export type UploadFailure =
+type UploadFailure =
   | 'invalid_document'
   | 'no_text'
   | 'too_large'
@@ -31,7 +31,7 @@ export type UploadFailure =
   | 'aborted'
   | 'server';
 
-export type UploadOutcome =
+type UploadOutcome =
   { ok: true; document: UploadedDocument } | { ok: false; reason: UploadFailure; message: string };
 
 /** "512 bytes", "14 KB", "3.4 MB" (binary units, as the limit is set). */

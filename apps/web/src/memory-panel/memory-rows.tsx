@@ -271,7 +271,7 @@ function Field({ label, children }: { label: string; children: React.ReactNode }
 }
 
 /** SPEC §3: the first 4 hex digits and "...". */
-export function shortDigest(digest: string): string {
+function shortDigest(digest: string): string {
   return `${digest.slice(0, 4)}...`;
 }
 

@@ -17,7 +17,7 @@ export type Installed = RouterOutputs['profiles']['installed'];
 type Outcome = RouterOutputs['review']['decide'];
 type Issue = { path: string; message: string };
 
-export interface KindOption {
+interface KindOption {
   key: string;
   profile: string;
   kind: KindPreview;
