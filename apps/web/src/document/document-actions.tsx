@@ -8,8 +8,9 @@ import { shareEmailProblem } from '../account/account-forms.ts';
 import { errorMessage } from '../shared/errors.ts';
 import { FormField } from '../shared/form-field.tsx';
 import { memoryPanelPath, profilesPath, reviewHistoryPath } from '../shared/paths.ts';
+import { formatDate } from '../shared/time.ts';
 import { queryClient, trpc, type RouterOutputs } from '../trpc.ts';
-import { formatExpiry, inviteLine, inviteUrl, orderShares, shareLine } from './sharing.ts';
+import { inviteLine, inviteUrl, orderShares, shareLine } from './sharing.ts';
 
 type Doc = RouterOutputs['documents']['get'];
 type Open = 'share' | 'publish' | null;
@@ -238,8 +239,8 @@ function InvitationLink({ link }: { link: NewLink }) {
     <div className="notice new-key">
       <p>
         <strong>Invitation link for {link.email}.</strong> Send it yourself, by mail or chat. Whoever opens it
-        first, signed in, can read the document: it works once, until {formatExpiry(link.expiresAt)}. A new
-        link replaces this one.
+        first, signed in, can read the document: it works once, until {formatDate(link.expiresAt)}. A new link
+        replaces this one.
       </p>
       <div className="new-key-row">
         <label className="visually-hidden" htmlFor="invitation-link">

@@ -1,14 +1,10 @@
 // The owner's shares of a document in words (SPEC §6c): a share by email waits until the owner
 // gives access to the account that signed up with the address, or until someone opens the
 // invitation link the owner sent.
+import { formatDate } from '../shared/time.ts';
 import type { RouterOutputs } from '../trpc.ts';
 
 export type Share = RouterOutputs['documents']['shares'][number];
-
-const fullDate = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric' });
-
-/** "9 Mar 2026": the day a link stops working. */
-export const formatExpiry = (iso: string): string => fullDate.format(new Date(iso));
 
 /** One share as a sentence: who can read, or what the waiting one waits for. */
 export function shareLine(share: Share, title: string): string {
@@ -25,7 +21,7 @@ export function shareLine(share: Share, title: string): string {
 /** Under a waiting share: the link that works now, if there is one. */
 export function inviteLine(share: Share): string | null {
   return share.state === 'waiting' && share.invite
-    ? `An invitation link works once, until ${formatExpiry(share.invite.expiresAt)}.`
+    ? `An invitation link works once, until ${formatDate(share.invite.expiresAt)}.`
     : null;
 }
 

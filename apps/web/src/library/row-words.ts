@@ -1,11 +1,7 @@
 // The library's row words (UI.md "Library"): access, last activity, the newest session's memory
 // and the search index, each as a researcher would say it. Pure, so the rules are tested once.
-import { formatDay } from '../shared/time.ts';
+import { DAY, formatDay, HOUR, MINUTE } from '../shared/time.ts';
 import type { RouterOutputs } from '../trpc.ts';
-
-const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
 
 // As the API lists a document (`documents.list`); `documents.get` gives the owner the same index.
 type Listed = RouterOutputs['documents']['list'][number];

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   formatAgo,
+  formatDate,
   formatDateAndClock,
   formatDay,
   formatDayAndTime,
@@ -38,6 +39,7 @@ describe('days and times', () => {
   });
   it('gives a far-off moment with its year', () => {
     expect(formatDateAndClock(iso(new Date(2026, 8, 12, 14, 0).getTime()))).toMatch(/^12 Sept? 2026, 14:00$/);
+    expect(formatDate(iso(new Date(2026, 2, 9, 23, 30).getTime()))).toBe('9 Mar 2026');
   });
   it('says how long ago', () => {
     expect(formatAgo(iso(now - 20_000), now)).toBe('just now');

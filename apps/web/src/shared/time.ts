@@ -3,9 +3,9 @@ const clock = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-dig
 const dayMonth = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short' });
 const fullDate = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric' });
 
-const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
+export const MINUTE = 60_000;
+export const HOUR = 60 * MINUTE;
+export const DAY = 24 * HOUR;
 
 export const formatClock = (iso: string): string => clock.format(new Date(iso));
 
@@ -36,9 +36,12 @@ export function formatDayAndTime(iso: string, now: number = Date.now()): string 
   return `${formatDay(iso, now)} ${formatClock(iso)}`;
 }
 
+/** "9 Mar 2026": a day that may lie years away (a link's expiry), so with its year. */
+export const formatDate = (iso: string): string => fullDate.format(new Date(iso));
+
 /** "12 Sept 2026, 14:00": a moment that may lie years away, so with its year. */
 export function formatDateAndClock(iso: string): string {
-  return `${fullDate.format(new Date(iso))}, ${formatClock(iso)}`;
+  return `${formatDate(iso)}, ${formatClock(iso)}`;
 }
 
 /** "just now", "5 m ago", "2 h ago", "3 d ago". */
