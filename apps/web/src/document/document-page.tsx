@@ -1,8 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
-import { Link, useLocation, useParams, useSearchParams } from 'react-router';
+import { useLocation, useParams, useSearchParams } from 'react-router';
 import { IndexState } from '../library/index-state.tsx';
 import { inProgress } from '../library/row-words.ts';
+import { Breadcrumb } from '../shared/breadcrumb.tsx';
 import { isNotFound } from '../shared/errors.ts';
 import { NotFoundPage } from '../shared/not-found-page.tsx';
 import { memoryPanelPath } from '../shared/paths.ts';
@@ -51,16 +52,7 @@ export default function DocumentPage() {
   const isOwner = doc.data.access === 'owner';
   return (
     <>
-      <nav className="breadcrumb" aria-label="Breadcrumb">
-        <ol>
-          <li>
-            <Link to="/">Library</Link>
-          </li>
-          <li>
-            <span aria-current="page">{doc.data.title}</span>
-          </li>
-        </ol>
-      </nav>
+      <Breadcrumb trail={[{ label: 'Library', to: '/' }]} current={doc.data.title} />
       <div className="page-head">
         <div className="title-line">
           <h1>{doc.data.title}</h1>

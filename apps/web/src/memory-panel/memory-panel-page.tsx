@@ -1,8 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState } from 'react';
-import { Link, useParams, useSearchParams } from 'react-router';
+import { useParams, useSearchParams } from 'react-router';
 import { useRunTranscript } from '../document/use-run-transcript.ts';
 import { ReviewDialog } from '../review/review-dialog.tsx';
+import { Breadcrumb } from '../shared/breadcrumb.tsx';
 import { errorMessage, isNotFound } from '../shared/errors.ts';
 import { NotFoundPage } from '../shared/not-found-page.tsx';
 import { documentPath } from '../shared/paths.ts';
@@ -75,19 +76,13 @@ export default function MemoryPage() {
 
   const title = doc.data?.title;
   const breadcrumb = (
-    <nav className="breadcrumb" aria-label="Breadcrumb">
-      <ol>
-        <li>
-          <Link to="/">Library</Link>
-        </li>
-        <li>
-          <Link to={documentPath(documentId)}>{title ?? 'Document'}</Link>
-        </li>
-        <li>
-          <span aria-current="page">Memory</span>
-        </li>
-      </ol>
-    </nav>
+    <Breadcrumb
+      trail={[
+        { label: 'Library', to: '/' },
+        { label: title ?? 'Document', to: documentPath(documentId) },
+      ]}
+      current="Memory"
+    />
   );
 
   if (panel.isPending) {

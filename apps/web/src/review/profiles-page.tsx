@@ -1,5 +1,6 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { Link, useParams, useSearchParams } from 'react-router';
+import { useParams, useSearchParams } from 'react-router';
+import { Breadcrumb } from '../shared/breadcrumb.tsx';
 import { errorMessage, isNotFound } from '../shared/errors.ts';
 import { NotFoundPage } from '../shared/not-found-page.tsx';
 import { documentPath } from '../shared/paths.ts';
@@ -27,19 +28,13 @@ export default function ProfilesPage() {
   if (packs.isError && isNotFound(packs.error)) return <NotFoundPage />;
 
   const breadcrumb = (
-    <nav className="breadcrumb" aria-label="Breadcrumb">
-      <ol>
-        <li>
-          <Link to="/">Library</Link>
-        </li>
-        <li>
-          <Link to={documentPath(documentId)}>{doc.data?.title ?? 'Document'}</Link>
-        </li>
-        <li>
-          <span aria-current="page">Profiles</span>
-        </li>
-      </ol>
-    </nav>
+    <Breadcrumb
+      trail={[
+        { label: 'Library', to: '/' },
+        { label: doc.data?.title ?? 'Document', to: documentPath(documentId) },
+      ]}
+      current="Profiles"
+    />
   );
 
   return (

@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
+import { Breadcrumb } from '../shared/breadcrumb.tsx';
 import { isNotFound } from '../shared/errors.ts';
 import { NotFoundPage } from '../shared/not-found-page.tsx';
 import { documentPath, memoryPanelPath } from '../shared/paths.ts';
@@ -27,19 +28,13 @@ export default function ReviewHistoryPage() {
 
   return (
     <>
-      <nav className="breadcrumb" aria-label="Breadcrumb">
-        <ol>
-          <li>
-            <Link to="/">Library</Link>
-          </li>
-          <li>
-            <Link to={documentPath(documentId)}>{doc.data?.title ?? 'Document'}</Link>
-          </li>
-          <li>
-            <span aria-current="page">Review history</span>
-          </li>
-        </ol>
-      </nav>
+      <Breadcrumb
+        trail={[
+          { label: 'Library', to: '/' },
+          { label: doc.data?.title ?? 'Document', to: documentPath(documentId) },
+        ]}
+        current="Review history"
+      />
       <div className="page-head">
         <div>
           <h1>Review history</h1>
