@@ -28,6 +28,7 @@ const ENTRIES = [
   '^(packages/oh/[^/]+|packages/[^/]+|apps/api)/src/index\\.ts$',
   '^apps/api/src/library/index\\.ts$',
   '^packages/(oh/memory|library)/src/testing/index\\.ts$',
+  '^packages/library/src/settings\\.ts$',
   '^packages/testing/src/[^/]+\\.ts$',
 ];
 // What the web and the hosted runtime load, and all of it loads: never the store or a driver.

@@ -3,8 +3,8 @@
  * (reason `not_found`), never FORBIDDEN, so the answer does not confirm that the object exists
  * — also when the document is shared with or published to the caller (SPEC §6).
  */
-import { getDocumentOwnership } from './data/documents.ts';
-import type { DocumentOwnership } from './data/documents.ts';
+import { getDocumentOwnership } from '@sponge/library';
+import type { DocumentOwnership } from '@sponge/library';
 import { getRun } from './data/runs.ts';
 import type { Run } from './data/runs.ts';
 import type { AppDeps } from './deps.ts';

@@ -8,14 +8,14 @@ import { createAccountService } from './accounts/accounts.ts';
 import { DEFAULT_AUTH_LIMITS, type AuthLimits } from './accounts/limits.ts';
 import type { Config } from './config.ts';
 import { resolveRuntimeKey, resolveTokenSecret } from './config.ts';
-import { APP_MIGRATIONS } from './data/migrations.ts';
+import { createLibrary, prepareDocumentIndex } from '@sponge/library';
+import { APP_MIGRATIONS, APP_SCHEMA } from './data/migrations.ts';
 import type { AppDeps } from './deps.ts';
 import { seedDemo } from './demo/seed.ts';
 import { createLogger } from './log.ts';
 import { hashToken } from './tokens.ts';
-import { prepareDocumentIndex } from './library/index-store.ts';
-import { createLibrary } from './library/library.ts';
-import type { UploadPace } from './library/uploads-in-flight.ts';
+import { createUploadsInFlight } from './http/upload-places.ts';
+import type { UploadPace } from './http/upload-places.ts';
 import {
   migrate,
   openAppDatabase,
@@ -59,17 +59,25 @@ export async function openApp(
     const app = await openAppDatabase({ ...config.appDb, thread: config.memoryDbThread });
     closers.push(() => app.close());
     await migrate(app, 'app', APP_MIGRATIONS);
-    await prepareDocumentIndex(app, embeddings, now);
+    await prepareDocumentIndex(app, embeddings, APP_SCHEMA, now);
     const library = createLibrary({
       db: app,
       adapter: embeddings,
       log,
       quotas: config.libraryQuotas,
       uploadQueue: config.uploadQueue,
-      uploadsInFlight: { max: config.uploadsInFlight, perOwner: config.uploadsInFlightPerOwner },
-      ...(overrides.uploadPace ? { uploadPace: overrides.uploadPace } : {}),
       ocr: config.ocr,
+      // Profiles installed on an upload still extracting go with it when it is refused.
+      attachedTables: ['document_profiles'],
       now,
+    });
+    const uploadPlaces = createUploadsInFlight({
+      db: app,
+      now,
+      max: config.uploadsInFlight,
+      perOwner: config.uploadsInFlightPerOwner,
+      ...(overrides.uploadPace ? { pace: overrides.uploadPace } : {}),
+      log,
     });
     // Stopped before the database closes (closers run in reverse), so no batch is cut short.
     closers.push(() => void library.close());
@@ -121,6 +129,7 @@ export async function openApp(
       reviewed,
       embeddings,
       library,
+      uploadPlaces,
       log,
       now,
       runtimeKeyHash,

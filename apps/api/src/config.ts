@@ -19,12 +19,12 @@ import {
   DEFAULT_LIBRARY_QUOTAS,
   DEFAULT_OCR_LIMITS,
   DEFAULT_UPLOAD_QUEUE,
-  DEFAULT_UPLOADS_IN_FLIGHT,
-  DEFAULT_UPLOADS_IN_FLIGHT_PER_OWNER,
-} from './library/limits.ts';
+  parseOcrLanguages,
+  resolveOcrLanguages,
+} from '@sponge/library/settings';
+import type { OcrLanguage } from '@sponge/library/settings';
 import { parseProxyEntry } from './http/client-address.ts';
-import { parseOcrLanguages, resolveOcrLanguages } from '@sponge/library';
-import type { OcrLanguage } from '@sponge/library';
+import { DEFAULT_UPLOADS_IN_FLIGHT, DEFAULT_UPLOADS_IN_FLIGHT_PER_OWNER } from './http/upload-limits.ts';
 import { isLoopbackHost } from './http/loopback.ts';
 import { MCP_BURST, MCP_CALLS_PER_MINUTE } from './mcp/limits.ts';
 import { DEFAULT_AUTH_LIMITS } from './accounts/limits.ts';

@@ -20,7 +20,7 @@ import { recordUse, useIsStale } from './data/connected-agents.ts';
 import type { User } from './data/users.ts';
 import { runByTokenHash } from './data/runs.ts';
 import type { Run } from './data/runs.ts';
-import type { DocumentOwnership } from './data/documents.ts';
+import type { DocumentOwner } from '@sponge/library';
 import type { AppDeps } from './deps.ts';
 import { fromAppDatabaseError } from './errors.ts';
 import { clientAddress, trustedProxies } from './http/client-address.ts';
@@ -34,7 +34,7 @@ export type Caller =
   /** The hosted runtime, by RUNTIME_KEY: it claims runs (runtime.*) and nothing else. */
   | { kind: 'runtime' }
   /** `document`: the run's document as read with the run, in the same statement (null if gone). */
-  | { kind: 'agent'; run: Run; document: DocumentOwnership | null }
+  | { kind: 'agent'; run: Run; document: DocumentOwner | null }
   | { kind: 'none'; credential: 'absent' | 'invalid' };
 
 export interface Context {

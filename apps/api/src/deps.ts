@@ -8,7 +8,8 @@ import type { EmbeddingAdapter } from '@oh/embeddings';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { AccountService } from './accounts/accounts.ts';
-import type { Library } from './library/library.ts';
+import type { Library } from '@sponge/library';
+import type { UploadsInFlight } from './http/upload-places.ts';
 import type { ReviewedKnowledge } from './reviewed/types.ts';
 
 export interface AppDeps {
@@ -22,6 +23,8 @@ export interface AppDeps {
   embeddings: EmbeddingAdapter;
   /** The owners' libraries: adding documents, background indexing and per-owner search. */
   library: Library;
+  /** The places of upload bodies being received at once, overall and per owner (server.ts asks them). */
+  uploadPlaces: UploadsInFlight;
   /** Real accounts: sign-up, sign-in and sessions through better-auth (SPEC §6c). */
   accounts: AccountService;
   log: Logger;

@@ -5,8 +5,10 @@
 import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server';
 import { isUnavailable } from '@oh/memory';
-import { ERROR_REASONS, REASON_TO_CODE } from '@sponge/contract';
+import { DOCUMENT_REASON_TO_CODE, ERROR_REASONS, REASON_TO_CODE } from '@sponge/contract';
 import type { ApiReason, ErrorReason } from '@sponge/contract';
+import { isLibraryError } from '@sponge/library';
+import type { LibraryError, LibraryReason } from '@sponge/library';
 
 export type { ApiReason };
 
@@ -115,6 +117,31 @@ export function fromMemoryError(e: MemoryErrorLike): ApiError {
   });
 }
 
+/** The tRPC code of each of the library's reasons (SPEC §9); the reason itself goes on the wire. */
+const LIBRARY_CODES: Record<Exclude<LibraryReason, 'aborted'>, TRPC_ERROR_CODE_KEY> = {
+  not_found: 'NOT_FOUND',
+  invalid_input: 'BAD_REQUEST',
+  quota: 'TOO_MANY_REQUESTS',
+  busy: 'TOO_MANY_REQUESTS',
+  ...DOCUMENT_REASON_TO_CODE,
+};
+
+/**
+ * Maps a library refusal to its SPEC §9 tRPC error, message and `retryAfterSeconds` kept. A call
+ * whose client went away (`aborted`) is tRPC's own CLIENT_CLOSED_REQUEST: nobody reads it.
+ */
+export function fromLibraryError(e: LibraryError): TRPCError {
+  if (e.reason === 'aborted')
+    return new TRPCError({ code: 'CLIENT_CLOSED_REQUEST', message: e.message, cause: e });
+  return new ApiError({
+    code: LIBRARY_CODES[e.reason],
+    reason: e.reason,
+    message: e.message,
+    ...(e.retryAfterSeconds !== undefined ? { retryAfterSeconds: e.retryAfterSeconds } : {}),
+    cause: e,
+  });
+}
+
 /** What a caller reads while the application database (users, tokens, runs) cannot serve. */
 export const APP_UNAVAILABLE_MESSAGE =
   'The application database cannot be reached or is too busy right now. Try again in a moment.';
@@ -135,9 +162,14 @@ export function fromAppDatabaseError(e: unknown): unknown {
   });
 }
 
-/** A procedure's failure as SPEC §9 shows it: a store error by its reason, a database that cannot serve as `unavailable`. */
+/**
+ * A procedure's failure as SPEC §9 shows it: a store or library error by its reason, a database
+ * that cannot serve as `unavailable`. The one place the domains' errors become tRPC codes: the
+ * outermost middleware (trpc.ts) maps every procedure's failure here, and /mcp's tools theirs.
+ */
 export function toApiError(error: TRPCError): TRPCError {
   if (isMemoryError(error.cause)) return fromMemoryError(error.cause);
+  if (isLibraryError(error.cause)) return fromLibraryError(error.cause);
   const app = fromAppDatabaseError(error.cause);
   return app instanceof ApiError ? app : error;
 }

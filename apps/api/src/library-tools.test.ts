@@ -8,9 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import { rowsMentioning } from '@oh/memory/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertDocument, joinPages, shareDocument } from './data/documents.ts';
+import { insertDocument, shareDocument } from '@sponge/library';
 import { REEF_DOCUMENT_ID } from './demo/library.ts';
-import { quoteForm, quoteOnPage } from './library/citations.ts';
 import { startTestServer } from './testing/harness.ts';
 import type { Json, TestServer } from './testing/harness.ts';
 
@@ -515,24 +514,5 @@ describe('agent.say citations', () => {
       status: 'verified',
     });
     expect(await rowsMentioning(s.app.app, [`cited words about ${TERM}`])).toEqual([]);
-  });
-});
-
-describe('quoteOnPage', () => {
-  const { text, pageStarts: starts } = joinPages(['one alpha', 'two beta', 'three gamma', 'four delta']);
-
-  it('looks on the page and its neighbours only', () => {
-    expect(quoteOnPage(text, starts, 1, 'two beta')).toBe(true);
-    expect(quoteOnPage(text, starts, 1, 'three')).toBe(false);
-    expect(quoteOnPage(text, starts, 4, 'three gamma four')).toBe(true);
-    expect(quoteOnPage(text, starts, 4, 'two beta')).toBe(false);
-    expect(quoteOnPage(text, starts, 2, 'ONE   alpha two')).toBe(true);
-    expect(quoteOnPage(text, starts, 5, 'four delta')).toBe(false);
-    expect(quoteOnPage(text, starts, 0, 'one')).toBe(false);
-    expect(quoteOnPage(text, starts, 2, '  \n ')).toBe(false);
-  });
-
-  it('folds ligatures and case, and treats any run of whitespace as one space', () => {
-    expect(quoteForm('The ﬁrst\u00a0 FIELD\n\tseason ')).toBe('the first field season');
   });
 });

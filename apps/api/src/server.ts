@@ -18,7 +18,7 @@ import type { Context } from './context.ts';
 import { createDirectCall, createErrorAnswer } from './direct-call.ts';
 import { openApp } from './app.ts';
 import { secureDataFiles } from './data-dir.ts';
-import { retryAfterMeta } from './library/uploads-in-flight.ts';
+import { retryAfterMeta } from './http/upload-places.ts';
 import type { OpenedApp } from './app.ts';
 import { appRouter } from './router.ts';
 import { createStaticHandler } from './static.ts';
@@ -28,7 +28,7 @@ import type { RateLimit } from './rate-limit.ts';
 import { MAX_BODY_BYTES, MAX_UPLOAD_BODY_BYTES } from './trpc.ts';
 import { forbidden, fromAppDatabaseError } from './errors.ts';
 import type { ApiError } from './errors.ts';
-import type { UploadPace } from './library/uploads-in-flight.ts';
+import type { UploadPace } from './http/upload-places.ts';
 import { answerAfterDrain } from './http/drain.ts';
 import type { DrainBound } from './http/drain.ts';
 import { isLoopbackHost, isLoopbackHostHeader } from './http/loopback.ts';
@@ -192,7 +192,7 @@ export async function startServer(
     if (caller.kind === 'user' || caller.kind === 'apiKey') {
       let busy: ApiError | null;
       try {
-        busy = await app.library.inFlight.enter(req, res, caller.user.id);
+        busy = await app.uploadPlaces.enter(req, res, caller.user.id);
       } catch (error) {
         return refuse(req, res, unavailable(error), path);
       }
@@ -200,7 +200,7 @@ export async function startServer(
         res.setHeader('retry-after', String(busy.retryAfterSeconds));
         return refuse(req, res, busy, path);
       }
-      app.library.inFlight.watchPace(req, res, (tooSlow) => {
+      app.uploadPlaces.watchPace(req, res, (tooSlow) => {
         onError({ error: tooSlow, path, type: 'mutation', ctx });
         if (res.headersSent) return void req.socket.destroy();
         // Answered now; the connection goes once the answer is out (its body never will be).

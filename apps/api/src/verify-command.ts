@@ -6,7 +6,7 @@
  * forgotten and purged sessions must hold no content. Without `--session` it also recomputes the
  * digests of reviewed knowledge in the application database and checks the library's search
  * indexes (every ready document's chunks in the vector and the keyword index, nothing indexed
- * for a removed document: library/verify-library.ts).
+ * for a removed document: @sponge/library's verifyLibrary).
  *
  * The report goes to standard output, one block per session and a final line; progress is logged
  * with pino on standard error. Exit status: 0 when everything verifies, 1 when a mismatch remains,
@@ -24,8 +24,9 @@ import { isMemoryError, openVerifier } from '@oh/memory';
 import type { MemoryVerifier, SessionVerification, VerifyFinding } from '@oh/memory';
 import { ConfigError, loadConfig } from './config.ts';
 import type { Config } from './config.ts';
-import { repairLibrary, verifyLibrary } from './library/verify-library.ts';
-import type { LibraryVerification } from './library/verify-library.ts';
+import { repairLibrary, verifyLibrary } from '@sponge/library';
+import type { LibraryVerification } from '@sponge/library';
+import { APP_SCHEMA } from './data/migrations.ts';
 import { createLogger } from './log.ts';
 import { verifyReviewed } from './reviewed/verify.ts';
 import type { ReviewedVerification } from './reviewed/verify.ts';
@@ -246,7 +247,7 @@ async function checkLibrary(
     let report = await verifyLibrary(app, adapter.id);
     line('library search indexes', report, '  ');
     if (repair && report.findings.length > 0) {
-      const sent = await repairLibrary(app, adapter, log);
+      const sent = await repairLibrary(app, adapter, APP_SCHEMA, log);
       print(`  repair: ${sent} document${sent === 1 ? '' : 's'} indexed again`);
       report = await verifyLibrary(app, adapter.id);
       line('  after repair', report, '    ');

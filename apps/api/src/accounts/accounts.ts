@@ -166,7 +166,8 @@ export function accountsOptions(opts: AccountsOptions) {
       },
     },
     // No hook on a new account: shares by email wait for the owner's confirmation or an
-    // invitation link (data/shares.ts), since anyone may sign up with any address (SPEC §6c).
+    // invitation link (@sponge/library's sharing), since anyone may sign up with any address
+    // (SPEC §6c).
     databaseHooks: {
       session: {
         create: {

@@ -9,7 +9,7 @@
  *   `refillMs`; /mcp per key and demo sign-ins per address (rate-limit.ts). A take hands out up
  *   to `want` tokens at once, so a process can serve several calls from one write.
  * - Upload places (`upload_places`): bodies being received, overall and per owner
- *   (library/uploads-in-flight.ts).
+ *   (http/upload-places.ts).
  *
  * Times are the caller's clock in epoch milliseconds. A row past its end means what no row
  * means (a fresh window, a full bucket, a free place), so every writer deletes a few such rows

@@ -1,10 +1,15 @@
 import type { Migration } from '@oh/memory';
+import { LIBRARY_MIGRATIONS as LIBRARY } from '@sponge/library';
+import type { LibrarySchema } from '@sponge/library';
 
 /**
- * The API's own tables in the application database (sponge.db). Reviewed knowledge lives in the
- * same database but belongs to @oh/memory, which migrates it under its own namespace.
+ * The application database's migrations (sponge.db), in one ordered list under the namespace
+ * `app`: the API's own tables, and the library's (@sponge/library, `LIBRARY_MIGRATIONS`) where
+ * they were released. Reviewed knowledge lives in the same database but belongs to @oh/memory,
+ * which migrates it under its own namespace.
  *
- * Append only: a released migration is never edited, a change is a new entry.
+ * Append only: a released migration is never edited, a change is a new entry. A migration's id
+ * is its position here (data/migrations.test.ts holds the released list and checks it).
  */
 export const APP_MIGRATIONS: Migration[] = [
   {
@@ -32,29 +37,7 @@ export const APP_MIGRATIONS: Migration[] = [
         created_at TEXT NOT NULL,
         revoked_at TEXT
       )`,
-      `CREATE TABLE documents (
-        id TEXT PRIMARY KEY,
-        owner_id TEXT NOT NULL REFERENCES users(id),
-        title TEXT NOT NULL,
-        authors TEXT NOT NULL DEFAULT '[]',
-        abstract TEXT NOT NULL DEFAULT '',
-        text TEXT NOT NULL DEFAULT '',
-        memory_in_staged_runs INTEGER NOT NULL DEFAULT 0 CHECK (memory_in_staged_runs IN (0, 1)),
-        created_at TEXT NOT NULL,
-        removed_at TEXT
-      )`,
-      `CREATE INDEX documents_owner ON documents(owner_id)`,
-      `CREATE TABLE shares (
-        document_id TEXT NOT NULL REFERENCES documents(id),
-        user_id TEXT NOT NULL REFERENCES users(id),
-        created_at TEXT NOT NULL,
-        PRIMARY KEY (document_id, user_id)
-      )`,
-      `CREATE INDEX shares_user ON shares(user_id)`,
-      `CREATE TABLE publications (
-        document_id TEXT PRIMARY KEY REFERENCES documents(id),
-        published_at TEXT NOT NULL
-      )`,
+      ...LIBRARY.documents001,
       `CREATE TABLE runs (
         id TEXT PRIMARY KEY,
         document_id TEXT NOT NULL REFERENCES documents(id),
@@ -104,23 +87,7 @@ export const APP_MIGRATIONS: Migration[] = [
       )`,
     ],
   },
-  {
-    // Search vectors over the library (issue 6): one row per chunk of a document's title, abstract
-    // and text, tied to the digest of that content. Derived data: rebuilt when the digest or the
-    // embedding model differs. Sized for the default local adapter (256); a deployment whose
-    // adapter has another dimension gets the table recreated at start (see library/index-store.ts).
-    name: '003_document_chunks',
-    statements: [
-      `CREATE TABLE document_chunks (
-        document_id TEXT NOT NULL REFERENCES documents(id),
-        chunk INTEGER NOT NULL,
-        digest TEXT NOT NULL,
-        model TEXT NOT NULL,
-        embedding F32_BLOB(256) NOT NULL,
-        PRIMARY KEY (document_id, chunk)
-      )`,
-    ],
-  },
+  LIBRARY.chunks003,
   {
     // The packs as installed (SPEC §7), once per digest: review validates a document's records
     // with the release installed on it, and after a pack release only the newest one ships.
@@ -135,40 +102,7 @@ export const APP_MIGRATIONS: Migration[] = [
       )`,
     ],
   },
-  {
-    // document_chunks as derived tables (issue 6): 003 sized the column for the default adapter,
-    // but the adapter is only known at start, so from here the table follows its dimension and is
-    // rebuilt when that changes (vectors are derived data, re-embedded lazily by search). Applied
-    // by prepareDocumentIndex, which passes the dimension; without it this entry is skipped.
-    name: '005_document_chunks_sized',
-    derive: ({ dimensions }) => {
-      if (dimensions === undefined) return undefined;
-      if (typeof dimensions !== 'number' || !Number.isInteger(dimensions) || dimensions < 1) {
-        throw new RangeError(
-          `document_chunks: dimensions must be a positive integer, not ${String(dimensions)}`,
-        );
-      }
-      // v2 (issue 17): each chunk keeps its page and passage, so search answers with them without
-      // reading the document. The shape names the version: a v1 table is rebuilt, and
-      // library/index-store.ts sends every document whose chunks are gone back to indexing.
-      return {
-        shape: `v2 F32_BLOB(${dimensions})`,
-        statements: [
-          `CREATE TABLE document_chunks (
-            document_id TEXT NOT NULL REFERENCES documents(id),
-            chunk INTEGER NOT NULL,
-            page INTEGER NOT NULL,
-            text TEXT NOT NULL,
-            digest TEXT NOT NULL,
-            model TEXT NOT NULL,
-            embedding F32_BLOB(${dimensions}) NOT NULL,
-            PRIMARY KEY (document_id, chunk)
-          )`,
-        ],
-      };
-    },
-    drop: ['DROP TABLE IF EXISTS document_chunks'],
-  },
+  LIBRARY.chunksSized005,
   {
     // The hosted runtime (SPEC §7b) claims runs: a claim issues the run's token (the one made at
     // accept is never handed out). claimed_at records when the runtime last took the run.
@@ -181,33 +115,7 @@ export const APP_MIGRATIONS: Migration[] = [
     name: '007_runs_live',
     statements: [`CREATE INDEX runs_live ON runs(accepted_at) WHERE status = 'live'`],
   },
-  {
-    // Your own library (issue 17, SPEC §6b). A document keeps its whole text in \`text\` (pages
-    // joined by a blank line) and where each page starts in \`page_starts\` (JSON offsets), so
-    // page numbers cost no second copy of the text. Indexing is resumable state on the row:
-    // \`indexing\` until every chunk is embedded, then \`ready\`, or \`failed\` with a reason.
-    // \`library_versions\` moves whenever an owner's searchable chunks change, so every API
-    // process can tell at a glance whether its in-memory index of that owner is current.
-    name: '008_document_library',
-    statements: [
-      `ALTER TABLE documents ADD COLUMN source TEXT NOT NULL DEFAULT 'text'
-         CHECK (source IN ('text', 'markdown', 'pdf'))`,
-      `ALTER TABLE documents ADD COLUMN page_starts TEXT NOT NULL DEFAULT '[0]'`,
-      `ALTER TABLE documents ADD COLUMN characters INTEGER NOT NULL DEFAULT 0`,
-      `ALTER TABLE documents ADD COLUMN index_state TEXT NOT NULL DEFAULT 'indexing'
-         CHECK (index_state IN ('indexing', 'ready', 'failed'))`,
-      `ALTER TABLE documents ADD COLUMN index_error TEXT`,
-      `ALTER TABLE documents ADD COLUMN index_done INTEGER NOT NULL DEFAULT 0`,
-      `ALTER TABLE documents ADD COLUMN index_total INTEGER NOT NULL DEFAULT 0`,
-      `UPDATE documents SET characters = length(text)`,
-      `CREATE INDEX documents_indexing ON documents(created_at)
-         WHERE index_state = 'indexing' AND removed_at IS NULL`,
-      `CREATE TABLE library_versions (
-        owner_id TEXT PRIMARY KEY REFERENCES users(id),
-        version INTEGER NOT NULL
-      )`,
-    ],
-  },
+  LIBRARY.library008,
   {
     // Runtime leases (SPEC §7b, issue 24): a claim holds the run until lease_expires_at (ISO-8601,
     // renewed while the turn works, cleared when the runtime lets go). While it holds, the run is
@@ -269,107 +177,14 @@ export const APP_MIGRATIONS: Migration[] = [
         created_at TEXT NOT NULL,
         updated_at TEXT NOT NULL
       )`,
-      // Shares by email (SPEC §6c): the owner shares with an address; whoever holds an account
-      // with it (now or later) reads the document. The answer never says whether one exists.
-      `CREATE TABLE email_shares (
-        document_id TEXT NOT NULL REFERENCES documents(id),
-        email TEXT NOT NULL,
-        created_at TEXT NOT NULL,
-        PRIMARY KEY (document_id, email)
-      )`,
-      'CREATE INDEX email_shares_email ON email_shares(email)',
+      ...LIBRARY.emailShares010,
       'DROP TABLE user_tokens',
     ],
   },
-  {
-    // The keyword index (SPEC §6b, issue 27): FTS5 with BM25 beside the vectors, derived like them
-    // (rebuilt, empty, whenever 005 rebuilds document_chunks or this shape changes; the indexer
-    // refills it, see library/keyword-index.ts). `document_chunk_spans` gives every indexed chunk
-    // an integer id (the FTS rowid) and its character span in the document's text. The keyword
-    // table holds the passage (`text`) and a `scope` of one owner token and one document token, so
-    // a search intersects with the owner's postings instead of filtering every owner's matches.
-    // Porter stemming over unicode61 without diacritics: a DOI, "8 DHW" or --max-pages are
-    // searched as phrases of their parts (library/keyword-index.ts matchQuery). secure-delete:
-    // a removed document's terms leave the index at once, as its text leaves the database.
-    name: '011_document_keywords',
-    derive: () => ({
-      shape: 'v1 porter unicode61 remove_diacritics 2',
-      statements: [
-        `CREATE TABLE document_chunk_spans (
-          id INTEGER PRIMARY KEY,
-          document_id TEXT NOT NULL,
-          chunk INTEGER NOT NULL,
-          start INTEGER NOT NULL,
-          end INTEGER NOT NULL,
-          UNIQUE (document_id, chunk)
-        )`,
-        `CREATE VIRTUAL TABLE document_keywords USING fts5(
-          text, scope, tokenize = "porter unicode61 remove_diacritics 2"
-        )`,
-        `INSERT INTO document_keywords (document_keywords, rank) VALUES ('secure-delete', 1)`,
-      ],
-    }),
-    drop: ['DROP TABLE IF EXISTS document_keywords', 'DROP TABLE IF EXISTS document_chunk_spans'],
-  },
-  {
-    // OCR of scanned pages (SPEC §6b, issue 27). A PDF with pages that have no text layer is
-    // stored with those pages empty and an OCR job: the file itself (kept only until OCR ends),
-    // the pages to read (JSON, 1-based, at most OCR_MAX_PAGES of them) and how many are done, so a
-    // restart resumes; `missed` lists pages that timed out or could not be drawn. While its job
-    // exists a document is `recognizing` and the indexer leaves it alone. The document keeps which
-    // pages OCR recognised (`ocr_pages`, JSON) and what OCR left out (`ocr_note`).
-    name: '012_ocr',
-    statements: [
-      `CREATE TABLE ocr_jobs (
-        document_id TEXT PRIMARY KEY REFERENCES documents(id),
-        owner_id TEXT NOT NULL REFERENCES users(id),
-        pdf BLOB NOT NULL,
-        pages TEXT NOT NULL,
-        done INTEGER NOT NULL DEFAULT 0,
-        missed TEXT NOT NULL DEFAULT '[]',
-        created_at TEXT NOT NULL
-      )`,
-      'CREATE INDEX ocr_jobs_created ON ocr_jobs(created_at)',
-      `ALTER TABLE documents ADD COLUMN ocr_pages TEXT NOT NULL DEFAULT '[]'`,
-      'ALTER TABLE documents ADD COLUMN ocr_note TEXT',
-    ],
-  },
-  {
-    // Extraction in view (SPEC §6b, issue 27): an upload's document row is stored, without text,
-    // as soon as its file is in, with a job row while its text is extracted: `done` of `total`
-    // pages read (0 of 0 until the PDF's page count is known). While the job row exists the
-    // document is `extracting` and nothing else takes it up; the upload fills the row in and
-    // deletes the job, or deletes both when it is refused. The request that extracts beats
-    // `alive_at`; a row no request has beaten for a while was left by a process that died, and is
-    // deleted with its document (library/extraction-store.ts). The reference is checked when the
-    // batch commits: the batch that deletes a refused upload reads the job row to delete the
-    // document, then deletes the job row.
-    name: '013_extraction_jobs',
-    statements: [
-      `CREATE TABLE extraction_jobs (
-        document_id TEXT PRIMARY KEY REFERENCES documents(id) DEFERRABLE INITIALLY DEFERRED,
-        done INTEGER NOT NULL DEFAULT 0,
-        total INTEGER NOT NULL DEFAULT 0,
-        started_at TEXT NOT NULL,
-        alive_at TEXT NOT NULL
-      )`,
-      'CREATE INDEX extraction_jobs_alive ON extraction_jobs(alive_at)',
-    ],
-  },
-  {
-    // The owner's searchable documents (SPEC §6b, issue 27), without reading the documents' rows:
-    // `index_state` and `removed_at` are stored after `text`, so SQLite reaches them by walking
-    // each document's overflow pages. Searches check a ranked chunk's document (owner_id, id),
-    // list the owner's ready documents (owner_id) and sum their chunks (`index_total`, which
-    // changes while a document indexes, outside this index) from it. Measured at 100k chunks in
-    // 400 documents (bench/README.md, the library figure): a keyword list whose 400 chunks lie in
-    // 400 documents 3.76 ms without it, 2.43 with it; the ready documents 0.93 and 0.47 ms.
-    name: '014_documents_searchable',
-    statements: [
-      `CREATE INDEX documents_searchable ON documents(owner_id, id, index_total)
-        WHERE index_state = 'ready' AND removed_at IS NULL`,
-    ],
-  },
+  LIBRARY.keywords011,
+  LIBRARY.ocr012,
+  LIBRARY.extractionJobs013,
+  LIBRARY.searchable014,
   {
     // The research assistant (SPEC §7b, issue 28). `run_library_events`: a card per successful
     // `library.search` (its query, the hits' count, the document it was narrowed to) and
@@ -548,34 +363,7 @@ export const APP_MIGRATIONS: Migration[] = [
       )`,
     ],
   },
-  {
-    // Sharing by email proves nothing about who signs up (SPEC §6c, issue 37): a share by email
-    // is granted (`granted_to`, the account that may read) only when the owner confirms the
-    // account holding the address, or when someone opens the owner's invitation link. Shares
-    // that sign-up or an existing account received at once were never confirmed, and anyone could
-    // have signed up with the address: they go back to waiting (the `shares` row that grants the
-    // reading is deleted; a share made by id before the email share is older, and stays).
-    // An invitation is kept as the SHA-256 hash of its token, never the token; one use, expiring.
-    name: '017_share_confirmation',
-    statements: [
-      'ALTER TABLE email_shares ADD COLUMN granted_to TEXT REFERENCES users(id)',
-      'ALTER TABLE email_shares ADD COLUMN granted_at TEXT',
-      `DELETE FROM shares WHERE EXISTS (
-        SELECT 1 FROM email_shares e JOIN users u ON u.email = e.email
-        WHERE e.document_id = shares.document_id AND u.id = shares.user_id
-          AND shares.created_at >= e.created_at)`,
-      `CREATE TABLE share_invites (
-        token_hash TEXT PRIMARY KEY,
-        document_id TEXT NOT NULL REFERENCES documents(id),
-        email TEXT NOT NULL,
-        created_at TEXT NOT NULL,
-        expires_at TEXT NOT NULL,
-        used_at TEXT,
-        used_by TEXT REFERENCES users(id)
-      )`,
-      'CREATE INDEX share_invites_share ON share_invites(document_id, email)',
-    ],
-  },
+  LIBRARY.shareConfirmation017,
   {
     // Connected agents (SPEC §6c, issue 37): when an API key, and an MCP client the owner let in
     // with OAuth, was last used, for the owner's *Connected agents* page. A client's use is kept
@@ -641,38 +429,9 @@ export const APP_MIGRATIONS: Migration[] = [
       'CREATE INDEX live_streams_run ON live_streams(run_id, until_ms)',
     ],
   },
-  {
-    // The extraction queue shared by every API process on this database (SPEC §6b, §6c, issue
-    // 37): an upload's PDF job says whose it is and whether it waits for its turn or is being
-    // read, so one owner has one file read and one waiting across all processes, and the files
-    // waiting are counted once (library/queue-ledger.ts). NULL: not in the queue (a text file, or
-    // a job not scheduled yet or done). A job whose process died stops counting with its beats.
-    name: '021_extraction_queue',
-    statements: [
-      'ALTER TABLE extraction_jobs ADD COLUMN owner_id TEXT',
-      `ALTER TABLE extraction_jobs ADD COLUMN queue_state TEXT CHECK (queue_state IN ('waiting', 'running'))`,
-      'ALTER TABLE extraction_jobs ADD COLUMN running_since_ms INTEGER',
-      'CREATE INDEX extraction_jobs_queue ON extraction_jobs(queue_state, owner_id) WHERE queue_state IS NOT NULL',
-    ],
-  },
-  {
-    // Leases on a document's background work (issue 37 point 5, SPEC §6b): the OCR of its scanned
-    // pages, then its indexing, each done by one API process at a time of all those on this
-    // database (library/work-lease.ts). A process takes the work with one statement that succeeds
-    // only when no other holds it (or the holder's lease lapsed: `until_ms`, the API clock's epoch
-    // milliseconds, which the holder moves on while it works), and every write of that work is
-    // made only while the lease is still its own. A table of its own: a lease renewed on the
-    // `ocr_jobs` row would read the row's PDF again each time (measured: 48 ms a renewal beside a
-    // 20 MiB PDF, 1.8 ms on a small row).
-    name: '022_work_leases',
-    statements: [
-      `CREATE TABLE work_leases (
-        work TEXT NOT NULL CHECK (work IN ('ocr', 'index')),
-        document_id TEXT NOT NULL,
-        holder TEXT NOT NULL,
-        until_ms INTEGER NOT NULL,
-        PRIMARY KEY (work, document_id)
-      )`,
-    ],
-  },
+  LIBRARY.extractionQueue021,
+  LIBRARY.workLeases022,
 ];
+
+/** The application database's schema as the library's index preparation and repair take it. */
+export const APP_SCHEMA: LibrarySchema = { namespace: 'app', migrations: APP_MIGRATIONS };

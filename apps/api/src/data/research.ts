@@ -158,22 +158,6 @@ export async function listMessagesWithCitations(
   }));
 }
 
-/** Titles of those of `documentIds` that are the owner's own live documents. */
-export async function ownTitles(
-  db: Client,
-  ownerId: string,
-  documentIds: Iterable<string>,
-): Promise<Map<string, string>> {
-  const ids = [...new Set(documentIds)];
-  if (ids.length === 0) return new Map();
-  const rs = await db.execute({
-    sql: `SELECT id, title FROM documents
-           WHERE owner_id = ? AND removed_at IS NULL AND id IN (SELECT value FROM json_each(?))`,
-    args: [ownerId, JSON.stringify(ids)],
-  });
-  return new Map(rs.rows.map((r) => [String(r.id), String(r.title)]));
-}
-
 /**
  * A removed document's quotes leave the citations that held them, as its text leaves the
  * database (its id, page and status stay, like the runs that point at it).

@@ -1,6 +1,10 @@
 import type { Client, Row } from '@libsql/client';
+import { documentSql } from '@sponge/library';
+import type { DocumentOwner } from '@sponge/library';
 import { hashesEqual } from '../tokens.ts';
-import type { DocumentOwnership } from './documents.ts';
+
+/** The run's document, as the library reads it, in the same statement as the run. */
+const doc = documentSql('d');
 
 export type RunMode = 'chat' | 'staged';
 export type RunStatus = 'live' | 'finished';
@@ -76,7 +80,7 @@ export async function listPendingRuns(db: Client, limit: number, now: Date): Pro
                    CASE WHEN r.mode = 'staged' THEN r.accepted_at ELSE last.at END AS waiting_since,
                    last.role AS last_role
               FROM runs AS r
-              JOIN documents AS d ON d.id = r.document_id AND d.removed_at IS NULL AND d.owner_id = r.owner_id
+              ${doc.joinLiveOwnedBy('r.document_id', 'r.owner_id')}
               JOIN users AS u ON u.id = r.owner_id AND u.disabled_at IS NULL
               LEFT JOIN transcript_messages AS last
                 ON last.id = (SELECT MAX(m.id) FROM transcript_messages AS m WHERE m.run_id = r.id)
@@ -192,34 +196,20 @@ export async function setRunSession(db: Client, runId: string, sessionId: string
 export async function runByTokenHash(
   db: Client,
   tokenHash: string,
-): Promise<{ run: Run; document: DocumentOwnership | null } | null> {
-  const rs = await db.execute({
-    sql: `SELECT ${COLUMNS.split(', ')
-      .map((c) => `r.${c}`)
-      .join(', ')}, r.token_hash,
-                 d.id AS doc_id, d.owner_id AS doc_owner_id, d.removed_at AS doc_removed_at,
-                 d.memory_in_staged_runs AS doc_memory_in_staged_runs
-            FROM runs AS r
-            JOIN users AS u ON u.id = r.owner_id AND u.disabled_at IS NULL
-            LEFT JOIN documents AS d ON d.id = r.document_id
-           WHERE r.token_hash = ?`,
-    args: [tokenHash],
-  });
+): Promise<{ run: Run; document: DocumentOwner | null } | null> {
+  const rs = await db.execute({ sql: BY_TOKEN_HASH, args: [tokenHash] });
   const r = rs.rows[0];
   if (!r || !hashesEqual(String(r.token_hash), tokenHash)) return null;
-  const document =
-    r.doc_id === null
-      ? null
-      : {
-          id: String(r.doc_id),
-          ownerId: String(r.doc_owner_id),
-          removedAt: r.doc_removed_at === null ? null : String(r.doc_removed_at),
-          memoryInStagedRuns: Number(r.doc_memory_in_staged_runs) === 1,
-          // Never read here: a run is only accepted on a document that has its text (accept-run.ts).
-          extracting: false,
-        };
-  return { run: toRun(r), document };
+  return { run: toRun(r), document: doc.ownerOf(r) };
 }
+
+const BY_TOKEN_HASH = `SELECT ${COLUMNS.split(', ')
+  .map((c) => `r.${c}`)
+  .join(', ')}, r.token_hash, ${doc.ownerColumns}
+            FROM runs AS r
+            JOIN users AS u ON u.id = r.owner_id AND u.disabled_at IS NULL
+            ${doc.leftJoin('r.document_id')}
+           WHERE r.token_hash = ?`;
 
 export async function getRun(db: Client, runId: string): Promise<Run | null> {
   const rs = await db.execute({ sql: `SELECT ${COLUMNS} FROM runs WHERE id = ?`, args: [runId] });

@@ -7,7 +7,7 @@ import { getPack } from '@oh/profiles';
 import type { AgentContext, Change, JsonValue } from '@oh/memory';
 import { kindOf } from '@sponge/contract';
 import type { AppDeps } from '../deps.ts';
-import { insertDocument, publishDocument, shareDocument } from '../data/documents.ts';
+import { insertDocument, publishDocument, shareDocument } from '@sponge/library';
 import { installProfile } from '../data/profiles.ts';
 import { decideReview } from '../routers/review.ts';
 import { finishRun, insertMessage, insertRun } from '../data/runs.ts';

@@ -10,7 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MCP_TOOL_NAMES, READ_PASSAGE_MAX, passageOccursIn } from '@sponge/contract';
-import { insertDocument, shareDocument } from '../data/documents.ts';
+import { insertDocument, shareDocument } from '@sponge/library';
 import { REEF_DOCUMENT_ID } from '../demo/library.ts';
 import { TEST_RUNTIME_KEY, startTestServer } from '../testing/harness.ts';
 import type { Json, TestServer } from '../testing/harness.ts';

@@ -11,11 +11,12 @@ import { TRPCError } from '@trpc/server';
 import type { z } from 'zod';
 import { MCP_TOOLS, MCP_TOOL_NAMES, mcpToolInputs, mcpToolOutputs } from '@sponge/contract';
 import type { McpToolName, McpToolOutput } from '@sponge/contract';
-import { listVisibleDocuments } from '../data/documents.ts';
+import { isLibraryError, readOwnPassage } from '@sponge/library';
+import { listReadableDocuments } from '../data/document-activity.ts';
 import type { AppDeps } from '../deps.ts';
-import { ApiError, defaultReason, toApiError } from '../errors.ts';
+import { ApiError, defaultReason, fromLibraryError, toApiError } from '../errors.ts';
 import { reviewedFindings } from '../reviewed/history.ts';
-import { readOwnPassage, searchOwnLibrary } from '../routers/library.ts';
+import { searchOwnLibrary } from '../routers/library.ts';
 
 /** Who the tools act for: the owner, and the API key or OAuth token that said so (what the log names). */
 export interface McpOwner {
@@ -83,7 +84,8 @@ const inWords: { [N in McpToolName]: (out: McpToolOutput<N>) => string } = {
  * logged and said as an internal error, without its details.
  */
 export function toolError(deps: AppDeps, tool: string, error: unknown): CallToolResult {
-  const known = error instanceof TRPCError ? toApiError(error) : error;
+  const known =
+    error instanceof TRPCError ? toApiError(error) : isLibraryError(error) ? fromLibraryError(error) : error;
   if (known instanceof TRPCError && known.code !== 'INTERNAL_SERVER_ERROR') {
     const reason = known instanceof ApiError ? known.reason : defaultReason(known.code);
     const retryAfter = known instanceof ApiError ? known.retryAfterSeconds : undefined;
@@ -101,9 +103,9 @@ export function toolError(deps: AppDeps, tool: string, error: unknown): CallTool
 function answers(deps: AppDeps, owner: McpOwner) {
   return {
     search_library: async (input) => ({ hits: await searchOwnLibrary(deps, owner.userId, input) }),
-    read_passage: (input) => readOwnPassage(deps, owner.userId, input),
+    read_passage: (input) => readOwnPassage(deps.app, owner.userId, input),
     list_documents: async () => ({
-      documents: (await listVisibleDocuments(deps.app, owner.userId))
+      documents: (await listReadableDocuments(deps.app, owner.userId))
         .filter((d) => d.access === 'owner')
         .map((d) => ({
           id: d.id,

@@ -9,7 +9,7 @@ import type { JsonValue, ReviewedRecord } from '@oh/memory';
 import { kindOf, ownerInputs } from '@sponge/contract';
 import type { Link, McpToolOutput, OwnerInput } from '@sponge/contract';
 import { requireOwnedDocument } from '../access.ts';
-import { listVisibleDocuments } from '../data/documents.ts';
+import { listVisibleDocuments } from '@sponge/library';
 import { userNames } from '../data/users.ts';
 import type { AppDeps } from '../deps.ts';
 import { ApiError } from '../errors.ts';

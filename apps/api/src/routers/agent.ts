@@ -17,12 +17,11 @@ import {
   sayInputSchema,
   toolDescriptors,
 } from '@sponge/contract';
-import { getVisibleDocument } from '../data/documents.ts';
+import { documentOutline, getOwnDocument, getVisibleDocument } from '@sponge/library';
+import { judgeCitations } from '../citations.ts';
 import { insertAgentMessage } from '../data/research.ts';
 import { insertRecallEvent, listMessages } from '../data/runs.ts';
 import { ApiError, forbidden, notFound } from '../errors.ts';
-import { judgeCitations } from '../library/citations.ts';
-import { documentOutline } from '../library/outline.ts';
 import { agentProcedure } from '../trpc.ts';
 import type { AgentCaller } from '../trpc.ts';
 
@@ -151,7 +150,7 @@ export const agentRouter = {
 
   /**
    * The agent's reply in the run transcript, with what it cites. Not a memory tool: staged runs
-   * may talk too. Each citation is judged here (library/citations.ts): a passage is `verified`
+   * may talk too. Each citation is judged here (citations.ts): a passage is `verified`
    * only in the stored text of one of the run owner's own live documents, a note is `note` only
    * if the run's session holds it; the answer says which failed, so the runtime can tell the model.
    */
@@ -159,10 +158,7 @@ export const agentRouter = {
     const { deps, run } = ctx;
     const judged = await judgeCitations(
       input.citations ?? [],
-      async (documentId) => {
-        const doc = await getVisibleDocument(deps.app, run.ownerId, documentId);
-        return doc && doc.access === 'owner' ? doc : null;
-      },
+      (documentId) => getOwnDocument(deps.app, run.ownerId, documentId),
       async () => (run.sessionId === null ? null : deps.store.log(run.sessionId)),
     );
     const at = deps.now().toISOString();

@@ -7,12 +7,14 @@ import type { TRPCRouterRecord } from '@trpc/server';
 import { chatEventsInputSchema, ownerInputs } from '@sponge/contract';
 import type { Citation, TranscriptItem } from '@sponge/contract';
 import type { LogEntry } from '@oh/memory';
-import { listLibraryEvents, listMessagesWithCitations, ownTitles } from '../data/research.ts';
+import { liveTitles } from '@sponge/library';
+import { listLibraryEvents, listMessagesWithCitations } from '../data/research.ts';
 import type { LibraryEvent, MessageWithCitations, StoredCitation } from '../data/research.ts';
 import { insertMessage, listRecallEvents } from '../data/runs.ts';
 import type { Run } from '../data/runs.ts';
 import { requireOwnedRun } from '../access.ts';
 import { acceptRun } from '../accept-run.ts';
+import { nameAt } from '../citations.ts';
 import type { AppDeps } from '../deps.ts';
 import { invalidInput, notFound } from '../errors.ts';
 import { liveNotifier, PENDING, runKey, sessionKey } from '../live/notifier.ts';
@@ -20,7 +22,6 @@ import { takeStreamPlace } from '../live/stream-places.ts';
 import type { StreamPlace } from '../live/stream-places.ts';
 import { eventsAfter, mergeTranscript, parseCursor, SOURCES, START } from '../live/transcript-events.ts';
 import type { Cursor, Source, TranscriptSources } from '../live/transcript-events.ts';
-import { nameAt } from '../library/citations.ts';
 import { ownerProcedure } from '../trpc.ts';
 
 /**
@@ -181,10 +182,14 @@ export async function readTranscript(
       keys.r = recalls.at(-1)?.id ?? after.r;
     }
   }
-  const titles = await ownTitles(deps.app, run.ownerId, [
-    ...messages.flatMap((m) => m.citations.flatMap((c) => (c.kind === 'passage' ? [c.documentId] : []))),
-    ...library.flatMap((e) => (e.documentId === undefined ? [] : [e.documentId])),
-  ]);
+  const titles = await liveTitles(
+    deps.app,
+    [
+      ...messages.flatMap((m) => m.citations.flatMap((c) => (c.kind === 'passage' ? [c.documentId] : []))),
+      ...library.flatMap((e) => (e.documentId === undefined ? [] : [e.documentId])),
+    ],
+    { ownerId: run.ownerId },
+  );
   lists.m = messages.map((m) => messageItem(m, titles, log));
   lists.l = library.map((e) => libraryItem(e, titles));
   keys.m = messages.at(-1)?.id ?? after.m;

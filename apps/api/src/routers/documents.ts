@@ -3,29 +3,24 @@ import { checkpointWal } from '@oh/memory';
 import { ownerInputs } from '@sponge/contract';
 import { z } from 'zod';
 import {
-  getVisibleDocument,
+  acceptInvite,
+  confirmShare,
+  inviteToShare,
+  listShareViews,
   listShares,
-  listVisibleDocuments,
   publishDocument,
   removeDocument,
-  shareDocument,
-} from '../data/documents.ts';
-import type { DocumentSummary } from '../data/documents.ts';
-import {
-  acceptInvite,
-  confirmEmailShare,
-  createInvite,
-  getEmailShare,
-  listShareViews,
   shareByEmail,
-} from '../data/shares.ts';
-import type { InviteRefusal } from '../data/shares.ts';
+  shareDocument,
+} from '@sponge/library';
+import type { DocumentSummary } from '@sponge/library';
+import { getReadableDocument, listReadableDocuments } from '../data/document-activity.ts';
+import { clearQuotesStatement } from '../data/research.ts';
 import { getAccount, getUser } from '../data/users.ts';
 import { listRuns } from '../data/runs.ts';
 import { requireOwnedDocument } from '../access.ts';
-import { ApiError, invalidInput, notFound } from '../errors.ts';
-import { requeue } from '../library/index-store.ts';
-import { readUploadForm } from '../library/upload.ts';
+import { invalidInput, notFound } from '../errors.ts';
+import { readUploadForm } from '../http/upload-form.ts';
 import { ownerOrApiKeyProcedure, ownerProcedure } from '../trpc.ts';
 
 /**
@@ -43,7 +38,7 @@ export const documentsRouter = {
    * are null for everyone else.
    */
   list: ownerOrApiKeyProcedure.query(async ({ ctx }) => {
-    const docs = await listVisibleDocuments(ctx.deps.app, ctx.user.id);
+    const docs = await listReadableDocuments(ctx.deps.app, ctx.user.id);
     const sessionIds = docs.flatMap((d) =>
       d.access === 'owner' && d.newestSessionId ? [d.newestSessionId] : [],
     );
@@ -86,19 +81,10 @@ export const documentsRouter = {
   }),
 
   /** Indexes a document again after its indexing failed. */
-  reindex: ownerProcedure.input(ownerInputs['documents.reindex']).mutation(async ({ ctx, input }) => {
-    const owned = await requireOwnedDocument(ctx.deps, ctx.user.id, input.documentId);
-    if (owned.extracting)
-      throw invalidInput('This document has no text yet: it is still being extracted, then indexed.');
-    const queued = await requeue(ctx.deps.app, input.documentId);
-    if (queued === 'no_text')
-      throw invalidInput('This document has no text to index: neither its text layer nor OCR found any.');
-    if (!queued)
-      throw invalidInput('documentId: only a document whose indexing failed can be indexed again.');
-    ctx.deps.library.indexer.kick();
-    const d = await getVisibleDocument(ctx.deps.app, ctx.user.id, input.documentId);
-    return { documentId: input.documentId, index: d?.index ?? null };
-  }),
+  reindex: ownerProcedure.input(ownerInputs['documents.reindex']).mutation(async ({ ctx, input }) => ({
+    documentId: input.documentId,
+    index: await ctx.deps.library.reindex(ctx.user.id, input.documentId),
+  })),
 
   /**
    * The full text for anyone who may read the document. Owner-only facts (who it is shared
@@ -106,7 +92,7 @@ export const documentsRouter = {
    * else.
    */
   get: ownerOrApiKeyProcedure.input(ownerInputs['documents.get']).query(async ({ ctx, input }) => {
-    const d = await getVisibleDocument(ctx.deps.app, ctx.user.id, input.documentId);
+    const d = await getReadableDocument(ctx.deps.app, ctx.user.id, input.documentId);
     if (!d) throw notFound('The document');
     const isOwner = d.access === 'owner';
     return {
@@ -179,15 +165,7 @@ export const documentsRouter = {
     .input(ownerInputs['documents.confirmShare'])
     .mutation(async ({ ctx, input }) => {
       await requireOwnedDocument(ctx.deps, ctx.user.id, input.documentId);
-      const share = await getEmailShare(ctx.deps.app, input.documentId, input.email);
-      if (!share) throw notFound('The share');
-      if (share.grantedTo === null) {
-        if (!share.holder)
-          throw invalidInput(
-            `No account has ${input.email} yet: confirm once the person signs up with it, or send them an invitation link.`,
-          );
-        await confirmEmailShare(ctx.deps.app, input.documentId, input.email, share.holder.id, ctx.deps.now());
-      }
+      await confirmShare(ctx.deps.app, input.documentId, input.email, ctx.deps.now());
       return { documentId: input.documentId, email: input.email, state: 'granted' as const };
     }),
 
@@ -199,13 +177,7 @@ export const documentsRouter = {
    */
   inviteLink: ownerProcedure.input(ownerInputs['documents.inviteLink']).mutation(async ({ ctx, input }) => {
     await requireOwnedDocument(ctx.deps, ctx.user.id, input.documentId);
-    const share = await getEmailShare(ctx.deps.app, input.documentId, input.email);
-    if (!share) throw notFound('The share');
-    const invite =
-      share.grantedTo === null
-        ? await createInvite(ctx.deps.app, input.documentId, input.email, ctx.deps.now())
-        : null;
-    if (!invite) throw invalidInput(`${input.email} can read this document already: no link is needed.`);
+    const invite = await inviteToShare(ctx.deps.app, input.documentId, input.email, ctx.deps.now());
     return { path: `/invite/${invite.token}`, expiresAt: invite.expiresAt };
   }),
 
@@ -216,17 +188,7 @@ export const documentsRouter = {
    */
   acceptInvite: ownerProcedure
     .input(ownerInputs['documents.acceptInvite'])
-    .mutation(async ({ ctx, input }) => {
-      const outcome = await acceptInvite(ctx.deps.app, input.token, ctx.user.id, ctx.deps.now());
-      if ('documentId' in outcome) return { documentId: outcome.documentId };
-      if (outcome.refused === 'own')
-        throw invalidInput('This is your own document: the invitation is for the person you send it to.');
-      throw new ApiError({
-        code: 'NOT_FOUND',
-        reason: 'not_found',
-        message: INVITE_REFUSALS[outcome.refused](outcome.expiresAt),
-      });
-    }),
+    .mutation(({ ctx, input }) => acceptInvite(ctx.deps.app, input.token, ctx.user.id, ctx.deps.now())),
 
   /** Makes the document readable by every signed-in user. Working memory stays private. */
   publish: ownerProcedure.input(ownerInputs['documents.publish']).mutation(async ({ ctx, input }) => {
@@ -243,7 +205,10 @@ export const documentsRouter = {
    */
   remove: ownerProcedure.input(ownerInputs['documents.remove']).mutation(async ({ ctx, input }) => {
     await requireOwnedDocument(ctx.deps, ctx.user.id, input.documentId);
-    const removedAt = await removeDocument(ctx.deps.app, input.documentId, ctx.deps.now());
+    // Quotes of its text in the citations of agent replies go with it (migration 015).
+    const removedAt = await removeDocument(ctx.deps.app, input.documentId, ctx.deps.now(), [
+      clearQuotesStatement(input.documentId),
+    ]);
     ctx.deps.library.search.forget(ctx.user.id);
     await checkpointWal(ctx.deps.app, ctx.deps.config.appDb.url);
     const runs = await listRuns(ctx.deps.app, input.documentId);
@@ -265,26 +230,6 @@ export const documentsRouter = {
     return { documentId: input.documentId, removedAt, forgottenSessions: forgotten };
   }),
 } satisfies TRPCRouterRecord;
-
-const ASK_AGAIN = 'Ask the person who sent it for a new link.';
-
-/** Why an invitation link opens nothing, in words for the person holding it. */
-const INVITE_REFUSALS: Record<Exclude<InviteRefusal, 'own'>, (expiresAt?: string) => string> = {
-  unknown: () =>
-    `This invitation link is not valid: it may have been copied incompletely or replaced. ${ASK_AGAIN}`,
-  used: () => `This invitation link has already been used. ${ASK_AGAIN}`,
-  expired: (at) => `This invitation link expired${at ? ` on ${dayOf(at)}` : ''}. ${ASK_AGAIN}`,
-  withdrawn: () => `This invitation link is no longer valid. ${ASK_AGAIN}`,
-};
-
-/** "9 March 2026" (UTC): when a link expired, as a person reads a date. */
-const dayOf = (iso: string) =>
-  new Date(iso).toLocaleDateString('en-GB', {
-    day: 'numeric',
-    month: 'long',
-    year: 'numeric',
-    timeZone: 'UTC',
-  });
 
 /** The fields of a document everyone who may read it sees, and the owner's indexing state. */
 function summaryView(d: DocumentSummary) {

@@ -7,7 +7,7 @@
 import type { TRPCRouterRecord } from '@trpc/server';
 import { ownerInputs } from '@sponge/contract';
 import type { JsonValue, Link, NoteView, RecallRecord, ReviewedRecord, SessionState } from '@oh/memory';
-import { getDocumentOwnership } from '../data/documents.ts';
+import { liveTitles } from '@sponge/library';
 import { userNames } from '../data/users.ts';
 import { requireOwnedDocument } from '../access.ts';
 import { notFound } from '../errors.ts';
@@ -118,18 +118,11 @@ export function markConflicts(notes: Row[], reviewed: Row[]): void {
   }
 }
 
+/** The title of each record's source document while it stands (null once removed or gone). */
 async function sourceTitles(deps: AppDeps, records: ReviewedRecord[]): Promise<Map<string, string | null>> {
-  const out = new Map<string, string | null>();
-  for (const id of new Set(records.map((r) => r.sourceDocumentId))) {
-    const doc = await getDocumentOwnership(deps.app, id);
-    if (!doc || doc.removedAt !== null) {
-      out.set(id, null);
-      continue;
-    }
-    const rs = await deps.app.execute({ sql: 'SELECT title FROM documents WHERE id = ?', args: [id] });
-    out.set(id, rs.rows[0] ? String(rs.rows[0].title) : null);
-  }
-  return out;
+  const ids = new Set(records.map((r) => r.sourceDocumentId));
+  const titles = await liveTitles(deps.app, ids);
+  return new Map([...ids].map((id) => [id, titles.get(id) ?? null]));
 }
 
 function noteRow(n: NoteView): WorkingNoteRow {

@@ -19,7 +19,7 @@ import type { RecordResult } from '@oh/profiles';
 import { LIMITS, kindOf, normalisePassage, ownerInputs, passageOccursIn } from '@sponge/contract';
 import type { JsonValue, Link, ReviewDecideInput } from '@sponge/contract';
 import { requireOwnedDocument } from '../access.ts';
-import { getVisibleDocument } from '../data/documents.ts';
+import { getVisibleDocument } from '@sponge/library';
 import { getInstalledProfile, installedPack } from '../data/profiles.ts';
 import type { AppDeps } from '../deps.ts';
 import { ApiError, notFound } from '../errors.ts';

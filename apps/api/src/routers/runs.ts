@@ -1,7 +1,7 @@
 import type { TRPCRouterRecord } from '@trpc/server';
 import { ownerInputs } from '@sponge/contract';
 import { listRuns, finishRun, getRun } from '../data/runs.ts';
-import { setMemoryInStagedRuns } from '../data/documents.ts';
+import { setMemoryInStagedRuns } from '@sponge/library';
 import { requireOwnedDocument, requireOwnedRun } from '../access.ts';
 import { acceptRun } from '../accept-run.ts';
 import { liveNotifier, PENDING } from '../live/notifier.ts';

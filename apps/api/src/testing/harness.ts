@@ -17,7 +17,7 @@ import { createLogger } from '../log.ts';
 import type { Logger } from 'pino';
 import type { AuthLimits } from '../accounts/limits.ts';
 import type { RateLimit } from '../rate-limit.ts';
-import type { UploadPace } from '../library/uploads-in-flight.ts';
+import type { UploadPace } from '../http/upload-places.ts';
 
 export const TEST_TOKEN_SECRET = 'api-test-token-secret-0123456789abcdef';
 /** The hosted runtime's credential in tests (RUNTIME_KEY). */

@@ -1,7 +1,7 @@
 /**
  * The text of an uploaded document (SPEC §6b): a PDF, page by page, or a plain text or Markdown
- * file. Bad input is refused with a DocumentRejected whose reason the router maps to a tRPC code
- * (DOCUMENT_REASON_TO_CODE) and whose message is for the owner as it stands.
+ * file. Bad input is refused with a DocumentRejected whose reason and message (for the owner, as
+ * it stands) the library's upload passes on as a LibraryError.
  */
 import { LIMITS } from '@sponge/contract';
 import type { DocumentReason } from '@sponge/contract';

@@ -1,0 +1,399 @@
+/**
+ * The documents' rows (SPEC §6b, §6c): who may read which document and how, adding, publishing,
+ * sharing by account id and removing one, and the facts the app checks a document by. One access
+ * rule serves the list and a single document alike: the owner, then a share, then a publication.
+ */
+import type { Client, InStatement, InValue, Row } from '@libsql/client';
+import type { DocumentSource } from '@sponge/contract';
+import { chunkDocument } from '../search/chunks.ts';
+import { USAGE, live } from './rules.ts';
+import type { DocumentOwner } from './rules.ts';
+import type { LibraryQuotas } from './quotas.ts';
+
+export type Access = 'owner' | 'shared' | 'public';
+export type IndexState = 'extracting' | 'recognizing' | 'indexing' | 'ready' | 'failed';
+
+/**
+ * Where the document stands on its way to search (SPEC §6b): `extracting`, `done` of `total` pages
+ * of an upload read (0 of 0 while it waits for its turn and until its page count is known; no text
+ * yet); `recognizing`, `done` of `total` scanned pages read by OCR; `indexing`, `done` of `total`
+ * chunks embedded; `ready`; `failed` with its reason. `note` says what OCR left out (a page cap or
+ * a page past its time), or null.
+ */
+export interface IndexStatus {
+  state: IndexState;
+  reason: string | null;
+  done: number;
+  total: number;
+  note: string | null;
+}
+
+export interface DocumentSummary {
+  id: string;
+  title: string;
+  ownerId: string;
+  ownerName: string;
+  authors: string[];
+  abstract: string;
+  access: Access;
+  publishedAt: string | null;
+  source: DocumentSource;
+  pages: number;
+  characters: number;
+  createdAt: string;
+  /**
+   * The newest of: added, and for anyone but the owner, when it was shared with them or
+   * published. What runs add to the owner's (an accepted run, a chat message) is the app's.
+   */
+  lastActivityAt: string;
+  index: IndexStatus;
+}
+
+export interface DocumentRecord extends DocumentSummary {
+  text: string;
+  /** Offsets in `text` where each page starts (one entry, 0, for a text or Markdown document). */
+  pageStarts: number[];
+  /** Pages (1-based) whose text OCR recognised from a scan, to be checked against it. */
+  ocrPages: number[];
+  memoryInStagedRuns: boolean;
+}
+
+const SUMMARY_COLUMNS = `d.id, d.title, d.owner_id, u.name AS owner_name, d.authors, d.abstract, p.published_at,
+  d.source, json_array_length(d.page_starts) AS pages, d.characters, d.created_at,
+  d.index_state, d.index_error, d.index_done, d.index_total, d.ocr_note,
+  (SELECT json_array(j.done, json_array_length(j.pages)) FROM ocr_jobs j WHERE j.document_id = d.id) AS ocr_progress,
+  (SELECT json_array(e.done, e.total) FROM extraction_jobs e WHERE e.document_id = d.id) AS extraction_progress,
+  CASE WHEN d.owner_id = :user THEN d.created_at
+       ELSE max(d.created_at, coalesce(s.created_at, ''), coalesce(p.published_at, '')) END AS last_activity_at`;
+
+// One rule, used by list and get alike: owner first, then a share, then a publication.
+const ACCESS_SQL = `CASE WHEN d.owner_id = :user THEN 'owner'
+                         WHEN s.user_id IS NOT NULL THEN 'shared'
+                         WHEN p.document_id IS NOT NULL THEN 'public' END`;
+
+const FROM_VISIBLE = `FROM documents d
+  JOIN users u ON u.id = d.owner_id
+  LEFT JOIN shares s ON s.document_id = d.id AND s.user_id = :user
+  LEFT JOIN publications p ON p.document_id = d.id
+  WHERE ${live('d')}
+    AND (d.owner_id = :user OR s.user_id IS NOT NULL OR p.document_id IS NOT NULL)`;
+
+function parseAuthors(v: unknown): string[] {
+  try {
+    const a: unknown = JSON.parse(String(v));
+    return Array.isArray(a) ? a.map(String) : [];
+  } catch {
+    return [];
+  }
+}
+
+function toSummary(r: Row): DocumentSummary {
+  return {
+    id: String(r.id),
+    title: String(r.title),
+    ownerId: String(r.owner_id),
+    ownerName: String(r.owner_name),
+    authors: parseAuthors(r.authors),
+    abstract: String(r.abstract),
+    access: String(r.access) as Access,
+    publishedAt: r.published_at === null ? null : String(r.published_at),
+    source: String(r.source) as DocumentSource,
+    pages: Number(r.pages),
+    characters: Number(r.characters),
+    createdAt: String(r.created_at),
+    lastActivityAt: String(r.last_activity_at),
+    index: indexStatus(r),
+  };
+}
+
+function indexStatus(r: Row): IndexStatus {
+  const note = r.ocr_note === null ? null : String(r.ocr_note);
+  if (r.extraction_progress !== null) {
+    const [done, total] = (JSON.parse(String(r.extraction_progress)) as unknown[]).map(Number);
+    return { state: 'extracting', reason: null, done: done ?? 0, total: total ?? 0, note: null };
+  }
+  if (r.ocr_progress !== null) {
+    const [done, total] = (JSON.parse(String(r.ocr_progress)) as unknown[]).map(Number);
+    return { state: 'recognizing', reason: null, done: done ?? 0, total: total ?? 0, note };
+  }
+  return {
+    state: String(r.index_state) as IndexState,
+    reason: r.index_error === null ? null : String(r.index_error),
+    done: Number(r.index_done),
+    total: Number(r.index_total),
+    note,
+  };
+}
+
+/**
+ * Every live document the user may read, with how they may read it, most recently active first.
+ *
+ * @example
+ * const docs = await listVisibleDocuments(db, 'user-ada'); // [{ id, title, access: 'owner', index: { state: 'ready' … } }, …]
+ */
+export async function listVisibleDocuments(db: Client, userId: string): Promise<DocumentSummary[]> {
+  const rs = await db.execute({
+    sql: `SELECT ${SUMMARY_COLUMNS}, ${ACCESS_SQL} AS access ${FROM_VISIBLE}
+          ORDER BY last_activity_at DESC, d.title, d.id`,
+    args: { user: userId },
+  });
+  return rs.rows.map(toSummary);
+}
+
+/** The document if the user may read it (owner, shared, public); null otherwise or when removed. */
+export async function getVisibleDocument(
+  db: Client,
+  userId: string,
+  documentId: string,
+): Promise<DocumentRecord | null> {
+  const rs = await db.execute({
+    sql: `SELECT ${SUMMARY_COLUMNS}, d.text, d.page_starts, d.ocr_pages, d.memory_in_staged_runs, ${ACCESS_SQL} AS access
+          ${FROM_VISIBLE} AND d.id = :doc`,
+    args: { user: userId, doc: documentId },
+  });
+  const r = rs.rows[0];
+  if (!r) return null;
+  return {
+    ...toSummary(r),
+    text: String(r.text),
+    pageStarts: parsePageStarts(r.page_starts),
+    ocrPages: (JSON.parse(String(r.ocr_pages)) as unknown[]).map(Number),
+    memoryInStagedRuns: Number(r.memory_in_staged_runs) === 1,
+  };
+}
+
+/**
+ * One of the owner's own live documents, with its text; null for anything else (shared with or
+ * published to them, another's, removed, none), so the answer tells nothing about the rest.
+ */
+export async function getOwnDocument(
+  db: Client,
+  ownerId: string,
+  documentId: string,
+): Promise<DocumentRecord | null> {
+  const doc = await getVisibleDocument(db, ownerId, documentId);
+  return doc && doc.access === 'owner' ? doc : null;
+}
+
+/**
+ * The titles of those of `documentIds` that are live documents (of `ownerId` only, when given):
+ * what a transcript or a panel names a cited or reviewed document by while it stands.
+ */
+export async function liveTitles(
+  db: Client,
+  documentIds: Iterable<string>,
+  options: { ownerId?: string } = {},
+): Promise<Map<string, string>> {
+  const ids = [...new Set(documentIds)];
+  if (ids.length === 0) return new Map();
+  const rs = await db.execute({
+    sql: `SELECT id, title FROM documents
+           WHERE ${live('documents')} AND (?1 IS NULL OR owner_id = ?1) AND id IN (SELECT value FROM json_each(?2))`,
+    args: [options.ownerId ?? null, JSON.stringify(ids)],
+  });
+  return new Map(rs.rows.map((r) => [String(r.id), String(r.title)]));
+}
+
+function parsePageStarts(v: unknown): number[] {
+  const a: unknown = JSON.parse(String(v));
+  return Array.isArray(a) ? a.map(Number) : [0];
+}
+
+/** Ownership facts for checks (removed documents included, so callers can tell them apart). */
+export interface DocumentOwnership extends DocumentOwner {
+  /** Its text is still being extracted (an upload under way): it has no text yet. */
+  extracting: boolean;
+}
+
+export async function getDocumentOwnership(
+  db: Client,
+  documentId: string,
+): Promise<DocumentOwnership | null> {
+  const rs = await db.execute({
+    sql: `SELECT id, owner_id, removed_at, memory_in_staged_runs,
+            EXISTS (SELECT 1 FROM extraction_jobs e WHERE e.document_id = documents.id) AS extracting
+          FROM documents WHERE id = ?`,
+    args: [documentId],
+  });
+  const r = rs.rows[0];
+  if (!r) return null;
+  return {
+    id: String(r.id),
+    ownerId: String(r.owner_id),
+    removedAt: r.removed_at === null ? null : String(r.removed_at),
+    memoryInStagedRuns: Number(r.memory_in_staged_runs) === 1,
+    extracting: Number(r.extracting) === 1,
+  };
+}
+
+export interface NewDocument {
+  id: string;
+  ownerId: string;
+  title: string;
+  authors: string[];
+  abstract: string;
+  /** The text of each page (one for a text or Markdown document); joined by a blank line. */
+  pages: string[];
+  source?: DocumentSource;
+}
+
+/** The stored text of pages and where each starts in it. */
+export function joinPages(pages: readonly string[]): { text: string; pageStarts: number[] } {
+  const pageStarts: number[] = [];
+  let offset = 0;
+  for (const page of pages) {
+    pageStarts.push(offset);
+    offset += page.length + 2;
+  }
+  return { text: pages.join('\n\n'), pageStarts };
+}
+
+/**
+ * The row of a new document, waiting for the indexer (state `indexing`). Its chunk count is known
+ * from the start (`index_total`), so the owner's chunk quota counts documents not indexed yet.
+ */
+export function insertDocumentStatement(doc: NewDocument, now: Date): InStatement {
+  return insertStatement(
+    doc,
+    documentChunkCount(doc),
+    now,
+    'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)',
+    () => [],
+  );
+}
+
+/**
+ * The row of a new document, written only if the owner's library stays within `quotas` with it:
+ * one statement, so two uploads at once cannot both take the last room. No row written (0 rows
+ * affected) means a quota stood in the way.
+ */
+export function insertDocumentWithinQuotasStatement(
+  doc: NewDocument,
+  now: Date,
+  quotas: LibraryQuotas,
+): InStatement {
+  const chunks = documentChunkCount(doc);
+  return insertStatement(
+    doc,
+    chunks,
+    now,
+    `SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?
+       FROM (${USAGE}) AS usage
+      WHERE usage.documents + 1 <= ? AND usage.characters + ? <= ? AND usage.chunks + ? <= ?`,
+    (characters) => [doc.ownerId, quotas.documents, characters, quotas.characters, chunks, quotas.chunks],
+  );
+}
+
+/** The chunks the indexer will cut the document into (search/chunks.ts). */
+export function documentChunkCount(doc: Pick<NewDocument, 'title' | 'abstract' | 'pages'>): number {
+  return chunkDocument(doc).length;
+}
+
+/** The INSERT of a document row from `values` (VALUES or a SELECT), then `extraArgs` of its text length. */
+function insertStatement(
+  doc: NewDocument,
+  chunks: number,
+  now: Date,
+  values: string,
+  extraArgs: (characters: number) => InValue[],
+): InStatement {
+  const { text, pageStarts } = joinPages(doc.pages);
+  return {
+    sql: `INSERT INTO documents (id, owner_id, title, authors, abstract, text, source, page_starts, characters,
+            index_total, memory_in_staged_runs, created_at)
+          ${values}`,
+    args: [
+      doc.id,
+      doc.ownerId,
+      doc.title,
+      JSON.stringify(doc.authors),
+      doc.abstract,
+      text,
+      doc.source ?? 'text',
+      JSON.stringify(pageStarts),
+      text.length,
+      chunks,
+      now.toISOString(),
+      ...extraArgs(text.length),
+    ],
+  };
+}
+
+export async function insertDocument(db: Client, doc: NewDocument, now: Date): Promise<void> {
+  await db.execute(insertDocumentStatement(doc, now));
+}
+
+/** Idempotent: returns the first publication time. */
+export async function publishDocument(db: Client, documentId: string, now: Date): Promise<string> {
+  await db.execute({
+    sql: `INSERT INTO publications (document_id, published_at) VALUES (?, ?) ON CONFLICT (document_id) DO NOTHING`,
+    args: [documentId, now.toISOString()],
+  });
+  const rs = await db.execute({
+    sql: 'SELECT published_at FROM publications WHERE document_id = ?',
+    args: [documentId],
+  });
+  return String(rs.rows[0]?.published_at);
+}
+
+/**
+ * Removal: the text, its chunks, their vectors and keywords are deleted in one batch (the database runs
+ * with secure_delete, and the caller checkpoints the WAL, so they are gone from the files as
+ * forgotten notes are). The row stays, with its title, so runs keep a target; no one can see or
+ * use the document any more. The owner's library version moves, so every API process drops the
+ * vectors from its in-memory index before its next search. `alsoInBatch`: the app's own
+ * statements that must go with it, all or nothing (Sponge: quotes of its text in the citations
+ * of agent replies).
+ */
+export async function removeDocument(
+  db: Client,
+  documentId: string,
+  now: Date,
+  alsoInBatch: readonly InStatement[] = [],
+): Promise<string> {
+  await db.batch(
+    [
+      {
+        sql: `UPDATE documents SET removed_at = ?, text = '', abstract = '', authors = '[]', page_starts = '[0]',
+                characters = 0, index_state = 'failed', index_error = 'removed', index_done = 0, index_total = 0
+              WHERE id = ? AND ${live('documents')}`,
+        args: [now.toISOString(), documentId],
+      },
+      { sql: 'DELETE FROM document_chunks WHERE document_id = ?', args: [documentId] },
+      // A scan still waiting for OCR: the job and the PDF it kept (migration 012).
+      { sql: 'DELETE FROM ocr_jobs WHERE document_id = ?', args: [documentId] },
+      // The leases on its OCR or indexing (migration 022): the process at work on it stops at its
+      // next write or renewal instead of reading or embedding on.
+      { sql: 'DELETE FROM work_leases WHERE document_id = ?', args: [documentId] },
+      // Its keywords too (migration 011; search/keyword-index.ts): the index and the spans.
+      {
+        sql: `DELETE FROM document_keywords
+              WHERE rowid IN (SELECT id FROM document_chunk_spans WHERE document_id = ?)`,
+        args: [documentId],
+      },
+      { sql: 'DELETE FROM document_chunk_spans WHERE document_id = ?', args: [documentId] },
+      ...alsoInBatch,
+      bumpLibraryVersionStatement(documentId),
+    ],
+    'write',
+  );
+  const rs = await db.execute({ sql: 'SELECT removed_at FROM documents WHERE id = ?', args: [documentId] });
+  return String(rs.rows[0]?.removed_at);
+}
+
+/** Moves the library version of the document's owner. */
+function bumpLibraryVersionStatement(documentId: string): InStatement {
+  return {
+    sql: `INSERT INTO library_versions (owner_id, version) VALUES ((SELECT owner_id FROM documents WHERE id = ?), 1)
+          ON CONFLICT (owner_id) DO UPDATE SET version = version + 1`,
+    args: [documentId],
+  };
+}
+
+/** Whether staged runs on the document get working memory (the owner's setting, SPEC §7). */
+export async function setMemoryInStagedRuns(db: Client, documentId: string, on: boolean): Promise<void> {
+  await db.execute({
+    sql: 'UPDATE documents SET memory_in_staged_runs = ? WHERE id = ?',
+    args: [on ? 1 : 0, documentId],
+  });
+}

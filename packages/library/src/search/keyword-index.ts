@@ -1,0 +1,296 @@
+/**
+ * The keyword index of the library (SPEC §6b): SQLite FTS5 with BM25 over the chunks, in the
+ * application database beside the vectors (tables: migration 011). It is derived data, written in
+ * the same batch as a chunk's vector (index-store.ts writeChunks) and removed with it.
+ *
+ * User text never reaches FTS5 as syntax: it is cut at whitespace, and each piece holding a letter
+ * or digit becomes one quoted phrase, the phrases joined by OR. FTS5 cuts a phrase into tokens as
+ * it cut the passages, so "10.1038/nature21707" must match 10 · 1038 · nature21707 in a row, and
+ * --max-pages max · pages in a row, while "8 DHW" finds passages with 8 and DHW (BM25 ranks those
+ * with both, and with the rarer one, first).
+ *
+ * Each row's `scope` holds an owner token and a document token. A search in one document matches
+ * within its document token; a search across a library matches within the owner's token, unless
+ * the owner holds nearly every row (see searchKeywords). Either way the ranked rows are joined to
+ * the owner's ready documents in SQL, so another owner's chunk never comes back.
+ */
+import type { Client, InStatement } from '@libsql/client';
+import type { Chunk } from './chunks.ts';
+import { LIVE_DOCUMENT, searchable } from '../documents/rules.ts';
+
+/** Whitespace-separated pieces of a query searched at most (the rest are ignored). */
+export const MAX_QUERY_TERMS = 32;
+
+/** A piece of a query is searched only if FTS5 would find a token in it. */
+const HAS_TOKEN = /[\p{L}\p{N}]/u;
+
+/** The query's pieces as the user wrote them, without punctuation at their ends (for highlighting). */
+export function queryTerms(query: string): string[] {
+  const terms: string[] = [];
+  for (const piece of query.split(/\s+/u)) {
+    const term = piece.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+    if (HAS_TOKEN.test(term) && !terms.some((t) => t.toLowerCase() === term.toLowerCase())) terms.push(term);
+    if (terms.length === MAX_QUERY_TERMS) break;
+  }
+  return terms;
+}
+
+/** A quoted FTS5 phrase: the only syntax user text ever appears in. */
+function phrase(text: string): string {
+  return `"${text.replaceAll('"', '""')}"`;
+}
+
+/** A single token naming an owner or a document in `scope` (hex never splits, never stems). */
+export function scopeToken(kind: 'o' | 'd', id: string): string {
+  return `${kind}${Buffer.from(id, 'utf8').toString('hex')}0`;
+}
+
+/**
+ * The MATCH expression for a query's terms, within every token of `scope` (scopeToken; none: the
+ * whole table). Null when the query holds nothing to search for.
+ */
+export function matchQuery(query: string | readonly string[], scope: readonly string[] = []): string | null {
+  const terms = typeof query === 'string' ? queryTerms(query) : query;
+  if (terms.length === 0) return null;
+  const text = `text : (${terms.map(phrase).join(' OR ')})`;
+  return scope.length === 0 ? text : `scope : (${scope.map(phrase).join(' AND ')}) AND ${text}`;
+}
+
+/**
+ * Adds one chunk (replacing it) to the keyword index, if its document still stands and `onlyIf`
+ * holds (the indexer's lease on the document, work-lease.ts): each statement checks it, so none
+ * of them is made by a writer whose lease went to another.
+ */
+export function writeKeywordStatements(
+  doc: { id: string; ownerId: string },
+  chunk: Chunk,
+  onlyIf: { sql: string; args: readonly string[] },
+): InStatement[] {
+  return [
+    ...deleteKeywordStatements(`document_id = ? AND chunk = ? AND ${onlyIf.sql}`, [
+      doc.id,
+      chunk.chunk,
+      ...onlyIf.args,
+    ]),
+    {
+      sql: `INSERT INTO document_chunk_spans (document_id, chunk, start, end)
+            SELECT ?, ?, ?, ? WHERE ${LIVE_DOCUMENT}
+              AND ${onlyIf.sql}`,
+      args: [doc.id, chunk.chunk, chunk.start, chunk.end, doc.id, ...onlyIf.args],
+    },
+    {
+      sql: `INSERT INTO document_keywords (rowid, text, scope)
+            SELECT id, ?, ? FROM document_chunk_spans WHERE document_id = ? AND chunk = ? AND ${onlyIf.sql}`,
+      args: [
+        chunk.text,
+        `${scopeToken('o', doc.ownerId)} ${scopeToken('d', doc.id)}`,
+        doc.id,
+        chunk.chunk,
+        ...onlyIf.args,
+      ],
+    },
+  ];
+}
+
+/** Removes the keyword entries of the chunks `where` selects in document_chunk_spans. */
+export function deleteKeywordStatements(where: string, args: Array<string | number>): InStatement[] {
+  return [
+    {
+      sql: `DELETE FROM document_keywords WHERE rowid IN (SELECT id FROM document_chunk_spans WHERE ${where})`,
+      args,
+    },
+    { sql: `DELETE FROM document_chunk_spans WHERE ${where}`, args },
+  ];
+}
+
+/**
+ * From this many indexed chunks on, a search ranks by its rarer terms only. Scoring rows is the
+ * keyword search's whole cost (measured, 50k chunks: three terms in 41k rows each, 71 ms to rank,
+ * 1.7 ms per term to count up to 25k rows), and the most common terms are worth least: FTS5's BM25
+ * gives a term in half the rows or more an idf of 1e-6 (log((N - n + 0.5) / (n + 0.5)) ≤ 0,
+ * floored), so it adds nothing to any score. Below this size everything is ranked. Not tuned.
+ */
+export const COMMON_TERMS_FROM = 10_000;
+
+/**
+ * Rows the ranked terms may match together in a large library: terms are taken rarest first while
+ * their rows fit, and one matching more alone is left out (the vector list still ranks by the
+ * query's meaning). Chosen so that ranking stays within the search's 30 ms at 100k chunks
+ * (bench/README.md, the `library` figure); it trades away the least informative terms. BM25 costs
+ * about 0.55 µs a row (it reads each row's size and positions; measured at 100k chunks, a term in
+ * 10k rows: 5.5–6 ms to rank, 0.3 ms to count), so these rows cost 6–7 ms at most.
+ */
+export const RANKED_ROWS = 12_000;
+
+/**
+ * The terms worth ranking by (all of them in a small library; see above). Rows are counted over
+ * every owner's chunks, as FTS5 counts them for BM25's idf: one owner's ranking depends on how
+ * common a term is in the whole table (a coarse statistic, never a passage or a document).
+ */
+export async function rankingTerms(db: Client, terms: readonly string[], rows?: number): Promise<string[]> {
+  rows ??= Number((await db.execute(`SELECT ${INDEXED_ROWS} AS n`)).rows[0]!.n ?? 0);
+  if (rows < COMMON_TERMS_FROM) return [...terms];
+  // Counting stops at the bound: a rare term costs its few rows, a common one the bound.
+  const bound = Math.min(Math.ceil(rows / 2), RANKED_ROWS + 1);
+  const rs = await db.execute({
+    sql: `SELECT ${terms
+      .map(
+        (_, i) =>
+          `(SELECT count(*) FROM (SELECT 1 FROM document_keywords WHERE document_keywords MATCH ? LIMIT ${bound})) AS c${i}`,
+      )
+      .join(', ')}`,
+    args: terms.map((t) => `text : (${phrase(t)})`),
+  });
+  const counted = terms
+    .map((term, i) => ({ term, n: Number(rs.rows[0]![`c${i}`]) }))
+    .filter((t) => t.n < bound)
+    .sort((a, b) => a.n - b.n);
+  const kept = new Set<string>();
+  let matched = 0;
+  for (const { term, n } of counted) {
+    if (matched + n > RANKED_ROWS) break;
+    matched += n;
+    kept.add(term);
+  }
+  return terms.filter((t) => kept.has(t));
+}
+
+/**
+ * Rows in the keyword index, at most: the largest span id bounds them at no cost (counting 100k
+ * rows is not free). Too high a bound is safe: rankingTerms then only drops terms in more than half
+ * the rows all the same, and searchKeywords keeps the owner's token.
+ */
+const INDEXED_ROWS = '(SELECT max(id) FROM document_chunk_spans)';
+
+/**
+ * The rows (INDEXED_ROWS), and how many of them are the owner's chunks of ready documents, summed
+ * over the documents' `index_total` from documents_searchable (migration 014), which covers it.
+ */
+async function librarySize(db: Client, ownerId: string): Promise<{ rows: number; owned: number }> {
+  const rs = await db.execute({
+    sql: `SELECT ${INDEXED_ROWS} AS rows,
+            (SELECT coalesce(sum(index_total), 0) FROM documents
+             WHERE owner_id = ? AND ${searchable('documents')}) AS owned`,
+    args: [ownerId],
+  });
+  return { rows: Number(rs.rows[0]!.rows ?? 0), owned: Number(rs.rows[0]!.owned) };
+}
+
+/**
+ * Across a library, the owner's scope token is left out of the match when the owner holds at least
+ * this share of the rows. Measured at 100k chunks of one owner: ranking a term in 10k rows took
+ * 10.3 ms within the owner's token and 6.1 ms without it. The token is in every one of the owner's
+ * rows, so FTS5 walks its whole doclist twice, to intersect it with the terms and to count it for
+ * BM25's idf (2.9 ms alone), whatever the terms: a cost in proportion to the owner's chunks, that
+ * buys nothing when nearly every row is theirs. Left out, the other rows that match are ranked too
+ * and then dropped by the join, a cost in proportion to them. The share is not tuned: it keeps
+ * the fallback rare (with the owner's rows spread as the others', 2 × depth rows ranked hold
+ * about 1.5 × depth of theirs).
+ */
+export const UNSCOPED_SHARE = 0.75;
+
+export interface KeywordHit {
+  documentId: string;
+  chunk: number;
+  /** BM25 as FTS5 gives it: lower is better (negative). */
+  bm25: number;
+}
+
+/**
+ * The owner's best-matching chunks of ready documents, best first: at most `depth` of them. Only
+ * the owner's chunks of ready documents come back, whichever way the rows were matched (chunks of
+ * documents being re-indexed are ranked too, then left out).
+ */
+export async function searchKeywords(
+  db: Client,
+  ownerId: string,
+  query: string,
+  depth: number,
+  documentId?: string,
+): Promise<KeywordHit[]> {
+  const terms = queryTerms(query);
+  if (terms.length === 0) return [];
+  const { rows, owned } = await librarySize(db, ownerId);
+  const ranked = await rankingTerms(db, terms, rows);
+  if (ranked.length === 0) return [];
+  // One document: its own token is selective (its chunks only), and the join checks the owner.
+  if (documentId !== undefined)
+    return rankOwned(db, matchQuery(ranked, [scopeToken('d', documentId)])!, depth, ownerId, depth);
+  // Rows that may be someone else's, or chunks of the owner's documents not ready (an upper bound).
+  const others = Math.max(0, rows - owned);
+  if (owned > 0 && owned >= UNSCOPED_SHARE * rows) {
+    // At most `others` of the rows ranked are not the owner's, so ranking depth + others holds
+    // the owner's best `depth`. Each row more costs the join about 1.2 µs (measured), so the
+    // ranking goes no deeper than 2 × depth: then either `depth` of the owner's are among them,
+    // or every match was ranked, or the owner's token is needed after all (ranked again with it).
+    const deep = Math.min(depth + others, 2 * depth);
+    const match = matchQuery(ranked)!;
+    const hits = await rankOwned(db, match, deep, ownerId, depth);
+    if (hits.length === depth || (await countMatches(db, match, deep)) < deep) return hits;
+  }
+  return rankOwned(db, matchQuery(ranked, [scopeToken('o', ownerId)])!, depth, ownerId, depth);
+}
+
+/**
+ * The best `ranked` rows of a match by BM25, joined to the owner's ready documents: their best
+ * `depth` chunks. The scope column weighs nothing, so a scope in the match changes no score.
+ */
+async function rankOwned(
+  db: Client,
+  match: string,
+  ranked: number,
+  ownerId: string,
+  depth: number,
+): Promise<KeywordHit[]> {
+  // The documents' check is answered from documents_searchable (owner_id, id), without reading
+  // the documents' rows.
+  const rs = await db.execute({
+    sql: `SELECT s.document_id, s.chunk, k.score FROM (
+            SELECT rowid, bm25(document_keywords, 1.0, 0.0) AS score FROM document_keywords
+            WHERE document_keywords MATCH ? ORDER BY score LIMIT ?
+          ) k
+          CROSS JOIN document_chunk_spans s ON s.id = k.rowid
+          CROSS JOIN documents d ON d.id = s.document_id
+          WHERE d.owner_id = ? AND ${searchable('d')}
+          ORDER BY k.score, s.document_id, s.chunk
+          LIMIT ?`,
+    args: [match, ranked, ownerId, depth],
+  });
+  return rs.rows.map((r) => ({
+    documentId: String(r.document_id),
+    chunk: Number(r.chunk),
+    bm25: Number(r.score),
+  }));
+}
+
+/** Rows a match finds, counted up to `bound` (a term's rows cost about 0.03 µs each). */
+async function countMatches(db: Client, match: string, bound: number): Promise<number> {
+  const rs = await db.execute({
+    sql: 'SELECT count(*) AS n FROM (SELECT 1 FROM document_keywords WHERE document_keywords MATCH ? LIMIT ?)',
+    args: [match, bound],
+  });
+  return Number(rs.rows[0]!.n);
+}
+
+/**
+ * The terms of `query` found in a passage, spelt as the passage spells them (case aside), for
+ * highlighting: each whole term, or failing that its stem without a plural ending.
+ */
+export function matchedTerms(query: string, passage: string): string[] {
+  const found: string[] = [];
+  for (const term of queryTerms(query)) {
+    const forms = [term, term.replace(/(?:es|s)$/iu, '')].filter((f) => HAS_TOKEN.test(f));
+    for (const form of forms) {
+      const m = new RegExp(escapeRegExp(form), 'iu').exec(passage);
+      if (m) {
+        if (!found.includes(m[0])) found.push(m[0]);
+        break;
+      }
+    }
+  }
+  return found;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}
