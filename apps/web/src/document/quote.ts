@@ -1,9 +1,10 @@
 /**
  * Finding a cited quote in a document's text, to highlight it (`/documents/:id?page=4&quote=…`).
- * The same judgement as the server's when it verified the citation (apps/api library/citations.ts):
- * on the cited page or the page before or after it, over page breaks, compatibility forms folded
- * (ligatures), case ignored, any run of whitespace as one space. Unlike the server this also says
- * where, in the text as stored, so the highlight covers exactly what the quote matched.
+ * The same judgement as the server's when it verified the citation (`quoteOnPage`,
+ * packages/library/src/documents/quotes.ts): on the cited page or the page before or after it,
+ * over page breaks, compatibility forms folded (ligatures), case ignored, any run of whitespace as
+ * one space. Unlike the server this also says where, in the text as stored, so the highlight
+ * covers exactly what the quote matched.
  */
 
 /** A stretch of the document's text: `text.slice(start, end)`. */
