@@ -26,7 +26,6 @@ const WORKSPACE = '^(packages/oh/[^/]+|packages/[^/]+|apps/[^/]+|e2e|bench)/';
 // The files other workspaces may import: each package's entries (package.json `exports`).
 const ENTRIES = [
   '^(packages/oh/[^/]+|packages/[^/]+|apps/api)/src/index\\.ts$',
-  '^apps/api/src/library/index\\.ts$',
   '^packages/(oh/memory|library)/src/testing/index\\.ts$',
   '^packages/library/src/settings\\.ts$',
   '^packages/testing/src/[^/]+\\.ts$',

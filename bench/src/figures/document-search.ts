@@ -11,7 +11,7 @@
 import { join } from 'node:path';
 import { createLocalEmbeddingAdapter } from '@oh/embeddings';
 import type { EmbeddingAdapter } from '@oh/embeddings';
-import { createLibrary, openLibraryDatabase } from '@sponge/api/library';
+import { addOwner, createLibrary, openLibraryDatabase } from '@sponge/library';
 import { elapsedSeconds, lat, round } from '../figure.ts';
 import type { BenchContext, Row } from '../figure.ts';
 import { compare, summarize, time } from '../stats.ts';
@@ -56,9 +56,7 @@ export async function documentSearch(ctx: BenchContext): Promise<Row[]> {
   const adapter = createLocalEmbeddingAdapter();
   const db = await openLibraryDatabase(`file:${join(work, 'library.db')}`, adapter);
   const library = createLibrary({ db, adapter, log: { warn: log, error: log } });
-  await db.execute(
-    "INSERT INTO users (id, name, created_at) VALUES ('owner', 'Owner', '2026-01-01T00:00:00.000Z')",
-  );
+  await addOwner(db, { id: 'owner', name: 'Owner' });
   const queries = Array.from(
     { length: 20 },
     (_, q) =>
@@ -177,9 +175,7 @@ export async function documentSearch(ctx: BenchContext): Promise<Row[]> {
 async function vectorOnlyWriteRate(path: string, adapter: EmbeddingAdapter, chunks: number): Promise<number> {
   const db = await openLibraryDatabase(`file:${path}`, adapter);
   try {
-    await db.execute(
-      "INSERT INTO users (id, name, created_at) VALUES ('owner', 'Owner', '2026-01-01T00:00:00.000Z')",
-    );
+    await addOwner(db, { id: 'owner', name: 'Owner' });
     const t0 = performance.now();
     let written = 0;
     for (let doc = 0; written < chunks; doc++) {

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { createRecallIndex, openDatabase } from '@oh/memory';
 import { createLocalEmbeddingAdapter } from '@oh/embeddings';
 import type { EmbeddingAdapter } from '@oh/embeddings';
-import { OwnerVectorIndex } from '@sponge/api/library';
+import { OwnerVectorIndex } from '@sponge/library';
 import { ms, round } from '../figure.ts';
 import type { BenchContext, Row } from '../figure.ts';
 import { summarize } from '../stats.ts';
