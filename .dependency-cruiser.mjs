@@ -37,6 +37,8 @@ const STORE_FREE = '^(apps/web|packages/agent|packages/contract|packages/oh/sche
 const STARTS = [
   ...ENTRIES,
   '^apps/api/src/(main|purge-main|verify-main|users-main)\\.ts$',
+  // The library's PDF and OCR threads, which a Worker starts by their URL.
+  '^packages/library/src/(extract/pdf-worker|ocr/ocr-worker)\\.ts$',
   '^apps/web/src/main\\.tsx$',
   '^packages/agent/src/(demo|runtime/main)\\.ts$',
   '^packages/oh/memory/src/db/thread/entry\\.mjs$',
@@ -97,6 +99,15 @@ export default {
       severity: 'error',
       from: { path: '^packages/' },
       to: { path: '^(apps|e2e|bench)/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'library-imports-no-app',
+      comment:
+        'The library (@sponge/library) is a domain below the apps: it imports no app, not even its ' +
+        'types; the app hands it what it needs (a client, an adapter, its own tables by name).',
+      severity: 'error',
+      from: { path: '^packages/library/' },
+      to: { path: '^(apps|e2e|bench)/' },
     },
     {
       name: 'web-imports-the-api-by-type-only',

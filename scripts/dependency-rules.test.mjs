@@ -43,11 +43,17 @@ const CLEAN = {
     "import { Input } from '@sponge/contract';",
     'export const client = (router?: AppRouter) => [router, Input];',
   ].join('\n'),
+  'packages/library/src/index.ts': [
+    "import { openStore } from '@oh/memory';",
+    "import { Input } from '@sponge/contract';",
+    'export const openLibrary = () => [openStore, Input];',
+  ].join('\n'),
   'apps/api/src/index.ts': [
     "import { openStore } from '@oh/memory';",
     "import { Input } from '@sponge/contract';",
+    "import { openLibrary } from '@sponge/library';",
     'export const version = 1;',
-    'export type AppRouter = { input: typeof Input; store: typeof openStore };',
+    'export type AppRouter = { input: typeof Input; store: typeof openStore; library: typeof openLibrary };',
   ].join('\n'),
   'apps/api/src/main.ts': "import { version } from './index.ts';\nconsole.log(version);\n",
   'apps/api/src/app.test.ts': [
@@ -119,6 +125,16 @@ const BROKEN = {
       'packages/agent/src/version.ts': "import { version } from '@sponge/api';\nexport const v = version;\n",
     },
     from: 'packages/agent/src/version.ts',
+    to: 'apps/api/src/index.ts',
+  },
+  'library-imports-no-app': {
+    files: {
+      // A type-only import of an app, which a package other than the library may make (AppRouter).
+      'packages/library/src/router.ts':
+        "import type { AppRouter } from '@sponge/api';\nexport type R = AppRouter;\n",
+      'packages/library/src/index.ts': `${CLEAN['packages/library/src/index.ts']}\nexport type { R } from './router.ts';\n`,
+    },
+    from: 'packages/library/src/router.ts',
     to: 'apps/api/src/index.ts',
   },
   'web-imports-the-api-by-type-only': {
