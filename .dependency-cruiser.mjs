@@ -28,10 +28,13 @@ const ENTRIES = [
   '^(packages/oh/[^/]+|packages/[^/]+|apps/api)/src/index\\.ts$',
   '^packages/(oh/memory|library)/src/testing/index\\.ts$',
   '^packages/library/src/settings\\.ts$',
+  '^packages/oh/embeddings/src/retry-after\\.ts$',
   '^packages/testing/src/[^/]+\\.ts$',
 ];
 // What the web and the hosted runtime load, and all of it loads: never the store or a driver.
 const STORE_FREE = '^(apps/web|packages/agent|packages/contract|packages/oh/schema|packages/oh/embeddings)/';
+// All @oh/embeddings the web and the runtime may load: the Retry-After parser, which imports nothing.
+const RETRY_AFTER = '^packages/oh/embeddings/src/retry-after\\.ts$';
 // Product files nothing else in the product imports: what a process, a worker, a page or
 // another package starts from (package.json `exports` and scripts, index.html).
 const STARTS = [
@@ -135,6 +138,18 @@ export default {
       severity: 'error',
       from: { path: STORE_FREE, pathNot: TEST },
       to: { path: STORE, dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'web-and-runtime-load-no-embedding-adapter',
+      comment:
+        'From @oh/embeddings the web and the runtime take only the Retry-After parser (its entry ' +
+        '@oh/embeddings/retry-after), and it imports nothing: no adapter, HTTP client or retry loop.',
+      severity: 'error',
+      from: {
+        path: ['^(apps/web|packages/agent|packages/contract|packages/oh/schema)/', RETRY_AFTER],
+        pathNot: TEST,
+      },
+      to: { path: '^packages/oh/embeddings/', pathNot: RETRY_AFTER },
     },
     {
       name: 'product-imports-no-test-code',

@@ -26,6 +26,9 @@ const CLEAN = {
   ...npm('@libsql/client'),
   'packages/oh/schema/src/index.ts': "import { x } from 'zod';\nexport const Name = x;\n",
   'packages/oh/profiles/src/index.ts': "import { Name } from '@oh/schema';\nexport const Profile = Name;\n",
+  'packages/oh/embeddings/src/index.ts':
+    "import { x } from 'zod';\nexport { parseRetryAfter } from './retry-after.ts';\nexport const adapter = x;\n",
+  'packages/oh/embeddings/src/retry-after.ts': 'export const parseRetryAfter = () => undefined;\n',
   'packages/oh/memory/src/index.ts': [
     "import { x as createClient } from '@libsql/client';",
     "import { Name } from '@oh/schema';",
@@ -41,7 +44,8 @@ const CLEAN = {
   'packages/agent/src/index.ts': [
     "import type { AppRouter } from '@sponge/api';",
     "import { Input } from '@sponge/contract';",
-    'export const client = (router?: AppRouter) => [router, Input];',
+    "import { parseRetryAfter } from '@oh/embeddings/retry-after';",
+    'export const client = (router?: AppRouter) => [router, Input, parseRetryAfter];',
   ].join('\n'),
   'packages/library/src/index.ts': [
     "import { openStore } from '@oh/memory';",
@@ -155,6 +159,14 @@ const BROKEN = {
     files: { 'packages/agent/src/driver.ts': "import { x } from '@libsql/client';\nexport const d = x;\n" },
     from: 'packages/agent/src/driver.ts',
     to: 'node_modules/@libsql/client/index.js',
+  },
+  'web-and-runtime-load-no-embedding-adapter': {
+    files: {
+      'packages/agent/src/retry.ts':
+        "import { parseRetryAfter } from '@oh/embeddings';\nexport const r = parseRetryAfter;\n",
+    },
+    from: 'packages/agent/src/retry.ts',
+    to: 'packages/oh/embeddings/src/index.ts',
   },
   'product-imports-no-test-code': {
     files: { 'apps/api/src/check.ts': "import { x } from 'vitest';\nexport const c = x;\n" },

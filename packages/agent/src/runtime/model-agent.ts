@@ -14,7 +14,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { parseRetryAfter } from '@oh/embeddings';
+import { parseRetryAfter } from '@oh/embeddings/retry-after';
 import {
   READ_PASSAGE_MAX,
   RESEARCH_TOOL_NAMES,

@@ -1,7 +1,11 @@
 /**
- * The one reading of a server's "try again after" headers in @oh/memory: `Retry-After` as seconds
- * or as an HTTP date (RFC 9110 §10.2.3), or OpenAI's `retry-after-ms`, which wins when both are
- * sent. Anything else (a negative number, words, an unparseable date) is no hint at all.
+ * The one reading of a server's "try again after" headers: `Retry-After` as seconds or as an
+ * HTTP date (RFC 9110 §10.2.3), or OpenAI's `retry-after-ms`, which wins when both are sent.
+ * Anything else (a negative number, words, an unparseable date) is no hint at all.
+ *
+ * The cloud adapter reads its endpoint's answers with it, and the hosted runtime its model's. The
+ * runtime takes it through its own entry, `@oh/embeddings/retry-after`, which loads this file
+ * alone: so it imports nothing, and the adapters (their HTTP client, their retries) stay unloaded.
  */
 
 /** Anything with a `get(name)` of header values: fetch's `Headers`, or a wrapper around a plain record. */
@@ -11,7 +15,11 @@ export interface HeaderSource {
 
 const NUMBER = /^\s*\d+(\.\d+)?\s*$/;
 
-/** The pause the server asked for, in milliseconds (0 for a date in the past), or undefined. */
+/**
+ * The pause the server asked for, in milliseconds (0 for a date in the past), or undefined.
+ *
+ * @example parseRetryAfter(response.headers) // 2000 for `Retry-After: 2`
+ */
 export function parseRetryAfter(headers: HeaderSource, now: number = Date.now()): number | undefined {
   const ms = headers.get('retry-after-ms');
   if (typeof ms === 'string' && NUMBER.test(ms)) return Math.round(Number(ms));
