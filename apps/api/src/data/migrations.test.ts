@@ -23,14 +23,14 @@ const SETTINGS = { dimensions: released.dimensions };
 
 /** A released migration as the runner takes it again. */
 function asMigration(m: Released): Migration {
-  if ('derived' in m && m.derived)
+  if ('derived' in m)
     return {
-      name: m.name!,
+      name: m.name,
       derive: (settings) =>
         settings.dimensions === undefined && m.skippedWithoutSettings ? undefined : m.derived,
-      drop: m.drop!,
+      drop: m.drop ?? [],
     };
-  return { name: m.name!, statements: m.statements! };
+  return { name: m.name, statements: m.statements };
 }
 
 /** A migration as released: what it builds for SETTINGS (derived) or its statements. */
@@ -41,7 +41,7 @@ function asReleased(m: Migration): unknown {
     return {
       name: m.name,
       derived: { shape: built?.shape, statements: built?.statements },
-      drop: m.drop,
+      drop: m.drop ?? [],
       skippedWithoutSettings: m.derive({}) === undefined,
     };
   }
