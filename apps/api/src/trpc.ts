@@ -19,7 +19,7 @@
 import { initTRPC } from '@trpc/server';
 import type { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server';
-import { LIMITS, inputBoundsProblem } from '@sponge/contract';
+import { SPONGE_LIMITS, inputBoundsProblem } from '@sponge/contract';
 import type { Caller, Context } from './context.ts';
 import { ApiError, defaultReason, forbidden, invalidInput, toApiError, unauthenticated } from './errors.ts';
 import type { ApiReason } from './errors.ts';
@@ -119,8 +119,8 @@ const MAX_BODY_LABEL = '4 MiB';
  * `documents.upload` alone takes a bigger body: the file limit plus room for the form's own
  * parts (boundaries, headers, the title). server.ts enforces it while the body streams in.
  */
-export const MAX_UPLOAD_BODY_BYTES = LIMITS.uploadBytes + 64 * 1024;
-const UPLOAD_LIMIT_LABEL = `${LIMITS.uploadBytes / 1024 / 1024} MiB`;
+export const MAX_UPLOAD_BODY_BYTES = SPONGE_LIMITS.uploadBytes + 64 * 1024;
+const UPLOAD_LIMIT_LABEL = `${SPONGE_LIMITS.uploadBytes / 1024 / 1024} MiB`;
 
 /** The caller of an agent tool. */
 export type AgentCaller = Extract<Caller, { kind: 'agent' }>;

@@ -1,10 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { API_REASONS } from './errors.ts';
 import {
-  API_REASONS,
   ERROR_REASONS,
   LIMITS,
   REASON_TO_CODE,
+  SPONGE_LIMITS,
   TOOL_NAMES,
   modelToolDescriptors,
   ownerInputs,
@@ -26,6 +27,21 @@ describe('the contract package', () => {
       for (const s of specifiers)
         expect(s === 'zod' || s === '@oh/schema' || s!.startsWith('./'), `${file} imports ${s}`).toBe(true);
     }
+  });
+
+  it("gives each name one meaning: a name it shares with Oh's schema entry is Oh's own", async () => {
+    const contract: Record<string, unknown> = await import('./index.ts');
+    const oh: Record<string, unknown> = await import('@oh/schema');
+    const shared = Object.keys(contract).filter((name) => name in oh);
+    expect(shared).toContain('LIMITS');
+    for (const name of shared) expect(contract[name], name).toBe(oh[name]);
+    // Named exports only: an `export *` would let a local name shadow Oh's without a word.
+    expect(sources['index.ts']).not.toMatch(/export \*/);
+  });
+
+  it("keeps Sponge's limits beside Oh's, redefining none of them", () => {
+    expect(Object.keys(SPONGE_LIMITS).filter((key) => key in LIMITS)).toEqual([]);
+    expect(SPONGE_LIMITS.messageChars).toBe(20_000);
   });
 
   it('describes the five tools once, in both views, with the same names and order', () => {

@@ -39,7 +39,7 @@ export const API_REASONS = [
 ] as const;
 export type ApiReason = (typeof API_REASONS)[number];
 
-export type ErrorCode =
+type ErrorCode =
   | 'BAD_REQUEST'
   | 'UNAUTHORIZED'
   | 'FORBIDDEN'

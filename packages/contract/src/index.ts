@@ -1,68 +1,60 @@
 // The public surface of @sponge/contract: what the API, the hosted runtime and the web app share.
-// It builds on Oh's schema entry (@oh/schema: records, the memory tools' inputs, name rules, text
-// rules) and adds Sponge's own inputs, limits and reasons. Isomorphic: it loads zod and @oh/schema,
-// no Node built-in and no driver.
-// Everything Oh's schema entry defines (records, the memory tools' inputs, text rules), as it is,
-// but LIMITS: Sponge's own, a superset of Oh's (an explicit export wins over `export *`).
-export * from '@oh/schema';
-export { LIMITS } from './limits.ts';
+// It builds on Oh's schema entry (@oh/schema) and adds Sponge's own inputs, limits and reasons.
+// Isomorphic: it loads zod and @oh/schema, no Node built-in and no driver. Every name is listed,
+// and a name Oh defines is Oh's own: the contract passes it on as it is and never redefines it.
+
+// Oh's records, the memory tools' inputs, its limits, name and text rules (SPEC §3–§5).
 export {
-  API_REASONS,
-  DOCUMENT_REASONS,
-  DOCUMENT_REASON_TO_CODE,
-  ERROR_REASONS,
-  REASON_TO_CODE,
-} from './errors.ts';
-export type { ApiReason, DocumentReason, ErrorCode, ErrorReason } from './errors.ts';
+  LIMITS,
+  LINK_RELS,
+  cleanLine,
+  dataSchema,
+  explainInputSchema,
+  kindOf,
+  linkSchema,
+  nameSchema,
+  queryInputSchema,
+  readInputSchema,
+  recallInputSchema,
+  rememberInputSchema,
+} from '@oh/schema';
+export type { Change, JsonValue, Link, QueryRow } from '@oh/schema';
+
+// Sponge's own limits, beside Oh's.
+export { SPONGE_LIMITS } from './limits.ts';
+
+// Refusals (SPEC §9): Oh's reasons, the document reasons and their tRPC codes.
+export { DOCUMENT_REASONS, DOCUMENT_REASON_TO_CODE, ERROR_REASONS, REASON_TO_CODE } from './errors.ts';
+export type { ApiReason, DocumentReason, ErrorReason } from './errors.ts';
+
+// The owner's inputs (SPEC §6, §7) and the bounds on any input.
 export {
-  DOCUMENT_SOURCES,
-  RUN_MODES,
-  documentAuthorsSchema,
-  documentTitleSchema,
-  emailSchema,
-  idSchema,
   PASSWORD_RULES,
+  emailSchema,
+  ownerInputs,
   passwordSchema,
   personNameSchema,
-  messageTextSchema,
-  ownerInputs,
-  packNameSchema,
   uploadFieldsSchema,
 } from './owner-inputs.ts';
-export type {
-  DocumentSource,
-  OwnerInput,
-  OwnerProcedure,
-  ReviewDecideInput,
-  RunMode,
-} from './owner-inputs.ts';
+export type { DocumentSource, OwnerInput, ReviewDecideInput, RunMode } from './owner-inputs.ts';
 export { inputBoundsProblem } from './input-bounds.ts';
-export { normalisePassage, passageOccursIn } from './passage.ts';
-export {
-  TOOL_NAMES,
-  modelToolDescriptors,
-  toolArgsSchemas,
-  toolDescriptors,
-  toolInputSchemas,
-} from './tools.ts';
+
+// The five memory tools, as the API and a model see them (SPEC §5, §7b).
+export { TOOL_NAMES, modelToolDescriptors, toolArgsSchemas, toolDescriptors } from './tools.ts';
 export type { ModelToolDescriptor, ToolArgs, ToolDescriptor, ToolName } from './tools.ts';
+
+// The research assistant: library tools, citations, notes' sources, the transcript (SPEC §7b, §7c).
 export {
   CITATIONS_MAX,
-  CITATION_STATUSES,
   LIBRARY_SEARCH_DEFAULT,
-  LIBRARY_SEARCH_MAX,
   QUOTE_MAX,
-  QUOTE_MIN_CHARACTERS,
-  QUOTE_MIN_WORDS,
   READ_PASSAGE_MAX,
   RESEARCH_TOOL_NAMES,
   chatEventsInputSchema,
-  citationInputSchema,
   libraryInputs,
   noteSourceOf,
   noteSourceSchema,
   quoteTooShort,
-  researchToolArgsSchemas,
   researchToolDescriptors,
   sayInputSchema,
   transcriptEventId,
@@ -74,8 +66,10 @@ export type {
   LibraryHit,
   LibraryPassage,
   NoteSource,
-  ResearchToolName,
   TranscriptItem,
 } from './research.ts';
+export { normalisePassage, passageOccursIn } from './passage.ts';
+
+// The MCP tools (SPEC §7d).
 export { MCP_TOOLS, MCP_TOOL_NAMES, mcpToolInputs, mcpToolOutputs } from './mcp.ts';
 export type { McpToolName, McpToolOutput } from './mcp.ts';

@@ -4,7 +4,8 @@
  * the body allows, but much code after it recurses (JSON.stringify in a message, a recursive
  * schema, a canonicaliser): a 10,000-deep array once ended in a RangeError, answered 500.
  */
-import { LIMITS } from './limits.ts';
+import { LIMITS } from '@oh/schema';
+import { SPONGE_LIMITS } from './limits.ts';
 
 /**
  * Why `input` is too deep or too large to be looked at, or null. Arrays and plain objects are
@@ -27,8 +28,8 @@ export function inputBoundsProblem(input: unknown): string | null {
       return `Input is nested deeper than ${LIMITS.inputDepth} levels (arrays and objects).`;
     const children: unknown[] = Array.isArray(value) ? value : Object.values(value);
     values += children.length;
-    if (values > LIMITS.inputValues)
-      return `Input holds more than ${LIMITS.inputValues.toLocaleString('en-US')} values.`;
+    if (values > SPONGE_LIMITS.inputValues)
+      return `Input holds more than ${SPONGE_LIMITS.inputValues.toLocaleString('en-US')} values.`;
     for (const child of children) stack.push([child, depth + 1]);
   }
   return null;

@@ -1,11 +1,11 @@
 /**
- * The limits every Sponge party enforces or plans for: Oh's record and tool limits (SPEC §3–§5),
- * then the application's own (documents, chat, review, uploads, request bounds).
+ * Sponge's own limits (documents, chat, review, uploads, request bounds), beside Oh's record and
+ * tool limits (`LIMITS`, SPEC §3–§5), which the contract passes on as Oh defines them. Each limit
+ * has one home: no key here is one of Oh's.
+ *
+ * @example messageTextSchema.max(SPONGE_LIMITS.messageChars)
  */
-import { LIMITS as OH_LIMITS } from '@oh/schema';
-
-export const LIMITS = {
-  ...OH_LIMITS,
+export const SPONGE_LIMITS = {
   /** An agent's reply and an owner's turn in the chat. */
   messageChars: 20_000,
   /** A cited source passage. */

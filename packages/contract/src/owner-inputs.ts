@@ -3,19 +3,22 @@
  * app can check a form with the very same rules before sending it.
  */
 import { z } from 'zod';
-import { LIMITS } from './limits.ts';
-import { KIND_RE, jsonProblem, nameSchema, textSchema } from '@oh/schema';
+import { KIND_RE, LIMITS, jsonProblem, nameSchema, textSchema } from '@oh/schema';
+import { SPONGE_LIMITS } from './limits.ts';
 
 export const idSchema = textSchema('the id')
   .min(1, 'must not be empty')
-  .max(LIMITS.idChars, `is at most ${LIMITS.idChars} characters`);
+  .max(SPONGE_LIMITS.idChars, `is at most ${SPONGE_LIMITS.idChars} characters`);
 
-export const RUN_MODES = ['chat', 'staged'] as const;
+const RUN_MODES = ['chat', 'staged'] as const;
 export type RunMode = (typeof RUN_MODES)[number];
 
 export const messageTextSchema = textSchema('text', 'body')
   .min(1, 'text must not be empty')
-  .max(LIMITS.messageChars, `text is at most ${LIMITS.messageChars.toLocaleString('en')} characters`);
+  .max(
+    SPONGE_LIMITS.messageChars,
+    `text is at most ${SPONGE_LIMITS.messageChars.toLocaleString('en')} characters`,
+  );
 
 /**
  * A reviewed record's profile fields. A `__proto__` field is refused before the record parser
@@ -41,7 +44,7 @@ const fieldsSchema = z
     z.record(textSchema('a field name').max(64, 'a field name is at most 64 characters'), z.unknown()),
   ) as unknown as z.ZodType<Record<string, unknown>, Record<string, unknown>>;
 
-export const packNameSchema = textSchema('name')
+const packNameSchema = textSchema('name')
   .min(1, 'name must not be empty')
   .max(64, 'name is at most 64 characters');
 
@@ -50,20 +53,19 @@ const documentId = z.strictObject({ documentId: idSchema });
 export const documentTitleSchema = textSchema('title', 'line')
   .trim()
   .min(1, 'title must not be empty')
-  .max(LIMITS.titleChars, `title is at most ${LIMITS.titleChars} characters`);
+  .max(SPONGE_LIMITS.titleChars, `title is at most ${SPONGE_LIMITS.titleChars} characters`);
 
-export const documentAuthorsSchema = z
+const documentAuthorsSchema = z
   .array(
     textSchema('an author', 'line')
       .trim()
       .min(1, 'an author must not be empty')
-      .max(LIMITS.authorChars, `an author is at most ${LIMITS.authorChars} characters`),
+      .max(SPONGE_LIMITS.authorChars, `an author is at most ${SPONGE_LIMITS.authorChars} characters`),
   )
-  .max(LIMITS.authors, `at most ${LIMITS.authors} authors`);
+  .max(SPONGE_LIMITS.authors, `at most ${SPONGE_LIMITS.authors} authors`);
 
 /** Formats a document can be added in (SPEC §6b); a PDF only by upload. */
-export const DOCUMENT_SOURCES = ['text', 'markdown', 'pdf'] as const;
-export type DocumentSource = (typeof DOCUMENT_SOURCES)[number];
+export type DocumentSource = 'text' | 'markdown' | 'pdf';
 
 /** The fields of `documents.upload`'s form besides `file` (sent as strings in multipart/form-data). */
 export const uploadFieldsSchema = z.strictObject({ title: documentTitleSchema.optional() });
@@ -129,7 +131,10 @@ export const ownerInputs = {
     title: documentTitleSchema,
     authors: documentAuthorsSchema.optional(),
     text: textSchema('text', 'body')
-      .max(LIMITS.documentChars, `text is at most ${LIMITS.documentChars.toLocaleString('en')} characters`)
+      .max(
+        SPONGE_LIMITS.documentChars,
+        `text is at most ${SPONGE_LIMITS.documentChars.toLocaleString('en')} characters`,
+      )
       .refine((t) => t.trim() !== '', 'text must not be empty'),
     format: z.enum(['text', 'markdown']).optional(),
   }),
@@ -206,13 +211,13 @@ export const ownerInputs = {
     ),
     sourceDocumentId: idSchema,
     passage: textSchema('passage', 'body').max(
-      LIMITS.passageChars,
-      `passage is at most ${LIMITS.passageChars.toLocaleString('en')} characters`,
+      SPONGE_LIMITS.passageChars,
+      `passage is at most ${SPONGE_LIMITS.passageChars.toLocaleString('en')} characters`,
     ),
     decision: z.enum(['accept', 'reject']),
     comment: textSchema('comment', 'body').max(
-      LIMITS.commentChars,
-      `comment is at most ${LIMITS.commentChars.toLocaleString('en')} characters`,
+      SPONGE_LIMITS.commentChars,
+      `comment is at most ${SPONGE_LIMITS.commentChars.toLocaleString('en')} characters`,
     ),
   }),
   'review.history': documentId,
@@ -223,6 +228,6 @@ export const ownerInputs = {
   }),
 } as const;
 
-export type OwnerProcedure = keyof typeof ownerInputs;
+type OwnerProcedure = keyof typeof ownerInputs;
 export type OwnerInput<P extends OwnerProcedure> = z.infer<(typeof ownerInputs)[P]>;
 export type ReviewDecideInput = OwnerInput<'review.decide'>;

@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   QUOTE_MAX,
-  QUOTE_MIN_CHARACTERS,
-  QUOTE_MIN_WORDS,
   READ_PASSAGE_MAX,
   libraryInputs,
   noteSourceOf,
@@ -10,6 +8,7 @@ import {
   researchToolDescriptors,
   sayInputSchema,
 } from './index.ts';
+import { QUOTE_MIN_CHARACTERS, QUOTE_MIN_WORDS } from './research.ts';
 
 describe('the research contract', () => {
   it('takes a reply with passage and note citations, and refuses anything else in one', () => {

@@ -93,7 +93,7 @@ export interface LibraryPassage {
 }
 
 /** A citation as the agent sends it: a passage it read, or one of its working notes. */
-export const citationInputSchema = z.union([
+const citationInputSchema = z.union([
   z.strictObject({ documentId: idSchema, page: pageSchema, quote: quoteSchema }),
   z.strictObject({ note: nameSchema }),
 ]);
@@ -113,8 +113,7 @@ export const sayInputSchema = z.strictObject({
  * ± 1 (whitespace- and case-insensitive), or it does not, or it names a working note (never
  * evidence).
  */
-export const CITATION_STATUSES = ['verified', 'unverified', 'note'] as const;
-export type CitationStatus = (typeof CITATION_STATUSES)[number];
+export type CitationStatus = 'verified' | 'unverified' | 'note';
 
 const words = new Intl.Segmenter(undefined, { granularity: 'word' });
 
@@ -234,10 +233,10 @@ export function transcriptEventId(items: readonly TranscriptItem[]): string {
 
 /** The tools a model is offered beside the five memory tools (SPEC §7b). */
 export const RESEARCH_TOOL_NAMES = ['search_library', 'read_passage', 'answer'] as const;
-export type ResearchToolName = (typeof RESEARCH_TOOL_NAMES)[number];
+type ResearchToolName = (typeof RESEARCH_TOOL_NAMES)[number];
 
 /** What a model sends to each of them. */
-export const researchToolArgsSchemas = {
+const researchToolArgsSchemas = {
   search_library: libraryInputs['library.search'],
   read_passage: libraryInputs['library.read'],
   answer: sayInputSchema,

@@ -1,19 +1,19 @@
 import { describe, expect, it } from 'vitest';
+import { cleanBody, textProblem } from '@oh/schema';
 import {
   LIMITS,
-  cleanBody,
+  SPONGE_LIMITS,
   cleanLine,
   dataSchema,
-  documentTitleSchema,
   inputBoundsProblem,
   ownerInputs,
   rememberInputSchema,
   sayInputSchema,
-  textProblem,
   toolArgsSchemas,
-  toolInputSchemas,
   uploadFieldsSchema,
 } from './index.ts';
+import { documentTitleSchema } from './owner-inputs.ts';
+import { toolInputSchemas } from './tools.ts';
 import type { z } from 'zod';
 
 const NUL = 'a\u0000b';
@@ -247,9 +247,11 @@ describe('the bounds on an input', () => {
   });
 
   it('refuses more values than any valid input holds', () => {
-    expect(inputBoundsProblem(new Array(LIMITS.inputValues - 1).fill(0))).toBeNull();
-    expect(inputBoundsProblem([new Array(LIMITS.inputValues).fill(0)])).toMatch(/more than 1,048,576 values/);
-    expect(inputBoundsProblem({ a: new Array(LIMITS.inputValues).fill({}) })).toMatch(/more than/);
+    expect(inputBoundsProblem(new Array(SPONGE_LIMITS.inputValues - 1).fill(0))).toBeNull();
+    expect(inputBoundsProblem([new Array(SPONGE_LIMITS.inputValues).fill(0)])).toMatch(
+      /more than 1,048,576 values/,
+    );
+    expect(inputBoundsProblem({ a: new Array(SPONGE_LIMITS.inputValues).fill({}) })).toMatch(/more than/);
   });
 
   it('treats anything but arrays and plain objects as a leaf', () => {

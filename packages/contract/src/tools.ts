@@ -10,8 +10,8 @@
  * Both are generated from the zod schemas the API validates with, so they cannot drift.
  */
 import { z } from 'zod';
-import { LIMITS } from './limits.ts';
 import {
+  LIMITS,
   changeSchema,
   explainInputSchema,
   queryInputSchema,

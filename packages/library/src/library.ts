@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@libsql/client';
 import type { EmbeddingAdapter } from '@oh/embeddings';
-import { LIMITS, cleanLine } from '@sponge/contract';
+import { SPONGE_LIMITS, cleanLine } from '@sponge/contract';
 import type { DocumentSource } from '@sponge/contract';
 import {
   documentChunkCount,
@@ -254,10 +254,10 @@ export function createLibrary(options: {
   /** The extracted text into the upload's document, which then goes on to OCR or indexing. */
   async function finishUpload(id: string, ownerId: string, doc: NewLibraryDocument): Promise<AddedDocument> {
     const characters = documentCharacters(doc.pages);
-    if (characters > LIMITS.documentChars)
+    if (characters > SPONGE_LIMITS.documentChars)
       throw new LibraryError(
         'too_large',
-        `The document has more than ${formatCount(LIMITS.documentChars)} characters of text.`,
+        `The document has more than ${formatCount(SPONGE_LIMITS.documentChars)} characters of text.`,
       );
     const row = { id, ownerId, title: doc.title, authors: doc.authors, source: doc.source, pages: doc.pages };
     const scanned = doc.scan ? scanJob(id, ownerId, doc.scan, ocr.maxPages, now()) : [];
@@ -412,7 +412,7 @@ export function uploadedDocument(extracted: ExtractedDocument, file: UploadFile)
   // A PDF's own title and a file name lose control and bidi characters as a typed title does
   // (SPEC §6c); the title field was cleaned by its schema.
   const pdfTitle = extracted.title === null ? '' : cleanLine(extracted.title).trim();
-  const title = (file.title ?? (pdfTitle || file.fallbackTitle)).slice(0, LIMITS.titleChars);
+  const title = (file.title ?? (pdfTitle || file.fallbackTitle)).slice(0, SPONGE_LIMITS.titleChars);
   // Scanned pages are read by OCR after the upload has answered (library/ocr/), from the file.
   const scan = extracted.scanned.length > 0 ? { pdf: file.bytes, pages: extracted.scanned } : undefined;
   return { title, authors: [], source: extracted.source, pages: extracted.pages, ...(scan ? { scan } : {}) };

@@ -3,7 +3,7 @@
  * `title`, read and checked before anything is stored, as the file the library's upload takes.
  * The body was size-checked while it streamed in (server.ts); tRPC parsed it into the form.
  */
-import { DOCUMENT_REASON_TO_CODE, LIMITS, cleanLine, uploadFieldsSchema } from '@sponge/contract';
+import { DOCUMENT_REASON_TO_CODE, SPONGE_LIMITS, cleanLine, uploadFieldsSchema } from '@sponge/contract';
 import type { UploadFile } from '@sponge/library';
 import { ApiError, invalidInput } from '../errors.ts';
 
@@ -28,11 +28,11 @@ export async function readUploadForm(form: FormData): Promise<UploadFile> {
     const issue = parsed.error.issues[0];
     throw invalidInput(`${issue?.path.join('.') || 'form'}: ${issue?.message ?? 'invalid'}`);
   }
-  if (file.size > LIMITS.uploadBytes)
+  if (file.size > SPONGE_LIMITS.uploadBytes)
     throw new ApiError({
       code: DOCUMENT_REASON_TO_CODE.too_large,
       reason: 'too_large',
-      message: `The file is larger than the ${LIMITS.uploadBytes / 1024 / 1024} MiB limit.`,
+      message: `The file is larger than the ${SPONGE_LIMITS.uploadBytes / 1024 / 1024} MiB limit.`,
     });
   if (file.size === 0)
     throw new ApiError({ code: 'BAD_REQUEST', reason: 'invalid_document', message: 'The file is empty.' });
@@ -51,5 +51,5 @@ function titleFromFilename(name: string): string {
     .replace(/\.[A-Za-z0-9]{1,8}$/, '')
     .replace(/[_]+/g, ' ')
     .trim();
-  return (base || 'Untitled document').slice(0, LIMITS.titleChars);
+  return (base || 'Untitled document').slice(0, SPONGE_LIMITS.titleChars);
 }

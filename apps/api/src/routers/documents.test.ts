@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { DOCUMENT_REASONS, LIMITS } from '@sponge/contract';
+import { DOCUMENT_REASONS, SPONGE_LIMITS } from '@sponge/contract';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeEncryptedPdf, makePdf, makeZeroPagePdf } from '@sponge/testing/pdf-fixtures';
@@ -94,7 +94,7 @@ describe('adding documents', () => {
     const before = await counts();
     for (const input of [
       { title: 'Empty', text: '  \n ' },
-      { title: 'x'.repeat(LIMITS.titleChars + 1), text: 'ok' },
+      { title: 'x'.repeat(SPONGE_LIMITS.titleChars + 1), text: 'ok' },
       { title: 'Extra', text: 'ok', ownerId: 'user-grace' },
     ]) {
       const r = await s.call('mutation', 'documents.add', input, ada);
@@ -222,7 +222,7 @@ describe('adding documents', () => {
     const over = await s.call(
       'mutation',
       'documents.upload',
-      form(new Blob([new Uint8Array(LIMITS.uploadBytes + 1)]), 'big.txt'),
+      form(new Blob([new Uint8Array(SPONGE_LIMITS.uploadBytes + 1)]), 'big.txt'),
       ada,
     );
     expect([over.status, over.error?.data.reason]).toEqual([413, 'too_large']);

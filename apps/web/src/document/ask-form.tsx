@@ -1,4 +1,4 @@
-import { LIMITS } from '@sponge/contract';
+import { SPONGE_LIMITS } from '@sponge/contract';
 import type { TranscriptItem } from '@sponge/contract';
 import { useMutation } from '@tanstack/react-query';
 import { useId, useState } from 'react';
@@ -72,7 +72,7 @@ export function AskForm({
         id={textId}
         rows={3}
         required
-        maxLength={LIMITS.messageChars}
+        maxLength={SPONGE_LIMITS.messageChars}
         autoFocus={autoFocus}
         value={text}
         onChange={(e) => setText(e.target.value)}

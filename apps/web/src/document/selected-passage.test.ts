@@ -1,4 +1,4 @@
-import { LIMITS } from '@sponge/contract';
+import { SPONGE_LIMITS } from '@sponge/contract';
 import { describe, expect, it } from 'vitest';
 import { passageFromSelection, parseSelectedPassage } from './selected-passage.ts';
 
@@ -13,7 +13,7 @@ describe('passageFromSelection', () => {
     expect(passageFromSelection('doc_1', ' \n ')).toEqual({
       error: 'Select some text of the document first.',
     });
-    const long = passageFromSelection('doc_1', 'x'.repeat(LIMITS.passageChars + 1));
+    const long = passageFromSelection('doc_1', 'x'.repeat(SPONGE_LIMITS.passageChars + 1));
     expect(long).toEqual({
       error:
         'The selection has 20,001 characters; a cited passage is at most 20,000. Select a shorter passage.',

@@ -2,7 +2,7 @@
 // workbench, which opens later from a working note in the Memory panel (possibly of another
 // document). Not a `Citation`: that is what an agent's reply cites (@sponge/contract). Kept in
 // sessionStorage: it belongs to this tab's review work and leaves with it.
-import { LIMITS, normalisePassage } from '@sponge/contract';
+import { SPONGE_LIMITS, normalisePassage } from '@sponge/contract';
 
 interface SelectedPassage {
   documentId: string;
@@ -19,9 +19,9 @@ export function passageFromSelection(
 ): SelectedPassage | { error: string } {
   const passage = normalisePassage(selected);
   if (!passage) return { error: 'Select some text of the document first.' };
-  if (passage.length > LIMITS.passageChars) {
+  if (passage.length > SPONGE_LIMITS.passageChars) {
     return {
-      error: `The selection has ${passage.length.toLocaleString('en')} characters; a cited passage is at most ${LIMITS.passageChars.toLocaleString('en')}. Select a shorter passage.`,
+      error: `The selection has ${passage.length.toLocaleString('en')} characters; a cited passage is at most ${SPONGE_LIMITS.passageChars.toLocaleString('en')}. Select a shorter passage.`,
     };
   }
   return { documentId, passage };

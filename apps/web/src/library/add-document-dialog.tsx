@@ -1,5 +1,5 @@
 import * as Dialog from '@radix-ui/react-dialog';
-import { LIMITS } from '@sponge/contract';
+import { SPONGE_LIMITS } from '@sponge/contract';
 import { useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import type { DragEvent } from 'react';
@@ -52,8 +52,8 @@ export function AddDocumentDialog() {
         <Dialog.Content className="dialog wide">
           <Dialog.Title>Add a document</Dialog.Title>
           <Dialog.Description className="small muted">
-            A PDF, a plain-text or a Markdown file of up to {formatBytes(LIMITS.uploadBytes)}, or a pasted
-            text. Only you can read it until you share or publish it.
+            A PDF, a plain-text or a Markdown file of up to {formatBytes(SPONGE_LIMITS.uploadBytes)}, or a
+            pasted text. Only you can read it until you share or publish it.
           </Dialog.Description>
           <fieldset className="mode-switch">
             <legend className="visually-hidden">How to add it</legend>

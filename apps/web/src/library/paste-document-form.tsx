@@ -1,4 +1,4 @@
-import { LIMITS } from '@sponge/contract';
+import { SPONGE_LIMITS } from '@sponge/contract';
 import { useMutation } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import type { FormEvent } from 'react';
@@ -14,11 +14,11 @@ type Format = 'text' | 'markdown';
 function problems(title: string, text: string): { title?: string; text?: string } | null {
   const found: { title?: string; text?: string } = {};
   if (!title.trim()) found.title = 'Give the document a title.';
-  else if (title.trim().length > LIMITS.titleChars)
-    found.title = `A title is at most ${LIMITS.titleChars} characters.`;
+  else if (title.trim().length > SPONGE_LIMITS.titleChars)
+    found.title = `A title is at most ${SPONGE_LIMITS.titleChars} characters.`;
   if (!text.trim()) found.text = 'Paste the text of the document.';
-  else if (text.length > LIMITS.documentChars) {
-    found.text = `The text has ${text.length.toLocaleString('en')} characters; a document has at most ${LIMITS.documentChars.toLocaleString('en')}.`;
+  else if (text.length > SPONGE_LIMITS.documentChars) {
+    found.text = `The text has ${text.length.toLocaleString('en')} characters; a document has at most ${SPONGE_LIMITS.documentChars.toLocaleString('en')}.`;
   }
   return found.title || found.text ? found : null;
 }
@@ -55,7 +55,7 @@ export function PasteDocumentForm({ onAdded }: { onAdded: () => void }) {
       <input
         id={ids.title}
         value={title}
-        maxLength={LIMITS.titleChars}
+        maxLength={SPONGE_LIMITS.titleChars}
         aria-invalid={shown?.title ? true : undefined}
         aria-describedby={shown?.title ? `${ids.title}-err` : undefined}
         onChange={(e) => setTitle(e.target.value)}

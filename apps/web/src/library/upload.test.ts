@@ -1,4 +1,4 @@
-import { LIMITS } from '@sponge/contract';
+import { SPONGE_LIMITS } from '@sponge/contract';
 import { describe, expect, it } from 'vitest';
 import { checkFile, formatBytes, readUploadAnswer } from './upload.ts';
 
@@ -12,7 +12,7 @@ describe('formatBytes', () => {
     expect(formatBytes(512)).toBe('512 bytes');
     expect(formatBytes(14 * 1024 + 300)).toBe('14 KB');
     expect(formatBytes(3.44 * MiB)).toBe('3.4 MB');
-    expect(formatBytes(LIMITS.uploadBytes)).toBe('20 MB');
+    expect(formatBytes(SPONGE_LIMITS.uploadBytes)).toBe('20 MB');
     expect(formatBytes(25.4 * MiB)).toBe('25 MB');
   });
 });
@@ -22,10 +22,12 @@ describe('checkFile', () => {
     expect(checkFile({ name: 'paper.PDF', size: 10, type: '' })).toBeNull();
     expect(checkFile({ name: 'notes.md', size: 10, type: '' })).toBeNull();
     expect(checkFile({ name: 'notes', size: 10, type: 'text/plain' })).toBeNull();
-    expect(checkFile({ name: 'max.pdf', size: LIMITS.uploadBytes, type: 'application/pdf' })).toBeNull();
+    expect(
+      checkFile({ name: 'max.pdf', size: SPONGE_LIMITS.uploadBytes, type: 'application/pdf' }),
+    ).toBeNull();
   });
   it('refuses a file over the limit, naming both sizes', () => {
-    expect(checkFile({ name: 'big.pdf', size: LIMITS.uploadBytes + 1, type: 'application/pdf' })).toBe(
+    expect(checkFile({ name: 'big.pdf', size: SPONGE_LIMITS.uploadBytes + 1, type: 'application/pdf' })).toBe(
       'This file is 20 MB; a file can be at most 20 MB.',
     );
     expect(checkFile({ name: 'big.pdf', size: 31 * MiB, type: 'application/pdf' })).toBe(

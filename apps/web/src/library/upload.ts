@@ -2,7 +2,7 @@
 // Through XMLHttpRequest, not the tRPC client or fetch: only XHR reports upload progress. The
 // session cookie goes along on its own (same origin). Answers are turned into plain words here,
 // so the dialog only shows them.
-import { LIMITS } from '@sponge/contract';
+import { SPONGE_LIMITS } from '@sponge/contract';
 import type { RouterOutputs } from '../trpc.ts';
 
 const UPLOAD_URL = '/trpc/documents.upload';
@@ -45,8 +45,8 @@ export function formatBytes(bytes: number): string {
 
 /** Refuses, before sending, what the API would refuse by its size or its kind; null when fine. */
 export function checkFile(file: { name: string; size: number; type: string }): string | null {
-  if (file.size > LIMITS.uploadBytes) {
-    return `This file is ${formatBytes(file.size)}; a file can be at most ${formatBytes(LIMITS.uploadBytes)}.`;
+  if (file.size > SPONGE_LIMITS.uploadBytes) {
+    return `This file is ${formatBytes(file.size)}; a file can be at most ${formatBytes(SPONGE_LIMITS.uploadBytes)}.`;
   }
   const name = file.name.toLowerCase();
   if (!EXTENSIONS.some((ext) => name.endsWith(ext)) && !TYPES.includes(file.type)) {
@@ -89,7 +89,7 @@ export function readUploadAnswer(status: number, body: string): UploadOutcome {
     WORDS[reason] ??
     (apiMessage ||
       (reason === 'too_large'
-        ? `The file is larger than the server accepts (at most ${formatBytes(LIMITS.uploadBytes)}).`
+        ? `The file is larger than the server accepts (at most ${formatBytes(SPONGE_LIMITS.uploadBytes)}).`
         : `The server could not add the file (HTTP ${status}). Try again later.`));
   return { ok: false, reason, message };
 }

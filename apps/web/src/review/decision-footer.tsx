@@ -1,4 +1,4 @@
-import { LIMITS } from '@sponge/contract';
+import { SPONGE_LIMITS } from '@sponge/contract';
 import * as Dialog from '@radix-ui/react-dialog';
 import { useId } from 'react';
 import { errorIssues, errorMessage } from '../shared/errors.ts';
@@ -46,7 +46,7 @@ export function DecisionFooter({ form }: { form: ReviewForm }) {
           <textarea
             id={commentId}
             rows={2}
-            maxLength={LIMITS.commentChars}
+            maxLength={SPONGE_LIMITS.commentChars}
             value={form.comment}
             aria-invalid={at('comment').length > 0 || undefined}
             aria-describedby={at('comment').length > 0 ? `${commentId}-err` : undefined}

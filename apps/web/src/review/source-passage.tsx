@@ -1,4 +1,4 @@
-import { LIMITS } from '@sponge/contract';
+import { SPONGE_LIMITS } from '@sponge/contract';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { keptSelectedPassage } from '../document/selected-passage.ts';
@@ -94,7 +94,7 @@ export function SourcePassage({ form }: { form: ReviewForm }) {
           <textarea
             id={ids.passage}
             rows={3}
-            maxLength={LIMITS.passageChars}
+            maxLength={SPONGE_LIMITS.passageChars}
             value={passage}
             placeholder="Select in the source text below, or paste"
             aria-invalid={at('passage').length > 0 || check.tone === 'bad' || undefined}

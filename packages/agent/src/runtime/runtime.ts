@@ -16,7 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createTRPCClient, httpLink } from '@trpc/client';
 import type { TRPCClient } from '@trpc/client';
 import type { AppRouter } from '@sponge/api';
-import { CITATIONS_MAX, LIMITS } from '@sponge/contract';
+import { CITATIONS_MAX, SPONGE_LIMITS } from '@sponge/contract';
 import type { CitationInput } from '@sponge/contract';
 import { trpcUrl } from '../api-url.ts';
 import { toMemoryToolError } from '../errors.ts';
@@ -319,7 +319,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           release = false;
           return report('superseded', { mode });
         }
-        const text = end.text.slice(0, LIMITS.messageChars);
+        const text = end.text.slice(0, SPONGE_LIMITS.messageChars);
         const citations = end.citations?.slice(0, CITATIONS_MAX);
         // Not retried: a say whose answer was lost may have been posted, and a turn is answered once.
         await run.say.mutate(

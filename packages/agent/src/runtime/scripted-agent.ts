@@ -10,7 +10,7 @@
  * is quoted at most, never followed.
  */
 import { createHash } from 'node:crypto';
-import { LIMITS, QUOTE_MAX, READ_PASSAGE_MAX } from '@sponge/contract';
+import { LIMITS, SPONGE_LIMITS, QUOTE_MAX, READ_PASSAGE_MAX } from '@sponge/contract';
 import type { Change, CitationInput, LibraryHit } from '@sponge/contract';
 import { isMemoryToolError } from '../errors.ts';
 import type { LibraryTools } from '../library-tools.ts';
@@ -316,7 +316,7 @@ async function answer({ document, history, tools, library, signal }: TurnInput):
   const memory = await useMemory(tools, signal, changes, topic);
   lines.push('', memory.line);
   if (memory.remembered.length > 0) citations.push({ note: memory.remembered[0]! });
-  return { text: clip(lines.join('\n'), LIMITS.messageChars), citations };
+  return { text: clip(lines.join('\n'), SPONGE_LIMITS.messageChars), citations };
 }
 
 /**

@@ -3,7 +3,7 @@
  * read by pdf.js on real worker threads.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { LIMITS } from '@sponge/contract';
+import { SPONGE_LIMITS } from '@sponge/contract';
 import { makeEncryptedPdf, makeImageOnlyPdf, makePdf, makeZeroPagePdf } from '@sponge/testing/pdf-fixtures';
 import { DocumentRejected, extractDocument } from './index.ts';
 import type { ExtractOptions } from './index.ts';
@@ -120,7 +120,7 @@ describe('PDF', () => {
     expect(doc.scanned).toEqual([1, 3]);
   });
 
-  it(`refuses more than ${LIMITS.documentPages.toLocaleString('en')} pages, naming the count and the limit`, async () => {
+  it(`refuses more than ${SPONGE_LIMITS.documentPages.toLocaleString('en')} pages, naming the count and the limit`, async () => {
     const pdf = await makePdf(Array.from({ length: 2_345 }, () => ''));
     const started = performance.now();
     expect(await rejection(extractDocument(pdfInput(pdf)))).toEqual({
@@ -242,7 +242,11 @@ describe('text and Markdown', () => {
       reason: 'too_large',
       message: 'This document has 5 characters; the limit is 4.',
     });
-    const big = { bytes: utf8('x'.repeat(LIMITS.documentChars + 1)), filename: 'a.txt', mediaType: '' };
+    const big = {
+      bytes: utf8('x'.repeat(SPONGE_LIMITS.documentChars + 1)),
+      filename: 'a.txt',
+      mediaType: '',
+    };
     expect((await rejection(extractDocument(big))).message).toBe(
       'This document has 2,000,001 characters; the limit is 2,000,000.',
     );
@@ -290,12 +294,12 @@ describe('usableTitle', () => {
       expect(usableTitle(raw)).toBeNull();
   });
 
-  it(`cuts a title longer than ${LIMITS.titleChars} characters at a word`, () => {
+  it(`cuts a title longer than ${SPONGE_LIMITS.titleChars} characters at a word`, () => {
     const title = usableTitle('word '.repeat(100))!;
-    expect(title.length).toBeLessThanOrEqual(LIMITS.titleChars);
+    expect(title.length).toBeLessThanOrEqual(SPONGE_LIMITS.titleChars);
     expect(title).toMatch(/word…$/);
     const unbroken = usableTitle('𝒜'.repeat(200))!;
-    expect(unbroken.length).toBeLessThanOrEqual(LIMITS.titleChars);
+    expect(unbroken.length).toBeLessThanOrEqual(SPONGE_LIMITS.titleChars);
     expect(unbroken.endsWith('𝒜…')).toBe(true);
   });
 });

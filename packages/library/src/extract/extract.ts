@@ -3,7 +3,7 @@
  * file. Bad input is refused with a DocumentRejected whose reason and message (for the owner, as
  * it stands) the library's upload passes on as a LibraryError.
  */
-import { LIMITS } from '@sponge/contract';
+import { SPONGE_LIMITS } from '@sponge/contract';
 import type { DocumentReason } from '@sponge/contract';
 import { MESSAGES } from './messages.ts';
 import { readPdfOnThread } from './pdf-thread.ts';
@@ -39,9 +39,9 @@ export class DocumentRejected extends Error {
 export interface ExtractOptions {
   /** How long a PDF may take to read; default 30,000. */
   timeoutMs?: number;
-  /** Default LIMITS.documentPages. */
+  /** Default SPONGE_LIMITS.documentPages. */
   maxPages?: number;
-  /** Characters of text, counted after line endings are normalised; default LIMITS.documentChars. */
+  /** Characters of text, counted after line endings are normalised; default SPONGE_LIMITS.documentChars. */
   maxChars?: number;
   /**
    * Runs the PDF read when its turn comes (the upload queue, upload-queue.ts), which may refuse
@@ -72,8 +72,8 @@ export async function extractDocument(
   options: ExtractOptions = {},
 ): Promise<ExtractedDocument> {
   const timeoutMs = positive('timeoutMs', options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-  const maxPages = positive('maxPages', options.maxPages ?? LIMITS.documentPages);
-  const maxChars = positive('maxChars', options.maxChars ?? LIMITS.documentChars);
+  const maxPages = positive('maxPages', options.maxPages ?? SPONGE_LIMITS.documentPages);
+  const maxChars = positive('maxChars', options.maxChars ?? SPONGE_LIMITS.documentChars);
 
   const sniffed = sniff(input.bytes, input.filename, input.mediaType);
   switch (sniffed.kind) {
@@ -124,11 +124,11 @@ export function usableTitle(raw: string | null): string | null {
   if (raw === null) return null;
   const title = raw.replace(/[\p{Cc}\s]+/gu, ' ').trim();
   if (!/[\p{L}\p{N}]/u.test(title) || /^untitled\b/i.test(title)) return null;
-  if (title.length <= LIMITS.titleChars) return title;
-  let cut = title.slice(0, LIMITS.titleChars - 1);
+  if (title.length <= SPONGE_LIMITS.titleChars) return title;
+  let cut = title.slice(0, SPONGE_LIMITS.titleChars - 1);
   // Never end on half a surrogate pair.
   if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
   const space = cut.lastIndexOf(' ');
-  if (space > LIMITS.titleChars * 0.8) cut = cut.slice(0, space);
+  if (space > SPONGE_LIMITS.titleChars * 0.8) cut = cut.slice(0, space);
   return `${cut.trimEnd()}…`;
 }
