@@ -40,8 +40,8 @@ export interface LibraryTools {
   checkSources(changes: readonly Change[]): { changes: Change[]; dropped: DroppedSource[] };
 }
 
-/** The two API calls under the tools (the run token's tRPC client; a test may give its own). */
-export interface LibraryCalls {
+/** The two API calls under the tools: the run token's tRPC client. */
+interface LibraryCalls {
   search(input: z.output<(typeof libraryInputs)['library.search']>): Promise<LibraryHit[]>;
   read(input: z.output<(typeof libraryInputs)['library.read']>): Promise<LibraryPassage>;
 }
@@ -56,12 +56,12 @@ export interface LibraryToolsOptions {
 }
 
 /** Lower case, whitespace runs as one space: how a quote is compared with what was read. */
-export function normalizeQuote(text: string): string {
+function normalizeQuote(text: string): string {
   return text.toLowerCase().replace(/\s+/g, ' ').trim();
 }
 
 /** Whether `source`'s quote occurs in a passage of its document among `seen`. */
-export function sourceWasRead(seen: readonly SeenPassage[], source: NoteSource): boolean {
+function sourceWasRead(seen: readonly SeenPassage[], source: NoteSource): boolean {
   const quote = normalizeQuote(source.quote);
   return seen.some((p) => p.documentId === source.documentId && normalizeQuote(p.text).includes(quote));
 }
@@ -92,7 +92,7 @@ export function createLibraryTools(options: LibraryToolsOptions): LibraryTools {
 }
 
 /** The library tools over any two calls: validates inputs, keeps what was seen, checks sources. */
-export function libraryToolsOver(calls: LibraryCalls): LibraryTools {
+function libraryToolsOver(calls: LibraryCalls): LibraryTools {
   const seen: SeenPassage[] = [];
 
   async function search(input: LibrarySearchInput): Promise<LibraryHit[]> {

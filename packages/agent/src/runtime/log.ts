@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import { prettyFactory } from 'pino-pretty';
 import type { RunReport, RuntimeEvent } from './runtime.ts';
 
-export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** Fields written beside the message (JSON keys), for machines reading the log. */

@@ -17,7 +17,7 @@ import type { LibraryTools } from '../library-tools.ts';
 import type { MemoryTools } from '../memory-tools.ts';
 import type { TurnAgent, TurnAnswer, TurnInput } from './turn.ts';
 
-export const SCRIPTED_AGENT_NAME = 'scripted agent';
+const SCRIPTED_AGENT_NAME = 'scripted agent';
 
 /** The reply's first line: who answered, and how to get a model instead. */
 export const SCRIPTED_AGENT_BANNER = 'Scripted agent (no model configured: set AGENT_LLM_URL for a model).';
@@ -37,7 +37,7 @@ const PASSAGE_CHARS = 800;
 const MAX_SLUG_WORDS = 6;
 
 /** Lower-case words without accents; letters and digits of any script. */
-export function words(text: string): string[] {
+function words(text: string): string[] {
   return (
     text
       .normalize('NFKD')
