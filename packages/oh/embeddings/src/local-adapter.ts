@@ -20,7 +20,7 @@ export interface LocalEmbeddingOptions {
 }
 
 /** Bump when the features or weights change: stored vectors become stale and are re-indexed. */
-export const LOCAL_EMBEDDING_VERSION = 1;
+const LOCAL_EMBEDDING_VERSION = 1;
 
 /**
  * Notes embedded between two turns of the event loop (about 0.25 ms each: bench/README.md,
@@ -154,7 +154,7 @@ function charGrams(word: string): string[] {
 }
 
 /** FNV-1a over UTF-16 code units, then the murmur3 finaliser for avalanche. Unsigned 32-bit. */
-export function hash32(s: string): number {
+function hash32(s: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < s.length; i++) {
     h ^= s.charCodeAt(i);

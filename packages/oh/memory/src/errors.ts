@@ -136,7 +136,7 @@ export function isUnreachable(error: unknown): boolean {
  * (`SQLITE_BUSY`, `SQLITE_LOCKED`, from a file or from a server), or a server that sheds load with
  * HTTP 429 (sqld does when its connections stay taken; a hosted server when a rate is exceeded)?
  */
-export function isBusy(error: unknown): boolean {
+function isBusy(error: unknown): boolean {
   const { code, cause } = (error ?? {}) as { code?: unknown; cause?: unknown };
   if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') return true;
   // @libsql/client: a LibsqlError SERVER_ERROR whose cause (hrana's HttpServerError) has the status.
@@ -188,7 +188,7 @@ export function toMemoryError(error: unknown, context?: string): MemoryError {
   });
 }
 
-export function messageOf(error: unknown): string {
+function messageOf(error: unknown): string {
   if (error instanceof Error) {
     // LibsqlError keeps the SQLite message on `cause` as well; look at both.
     const cause = error.cause instanceof Error ? ` ${error.cause.message}` : '';

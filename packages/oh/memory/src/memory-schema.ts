@@ -28,14 +28,14 @@ import { applyMigrations, openDatabase } from './db/index.ts';
 import type { OpenDatabaseOptions } from './db/index.ts';
 import { toMemoryError } from './errors.ts';
 
-export const MEMORY_NAMESPACE = 'memory';
+const MEMORY_NAMESPACE = 'memory';
 
 const NOTE_QUOTA = LIMITS.notesPerSession;
 
 /** Tables holding a session's content; the purger deletes them in this order (children first). */
 export const CONTENT_TABLES = ['link_index', 'notes', 'note_changes', 'log'] as const;
 
-export const MEMORY_MIGRATIONS: { name: string; statements: string[] }[] = [
+const MEMORY_MIGRATIONS: { name: string; statements: string[] }[] = [
   {
     name: '001_sessions_log_notes',
     statements: [

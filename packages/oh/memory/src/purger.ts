@@ -25,10 +25,10 @@ export interface PurgerOptions {
   now?: () => Date;
 }
 
-export const PURGE_KEY_MIN_CHARS = 16;
+const PURGE_KEY_MIN_CHARS = 16;
 // A session still `opening` this long was left by a caller that stopped (docs/operations.md, "Purge").
 // Not measured: shorter could mark an opening that is only slow `empty`; longer keeps a dead one.
-export const STUCK_OPENING_MS = 10 * 60 * 1000;
+const STUCK_OPENING_MS = 10 * 60 * 1000;
 // A ceiling per batch for content the group sizing cannot see coming (a session of thousands of
 // notes): groups are sized by time (see purgePass), and sessions of ordinary size fill the
 // target hold well before they reach it. Raised from 500 with the other pacing changes of

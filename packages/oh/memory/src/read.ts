@@ -40,7 +40,7 @@ function verifiedNote(row: Row): NoteView {
   return note;
 }
 
-export function verifiedReviewed(record: ReviewedRecord): ReviewedRecord {
+function verifiedReviewed(record: ReviewedRecord): ReviewedRecord {
   const recomputed = recordDigest(record);
   if (recomputed !== record.digest) {
     throw new MemoryError(

@@ -81,7 +81,7 @@ function markEphemeral(view: ReviewedView): void {
   EPHEMERAL_VIEWS.add(view);
 }
 
-export function buildView(documentId: string, revision: number, records: ReviewedRecord[]): ReviewedView {
+function buildView(documentId: string, revision: number, records: ReviewedRecord[]): ReviewedView {
   // The marks are the reader's (ReviewedKnowledgeReader.recordsAt); a record without any has none.
   const sorted = records
     .map((r) => ({ ...r, marks: r.marks ?? [] }))
@@ -101,6 +101,6 @@ export function buildView(documentId: string, revision: number, records: Reviewe
 }
 
 /** Is this view only valid for one call (its revision did not exist yet when it was read)? */
-export function isEphemeral(view: ReviewedView): boolean {
+function isEphemeral(view: ReviewedView): boolean {
   return EPHEMERAL_VIEWS.has(view);
 }

@@ -15,7 +15,7 @@ import { MemoryError, isUniqueViolation } from './errors.ts';
 import { parseInput } from './validation.ts';
 import type { AppliedChange, LogEntry, LogRange, OpenSessionInput, SessionInfo } from './types.ts';
 
-export const SESSION_COLUMNS =
+const SESSION_COLUMNS =
   'id, owner_id, document_id, run_id, state, version, note_count, pinned_revision, started_at, expires_at, forgotten_at, purged_at';
 
 /** A session row as stored (state without `expired`). */
@@ -34,7 +34,7 @@ export interface SessionRow {
   purgedAt: string | null;
 }
 
-export function toSessionRow(row: Row): SessionRow {
+function toSessionRow(row: Row): SessionRow {
   return {
     id: str(row.id),
     ownerId: str(row.owner_id),
@@ -52,7 +52,7 @@ export function toSessionRow(row: Row): SessionRow {
 }
 
 /** `expired` is not stored: it is an open session whose expiry the clock has passed. */
-export function isExpired(row: SessionRow, now: Date): boolean {
+function isExpired(row: SessionRow, now: Date): boolean {
   return row.state === 'open' && now.toISOString() >= row.expiresAt;
 }
 

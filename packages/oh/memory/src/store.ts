@@ -34,10 +34,10 @@ import type {
   RememberResult,
 } from './types.ts';
 
-export const DEFAULT_SESSION_TTL_SECONDS = 86_400;
-export const DEFAULT_EXPLAIN_TTL_SECONDS = 600;
-export const MAX_EXPLAIN_TTL_SECONDS = 600;
-export const MIN_TOKEN_SECRET_CHARS = 32;
+const DEFAULT_SESSION_TTL_SECONDS = 86_400;
+const DEFAULT_EXPLAIN_TTL_SECONDS = 600;
+const MAX_EXPLAIN_TTL_SECONDS = 600;
+const MIN_TOKEN_SECRET_CHARS = 32;
 
 function checkOptions(options: MemoryStoreOptions): { sessionTtlMs: number; explainTtlMs: number } {
   if (typeof options.tokenSecret !== 'string' || options.tokenSecret.length < MIN_TOKEN_SECRET_CHARS) {

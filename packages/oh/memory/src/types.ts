@@ -10,7 +10,7 @@ import type { EmbeddingAdapter } from '@oh/embeddings';
 
 // The record vocabulary, question menu and error reasons are the shared contract's; the store
 // implements them.
-export { ERROR_REASONS, LINK_RELS, QUESTIONS } from '@oh/schema';
+export { ERROR_REASONS, QUESTIONS } from '@oh/schema';
 export type { Change, ErrorReason, JsonValue, Link, LinkRel, Question, QueryRow } from '@oh/schema';
 
 /** The content every record (note or reviewed) is digested over (SPEC §3). */

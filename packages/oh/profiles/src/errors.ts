@@ -65,7 +65,7 @@ export class ProfileError extends Error {
   }
 }
 
-export function joinPath(path: readonly PathSegment[]): string {
+function joinPath(path: readonly PathSegment[]): string {
   return path.map(String).join('.');
 }
 

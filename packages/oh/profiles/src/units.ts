@@ -17,7 +17,7 @@
  */
 import { createRequire } from 'node:module';
 
-export const UNIT_MAX_LENGTH = 64;
+const UNIT_MAX_LENGTH = 64;
 
 /** A unit atom of the library's table. */
 interface UcumUnit {

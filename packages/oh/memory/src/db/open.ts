@@ -49,7 +49,7 @@ export function isEmbeddedUrl(url: string): boolean {
  * because @libsql/client's local driver pools connections and a pragma only binds the connection
  * it ran on (see `openDatabase`).
  */
-export const EMBEDDED_PRAGMAS = [
+const EMBEDDED_PRAGMAS = [
   // Readers never block the writer and vice versa; cross-process writers serialise on the lock.
   'PRAGMA journal_mode = WAL',
   // FULL (not NORMAL) in WAL mode: an acknowledged remember survives power loss. The

@@ -26,7 +26,7 @@ const canGroup = (client: Client): client is GroupCommitClient =>
  * measured as a value: more calls share one WAL sync, and the last of them waits for all the
  * others' statements.
  */
-export const MAX_CALLS_PER_COMMIT = 64;
+const MAX_CALLS_PER_COMMIT = 64;
 
 export interface WriteQueue {
   /** Applies one call's statements atomically; rejects with the statement's error, nothing applied. */

@@ -13,7 +13,7 @@ export interface RecallNote {
 }
 
 /** Rendered texts are cut here so a cloud model's input limit is never hit by one big note. */
-export const RENDER_MAX_CHARS = 8_000;
+const RENDER_MAX_CHARS = 8_000;
 
 /**
  * The text a note's vector is computed from: `"<kind> <name>: <text>"`, then its data as canonical

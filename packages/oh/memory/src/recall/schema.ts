@@ -10,13 +10,13 @@ import type { Migration } from '../db/index.ts';
 
 export const NOTE_VECTORS_TABLE = 'note_vectors';
 export const RECALL_EVENTS_TABLE = 'recall_events';
-export const RECALL_NAMESPACE = 'recall';
+const RECALL_NAMESPACE = 'recall';
 
 /** What the recall migrations are built for: the adapter's vector length. */
 type RecallSchemaSettings = { dimensions: number };
 
 /** Released migrations are never edited: add a new entry instead (derived ones rebuild by shape). */
-export const RECALL_MIGRATIONS: readonly Migration[] = [
+const RECALL_MIGRATIONS: readonly Migration[] = [
   {
     // IF NOT EXISTS: databases indexed before recall was migrated already have these, unrecorded.
     name: '001_recall_events',

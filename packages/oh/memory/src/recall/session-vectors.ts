@@ -144,9 +144,9 @@ export interface SessionVectorOptions {
  * as a choice: more keeps more sessions' copies in memory; a session whose copies were dropped
  * reads its vectors from the database again at its next search.
  */
-export const DEFAULT_MAX_VECTORS = 100_000;
+const DEFAULT_MAX_VECTORS = 100_000;
 /** Not measured: how long an unsearched session keeps its copies, memory against a re-read. */
-export const DEFAULT_IDLE_MS = 10 * 60_000;
+const DEFAULT_IDLE_MS = 10 * 60_000;
 /**
  * Names read per query when a session's copies are filled. Not measured: bounds the JSON list each
  * query carries; fewer means more round trips for a large session's first search.

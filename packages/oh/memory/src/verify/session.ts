@@ -45,7 +45,7 @@ const PAGE = 500;
  */
 const ATTEMPTS = 3;
 /** Tables whose rows are rebuilt from the log or the notes; every other session table is history or record. */
-export const DERIVED_TABLES = ['notes', 'link_index', NOTE_VECTORS_TABLE] as const;
+const DERIVED_TABLES = ['notes', 'link_index', NOTE_VECTORS_TABLE] as const;
 
 /** What verify reads: a client and the clock (the store's context has both). */
 export type VerifyContext = Pick<StoreContext, 'client' | 'now'>;

@@ -33,7 +33,7 @@ export interface VectorMeta {
   current: boolean;
 }
 
-export async function hasTable(client: Client, table: string): Promise<boolean> {
+async function hasTable(client: Client, table: string): Promise<boolean> {
   const rs = await client.execute({
     sql: `SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`,
     args: [table],

@@ -58,7 +58,7 @@ export function integerToJson(value: unknown): JsonValue {
 
 const DECIMAL = /^([+-])?(\d+)(?:\.(\d+))?$/;
 
-export function isDecimal(s: string): boolean {
+function isDecimal(s: string): boolean {
   return DECIMAL.test(s);
 }
 

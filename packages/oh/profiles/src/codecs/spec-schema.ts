@@ -21,7 +21,7 @@ const integerBound = z.union([
 ]);
 const description = z.string().min(1).max(CODEC_LIMITS.descriptionChars);
 
-export const fieldSpecSchema: z.ZodType<FieldSpec> = z.strictObject({
+const fieldSpecSchema: z.ZodType<FieldSpec> = z.strictObject({
   get codec() {
     return codecSpecSchema;
   },
@@ -95,7 +95,7 @@ const specOptions = [
 ] as const;
 
 /** The structure of a codec spec; `specIssues` adds the checks that need more than one field. */
-export const codecSpecSchema: z.ZodType<CodecSpec> = z.discriminatedUnion('type', specOptions, {
+const codecSpecSchema: z.ZodType<CodecSpec> = z.discriminatedUnion('type', specOptions, {
   error: (iss) => {
     if (iss.code !== 'invalid_union') return undefined;
     const type = (iss.input as { type?: unknown } | undefined)?.type;
