@@ -12,10 +12,10 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '@oh/memory/testing';
 
 /** apps/api, run from its own folder as `pnpm --filter @sponge/api start` runs it. */
 export const apiDir = fileURLToPath(new URL('../../../apps/api/', import.meta.url));
@@ -35,18 +35,9 @@ export function tempDataDir(prefix = 'api'): { dir: string; remove: () => void }
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+// One free-port helper for every test harness: Oh's. The fault suites take it from here with the
+// rest of the API's harness.
+export { freePort };
 
 /** The hosted runtime's credential given to the APIs started here (RUNTIME_KEY), unless `env` sets one. */
 export const HARNESS_RUNTIME_KEY = 'harness-runtime-key-0123456789abcdef';
@@ -226,7 +217,7 @@ export async function call(
   return toResult(res);
 }
 
-export function toResult(res: RawResponse): CallResult {
+function toResult(res: RawResponse): CallResult {
   const body = (res.json ?? {}) as {
     result?: { data?: unknown };
     error?: { message?: string; data?: Record<string, unknown> };
