@@ -14,8 +14,6 @@ const TEST = [
   '(^|/)(testing|fixtures)/',
   '^(e2e|bench)/',
   '(^|/)(vitest|vite|playwright)\\.config\\.ts$',
-  // @oh/memory's test helpers outside its testing folder.
-  '^packages/oh/memory/src/(test-support|remember-race-child)\\.ts$',
 ];
 // What only tests load from npm.
 const TEST_MODULES = '(^|/)node_modules/(vitest|@vitest|fast-check|@playwright|playwright|tinybench)/';

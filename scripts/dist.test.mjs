@@ -70,7 +70,7 @@ export function testCodeIn(base, workspace) {
     const name = inDist.at(-1);
     const why = [];
     if (/\.(?:test|spec)\./.test(name)) why.push('a test file');
-    if (/^(?:harness|test-support)\./.test(name)) why.push('a test harness');
+    if (/^harness\./.test(name)) why.push('a test harness');
     if (inDist.slice(0, -1).includes('testing')) why.push('in a testing folder');
     if (TEXT.test(name)) {
       const text = readFileSync(file, 'utf8');

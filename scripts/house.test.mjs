@@ -37,7 +37,6 @@ const isProduct = (path) =>
   /\.(ts|tsx|mjs|js)$/.test(path) &&
   !/\.(test|spec|bench)\.[a-z]+$/.test(path) &&
   !/(^|\/)(testing|fixtures)\//.test(path) &&
-  !/(^|\/)(test-support\.ts|remember-race-child\.ts)$/.test(path) &&
   !path.endsWith('.d.ts');
 
 function walk(dir) {

@@ -5,10 +5,11 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { reasonOf, withHarness } from './test-support.ts';
+import { withHarness } from './testing/harness.ts';
+import { outcome } from './testing/fixtures.ts';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
-const childScript = fileURLToPath(new URL('./remember-race-child.ts', import.meta.url));
+const childScript = fileURLToPath(new URL('./testing/remember-race-child.ts', import.meta.url));
 
 /** Starts a child; resolves `ready` once it opened its store, `done` with its outcomes. */
 function startChild(args: string[]): { ready: Promise<void>; go: () => void; done: Promise<string[]> } {
@@ -42,7 +43,7 @@ describe('concurrent remember', () => {
       const { ctx } = await h.session();
       const outcomes = await Promise.all(
         Array.from({ length: 16 }, (_, i) =>
-          reasonOf(
+          outcome(
             h.store.remember(ctx, {
               basedOn: 0,
               requestId: `c-${i}`,
@@ -140,15 +141,15 @@ describe('concurrent remember', () => {
         for (let k = 0; k < 15; k++) {
           for (;;) {
             const version = (await stores[w]!.getSession(ctx.sessionId))!.version;
-            const outcome = await reasonOf(
+            const result = await outcome(
               stores[w]!.remember(ctx, {
                 basedOn: version,
                 requestId: `w${w}-${k}`,
                 changes: [{ op: 'add', name: `lead:w${w}-${k}`, text: 'x' }],
               }),
             );
-            if (outcome === 'ok') break;
-            expect(outcome).toBe('stale_version');
+            if (result === 'ok') break;
+            expect(result).toBe('stale_version');
           }
         }
       };

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createLocalEmbeddingAdapter } from '@oh/embeddings';
-import { withHarness } from './test-support.ts';
+import { withHarness } from './testing/harness.ts';
 
 const adapter = createLocalEmbeddingAdapter({ dimensions: 64 });
 

@@ -8,7 +8,7 @@ import { createClient } from '@libsql/client';
 import type { Client } from '@libsql/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryError, isUnavailable, isUnreachable, toMemoryError } from './errors.ts';
-import { adds, failure, withHarness } from './test-support.ts';
+import { adds, failure, withHarness } from './testing/harness.ts';
 import { sqldBinary, startSqld } from './testing/sqld.ts';
 import type { Sqld } from './testing/sqld.ts';
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from './store.ts';
-import { TEST_SECRET, adds, failure, withHarness } from './test-support.ts';
-import type { Harness } from './test-support.ts';
+import { adds, failure, withHarness } from './testing/harness.ts';
+import { TOKEN_SECRET } from './testing/fixtures.ts';
+import type { Harness } from './testing/harness.ts';
 
 async function accept(h: Harness, name: string, text: string) {
   await h.reviewed.accept('doc:d', { name, text });
@@ -151,7 +152,7 @@ describe('explain', () => {
       // A token signed with another secret.
       const otherStore = await createMemoryStore({
         url: h.memoryUrl,
-        tokenSecret: `${TEST_SECRET}-other`,
+        tokenSecret: `${TOKEN_SECRET}-other`,
         reviewed: h.reviewed,
         now: h.clock.now,
       });

@@ -8,7 +8,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { openVerifier } from './verify/database.ts';
-import { adds, reasonOf, withHarness } from './test-support.ts';
+import { adds, withHarness } from './testing/harness.ts';
+import { outcome } from './testing/fixtures.ts';
 
 const DAY = 86_400_000;
 
@@ -62,7 +63,7 @@ describe('a purged session, from any connection to the memory database', () => {
 
       expect(await h.store.getSession(id)).toEqual(before);
       expect(
-        await reasonOf(h.store.remember(ctx, { basedOn: 1, requestId: '2', changes: adds('late', 1) })),
+        await outcome(h.store.remember(ctx, { basedOn: 1, requestId: '2', changes: adds('late', 1) })),
       ).toBe('session_closed');
     }));
 
@@ -70,7 +71,7 @@ describe('a purged session, from any connection to the memory database', () => {
     withHarness(async (h) => {
       (await h.openPurger()).close();
       const other = 'another-purge-key-0123456789';
-      expect(await reasonOf(h.openPurger({ purgeKey: other }))).toBe('unauthenticated');
+      expect(await outcome(h.openPurger({ purgeKey: other }))).toBe('unauthenticated');
 
       const { ctx } = await h.session();
       await h.store.remember(ctx, { basedOn: 0, requestId: '1', changes: adds('x', 1) });
@@ -80,7 +81,7 @@ describe('a purged session, from any connection to the memory database', () => {
         sql: `UPDATE sessions SET state = 'purged', purged_at = ? WHERE id = ?`,
         args: [h.clock.now().toISOString(), ctx.sessionId],
       });
-      expect(await reasonOf(h.store.query(ctx, { question: 'current_notes' }))).toBe('session_closed');
+      expect(await outcome(h.store.query(ctx, { question: 'current_notes' }))).toBe('session_closed');
 
       // The hash cannot be changed in place, but the row can be deleted; the next key registers.
       await expect(raw.execute(`UPDATE purge_credential SET key_hash = 'x'`)).rejects.toThrow(
@@ -102,7 +103,7 @@ describe('a purged session, from any connection to the memory database', () => {
         args: [ctx.sessionId],
       });
       // The agent never sees it: every tool refuses the closed session first.
-      expect(await reasonOf(h.store.read(ctx, { name: 'lead:back' }))).toBe('session_closed');
+      expect(await outcome(h.store.read(ctx, { name: 'lead:back' }))).toBe('session_closed');
       const verifier = await openVerifier({ url: h.memoryUrl, now: h.clock.now });
       try {
         const report = await verifier.verify(ctx.sessionId);

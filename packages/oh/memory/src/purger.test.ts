@@ -5,7 +5,8 @@ import { openDatabase } from './db/index.ts';
 import { busyRetryGapMs } from './purge-pacing.ts';
 import type * as PurgePacing from './purge-pacing.ts';
 import { purgePass } from './purger.ts';
-import { TEST_PURGE_KEY, adds, failure, reasonOf, withHarness } from './test-support.ts';
+import { adds, failure, withHarness } from './testing/harness.ts';
+import { PURGE_KEY, outcome } from './testing/fixtures.ts';
 
 const DAY = 86_400_000;
 
@@ -62,7 +63,7 @@ describe('purge worker', () => {
       // Only the hash is stored.
       const stored = await h.raw().execute('SELECT key_hash FROM purge_credential');
       expect(stored.rows).toHaveLength(1);
-      expect(String(stored.rows[0]?.key_hash)).not.toContain(TEST_PURGE_KEY);
+      expect(String(stored.rows[0]?.key_hash)).not.toContain(PURGE_KEY);
       await expect(h.raw().execute(`UPDATE purge_credential SET key_hash = 'x'`)).rejects.toThrow(
         /sponge:unauthenticated/,
       );
@@ -130,18 +131,18 @@ describe('purge worker', () => {
       await purger.purgeOnce();
       expect((await h.store.getSession(ctx.sessionId))?.state).toBe('purged');
       expect(
-        await reasonOf(h.store.remember(ctx, { basedOn: 1, requestId: '2', changes: adds('late', 1) })),
+        await outcome(h.store.remember(ctx, { basedOn: 1, requestId: '2', changes: adds('late', 1) })),
       ).toBe('session_closed');
       expect(
-        await reasonOf(h.store.remember(ctx, { basedOn: 0, requestId: '1', changes: adds('x', 2) })),
+        await outcome(h.store.remember(ctx, { basedOn: 0, requestId: '1', changes: adds('x', 2) })),
       ).toBe('session_closed');
-      expect(await reasonOf(h.store.query(ctx, { question: 'current_notes' }))).toBe('session_closed');
+      expect(await outcome(h.store.query(ctx, { question: 'current_notes' }))).toBe('session_closed');
       // Not by raw SQL either: the trigger refuses the way back to open.
       await expect(
         h.raw().execute({ sql: `UPDATE sessions SET state = 'open' WHERE id = ?`, args: [ctx.sessionId] }),
       ).rejects.toThrow(/sponge:session_closed/);
       expect(
-        await reasonOf(
+        await outcome(
           h.store.openSession({
             id: ctx.sessionId,
             ownerId: 'user:o',

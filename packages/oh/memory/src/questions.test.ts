@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { adds, failure, withHarness } from './test-support.ts';
-import type { Harness } from './test-support.ts';
+import { adds, failure, withHarness } from './testing/harness.ts';
+import type { Harness } from './testing/harness.ts';
 import type { AgentContext, QueryAnswer, QueryInput, QueryRow } from './types.ts';
 
 async function accept(

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { recordDigest } from './records.ts';
 import { createMemoryStore } from './store.ts';
-import { TEST_SECRET, adds, failure, withHarness } from './test-support.ts';
-import type { Harness } from './test-support.ts';
+import { adds, failure, withHarness } from './testing/harness.ts';
+import { TOKEN_SECRET } from './testing/fixtures.ts';
+import type { Harness } from './testing/harness.ts';
 import type { ReviewedKnowledgeReader } from './types.ts';
 
 async function accept(h: Harness, name: string, text: string) {
@@ -105,7 +106,7 @@ describe('read', () => {
       };
       const store = await createMemoryStore({
         url: h.memoryUrl,
-        tokenSecret: TEST_SECRET,
+        tokenSecret: TOKEN_SECRET,
         reviewed: tampered,
         now: h.clock.now,
       });

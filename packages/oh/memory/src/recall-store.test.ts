@@ -4,7 +4,8 @@ import { createLocalEmbeddingAdapter } from '@oh/embeddings';
 import { createRecallIndex } from './recall/recall-index.ts';
 import type { EmbeddingAdapter } from '@oh/embeddings';
 import { EmbeddingError } from '@oh/embeddings';
-import { reasonOf, withHarness } from './test-support.ts';
+import { withHarness } from './testing/harness.ts';
+import { outcome } from './testing/fixtures.ts';
 
 const adapter = createLocalEmbeddingAdapter({ dimensions: 64 });
 const recall = { adapter };
@@ -78,8 +79,8 @@ describe('store recall', () => {
           rows: [],
         });
         expect(await h.store.recentRecalls(ctx.sessionId)).toHaveLength(1);
-        expect(await reasonOf(h.store.recall(ctx, { text: '' }, 'live'))).toBe('invalid_input');
-        expect(await reasonOf(h.store.recall(ctx, { text: 'x', author: 'me' } as never, 'live'))).toBe(
+        expect(await outcome(h.store.recall(ctx, { text: '' }, 'live'))).toBe('invalid_input');
+        expect(await outcome(h.store.recall(ctx, { text: 'x', author: 'me' } as never, 'live'))).toBe(
           'invalid_input',
         );
       },
@@ -91,8 +92,8 @@ describe('store recall', () => {
       async (h) => {
         const { ctx } = await h.session();
         await h.store.forget(ctx.sessionId);
-        expect(await reasonOf(h.store.recall(ctx, { text: 'coral' }, 'shadow'))).toBe('session_closed');
-        expect(await reasonOf(h.store.recall(ctx, { text: 'coral' }, 'off'))).toBe('session_closed');
+        expect(await outcome(h.store.recall(ctx, { text: 'coral' }, 'shadow'))).toBe('session_closed');
+        expect(await outcome(h.store.recall(ctx, { text: 'coral' }, 'off'))).toBe('session_closed');
       },
       { recall },
     ));
@@ -112,7 +113,7 @@ describe('store recall', () => {
         expect(res.version).toBe(1);
         expect(await h.store.recall(ctx, { text: 'coral' }, 'shadow')).toEqual({ mode: 'shadow', rows: [] });
         expect(await h.store.recentRecalls(ctx.sessionId)).toEqual([]);
-        expect(await reasonOf(h.store.recall(ctx, { text: 'coral' }, 'live'))).not.toBe('ok');
+        expect(await outcome(h.store.recall(ctx, { text: 'coral' }, 'live'))).not.toBe('ok');
         fail = false;
         const out = await h.store.recall(ctx, { text: 'coral bleaching recovery' }, 'live');
         expect(out.rows[0]!.name).toBe('lead:reef-heat');

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryError } from './errors.ts';
 import { recordDigest } from './records.ts';
-import { adds, failure, reasonOf, withHarness } from './test-support.ts';
-import type { Harness } from './test-support.ts';
+import { adds, failure, withHarness } from './testing/harness.ts';
+import { outcome } from './testing/fixtures.ts';
+import type { Harness } from './testing/harness.ts';
 import type { Change } from './types.ts';
 
 /** The session's version and log length, read behind the store's back: "nothing written" checks. */
@@ -148,7 +149,7 @@ describe('remember', () => {
         changes: [{ op: 'add', name: 'lead:other', text: 'x' }],
       });
       await expect(reused).rejects.toMatchObject({ reason: 'request_id_reused' });
-      expect(await reasonOf(h.store.remember(ctx, { ...input, basedOn: 1 }))).toBe('request_id_reused');
+      expect(await outcome(h.store.remember(ctx, { ...input, basedOn: 1 }))).toBe('request_id_reused');
       expect(await footprint(h, ctx.sessionId)).toEqual(before);
     }));
 
@@ -449,7 +450,7 @@ describe('remember', () => {
           .version;
         expect((await h.store.getSession(ctx.sessionId))?.noteCount).toBe(10_000);
         expect(
-          await reasonOf(
+          await outcome(
             h.store.remember(ctx, { basedOn: version, requestId: 'over', changes: adds('over', 1) }),
           ),
         ).toBe('quota');
@@ -464,20 +465,20 @@ describe('remember', () => {
       h.clock.advance(24 * 3600_000);
       expect((await h.store.getSession(ctx.sessionId))?.state).toBe('expired');
       expect(
-        await reasonOf(h.store.remember(ctx, { basedOn: 1, requestId: 'b', changes: adds('y', 1) })),
+        await outcome(h.store.remember(ctx, { basedOn: 1, requestId: 'b', changes: adds('y', 1) })),
       ).toBe('session_closed');
       // A replay of an earlier request id is refused too: nothing is answered after expiry.
       expect(
-        await reasonOf(h.store.remember(ctx, { basedOn: 0, requestId: 'a', changes: adds('x', 1) })),
+        await outcome(h.store.remember(ctx, { basedOn: 0, requestId: 'a', changes: adds('x', 1) })),
       ).toBe('session_closed');
 
       const other = await h.session();
       await h.store.forget(other.info.id);
       expect(
-        await reasonOf(h.store.remember(other.ctx, { basedOn: 0, requestId: 'a', changes: adds('x', 1) })),
+        await outcome(h.store.remember(other.ctx, { basedOn: 0, requestId: 'a', changes: adds('x', 1) })),
       ).toBe('session_closed');
       expect(
-        await reasonOf(
+        await outcome(
           h.store.remember(
             { sessionId: 'no-such-session', author: 'a' },
             { basedOn: 0, requestId: 'a', changes: adds('x', 1) },
@@ -493,7 +494,7 @@ describe('remember', () => {
       const slow = await h.openStore();
       await h.store.forget(ctx.sessionId);
       expect(
-        await reasonOf(slow.remember(ctx, { basedOn: 0, requestId: 'late', changes: adds('late', 1) })),
+        await outcome(slow.remember(ctx, { basedOn: 0, requestId: 'late', changes: adds('late', 1) })),
       ).toBe('session_closed');
       // And raw SQL cannot append to the log of a closed session either.
       const raw = h.raw();

@@ -7,8 +7,9 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MemoryStoreOptions } from './types.ts';
-import { TEST_PURGE_KEY, adds, failure, reasonOf, withHarness } from './test-support.ts';
-import type { Harness } from './test-support.ts';
+import { adds, failure, withHarness } from './testing/harness.ts';
+import { PURGE_KEY, outcome } from './testing/fixtures.ts';
+import type { Harness } from './testing/harness.ts';
 import { sqldBinary, startSqld } from './testing/sqld.ts';
 import type { Sqld } from './testing/sqld.ts';
 
@@ -102,7 +103,7 @@ describe.skipIf(sqldBinary() === null)('the store on a libSQL server (sqld)', ()
       // Twenty calls on basedOn 0, alternating between the two stores: exactly one applies.
       const racing = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
-          reasonOf(
+          outcome(
             (i % 2 ? other : h.store).remember(ctx, {
               basedOn: 0,
               requestId: `c${i}`,
@@ -125,15 +126,15 @@ describe.skipIf(sqldBinary() === null)('the store on a libSQL server (sqld)', ()
         for (let i = 0; i < 10; i++) {
           for (;;) {
             const version = (await store.getSession(ctx.sessionId))!.version;
-            const outcome = await reasonOf(
+            const result = await outcome(
               store.remember(ctx, {
                 basedOn: version,
                 requestId: `${tag}${i}`,
                 changes: [{ op: 'add', name: `lead:${tag}${i}`, text: tag }],
               }),
             );
-            if (outcome === 'ok') break;
-            expect(outcome).toBe('stale_version');
+            if (result === 'ok') break;
+            expect(result).toBe('stale_version');
           }
         }
       };
@@ -208,7 +209,7 @@ describe.skipIf(sqldBinary() === null)('the store on a libSQL server (sqld)', ()
       ).toBe('session_closed');
 
       // The first key registers; the server then refuses any other.
-      const purger = await h.openPurger({ purgeKey: TEST_PURGE_KEY });
+      const purger = await h.openPurger({ purgeKey: PURGE_KEY });
       expect((await failure(h.openPurger({ purgeKey: 'another-key-0123456789' }))).reason).toBe(
         'unauthenticated',
       );

@@ -6,7 +6,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { kindOf, recordDigest } from './records.ts';
-import { reasonOf, withHarness } from './test-support.ts';
+import { withHarness } from './testing/harness.ts';
+import { outcome } from './testing/fixtures.ts';
 import type { Change, JsonValue, Link } from './types.ts';
 
 const NAMES = ['lead:a', 'lead:b', 'lead:c', 'todo:d', 'todo:e', 'figure:f'] as const;
@@ -90,15 +91,15 @@ describe('replay equals projection (property)', () => {
                 calls++;
                 const changes = raw.map(clean);
                 const expected = applyModel(model, changes);
-                const outcome = await reasonOf(
+                const result = await outcome(
                   h.store.remember(ctx, { basedOn: version, requestId: `p-${i}`, changes }),
                 );
                 if ('next' in expected) {
-                  expect(outcome).toBe('ok');
+                  expect(result).toBe('ok');
                   model = expected.next;
                   version++;
                 } else {
-                  expect(expected.refused).toContain(outcome);
+                  expect(expected.refused).toContain(result);
                 }
                 const stored = new Map((await h.store.notes(ctx.sessionId)).map((n) => [n.name, n.digest]));
                 expect(stored).toEqual(model);

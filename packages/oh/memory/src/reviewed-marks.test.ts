@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { revisionPairs, describeMark } from './reviewed-marks.ts';
-import { withHarness } from './test-support.ts';
+import { withHarness } from './testing/harness.ts';
 import type { QueryRow, ReviewedKnowledgeReader, RevisionMark } from './types.ts';
 
 // Marks are the reader's (Sponge computes them from its Research profile and tests that in

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { adds, failure, reasonOf, withHarness } from './test-support.ts';
+import { adds, failure, withHarness } from './testing/harness.ts';
+import { outcome } from './testing/fixtures.ts';
 
 describe('sessions', () => {
   it('open: version 0, pinned revision, 24 h lifetime, listed newest first', () =>
@@ -43,7 +44,7 @@ describe('sessions', () => {
       expect([...many.keys()].sort()).toEqual([a.id, b.id].sort());
       // A session id cannot be reused, so a forgotten session cannot be opened again.
       expect(
-        await reasonOf(
+        await outcome(
           h.store.openSession({
             id: 'fixed-id',
             ownerId: 'user:o',
@@ -54,7 +55,7 @@ describe('sessions', () => {
         ),
       ).toBe('invalid_input');
       expect(
-        await reasonOf(
+        await outcome(
           h.store.openSession({ ownerId: '', documentId: 'doc:d', runId: 'r', pinnedRevision: 0 }),
         ),
       ).toBe('invalid_input');
@@ -78,7 +79,7 @@ describe('sessions', () => {
           h.store.read(ctx, { name: 'lead:x-0' }),
           h.store.explain(ctx, { token: answer.explainToken, row: 0 }),
           h.store.preload(ctx),
-        ].map(reasonOf),
+        ].map(outcome),
       );
       expect(reasons).toEqual(Array(5).fill('session_closed'));
       // Owner views still work on an expired session until it is purged.
@@ -126,7 +127,7 @@ describe('sessions', () => {
       h.clock.advance(5000);
       expect(await h.store.forget(ctx.sessionId)).toEqual(forgotten);
       expect(
-        await reasonOf(h.store.remember(ctx, { basedOn: 1, requestId: 'b', changes: adds('y', 1) })),
+        await outcome(h.store.remember(ctx, { basedOn: 1, requestId: 'b', changes: adds('y', 1) })),
       ).toBe('session_closed');
       expect((await failure(h.store.forget('nope'))).reason).toBe('not_found');
     }));

@@ -7,7 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalClient } from './local-client.ts';
 import type { GroupOutcome } from './local-client.ts';
 import { createWriteQueue } from './write-queue.ts';
-import { adds, reasonOf, withHarness } from '../test-support.ts';
+import { adds, withHarness } from '../testing/harness.ts';
+import { outcome } from '../testing/fixtures.ts';
 
 let dir: string;
 const clients: Client[] = [];
@@ -118,7 +119,7 @@ describe.each(['main', 'worker'] as const)('remember under group commit (thread:
           }),
         ];
         const outcomes = await Promise.allSettled(calls);
-        const reasons = await Promise.all(calls.map((c) => reasonOf(c).catch(() => 'ok')));
+        const reasons = await Promise.all(calls.map((c) => outcome(c).catch(() => 'ok')));
         expect(outcomes.slice(0, 29).every((o) => o.status === 'fulfilled')).toBe(true);
         expect(reasons.slice(29, 31).sort()).toEqual(['ok', 'stale_version']);
         // The dup call was based on version 1, which the r0 call of the same tick had just made.
@@ -140,7 +141,7 @@ describe.each(['main', 'worker'] as const)('remember under group commit (thread:
         const calls = Array.from({ length: 16 }, (_, i) =>
           h.store.remember(ctx, { basedOn: 0, requestId: `race-${i}`, changes: adds(`race${i}`, 2) }),
         );
-        const reasons = await Promise.all(calls.map((c) => reasonOf(c).catch(() => 'ok')));
+        const reasons = await Promise.all(calls.map((c) => outcome(c).catch(() => 'ok')));
         expect(reasons.filter((r) => r === 'ok')).toHaveLength(1);
         expect(reasons.filter((r) => r === 'stale_version')).toHaveLength(15);
         const winner = reasons.indexOf('ok');

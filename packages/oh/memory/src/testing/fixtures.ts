@@ -1,9 +1,10 @@
 /**
- * Shared set-up for the reliability tests of the store: temp folders that are always removed,
- * a store on a real libSQL file, and the raw-file helpers the on-disk tests need.
+ * What every test of the store shares: the token secret and purge key, a movable clock, temp
+ * folders that are always removed, a store on a real libSQL file, what a refused call said, and
+ * the raw-file helpers the on-disk tests need. The unit tests' harness (harness.ts) builds on it.
  *
- * Everything goes through the package's public entry (`../index.ts`), so these tests exercise
- * exactly what the API uses.
+ * Everything goes through the package's public entry (`../index.ts`), so the reliability tests
+ * and the child processes exercise exactly what the API uses.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -11,8 +11,8 @@ import { openDatabase } from '../db/index.ts';
 import { openVerifier, repair } from './database.ts';
 import { inspect } from './session.ts';
 import type { MemoryVerifier } from './database.ts';
-import { adds, withHarness } from '../test-support.ts';
-import type { Harness } from '../test-support.ts';
+import { adds, withHarness } from '../testing/harness.ts';
+import type { Harness } from '../testing/harness.ts';
 import type { AgentContext } from '../types.ts';
 
 const DAY = 86_400_000;

@@ -1,19 +1,18 @@
 /**
- * Test harness for the store's unit tests: real libSQL files in a temp folder, a movable clock,
- * reviewed knowledge in memory (the application keeps the real one: Oh only reads it), and ONE
- * place that closes everything and removes the folder, whatever the test did. Not exported from
- * the package.
+ * The store's unit tests' harness: real libSQL files in a temp folder, a movable clock, reviewed
+ * knowledge in memory (the application keeps the real one: Oh only reads it), and ONE place that
+ * closes everything and removes the folder, whatever the test did. Not exported from the package.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@libsql/client';
 import type { Client } from '@libsql/client';
-import { MemoryError } from './errors.ts';
-import { kindOf, recordDigest } from './records.ts';
-import { compareNames } from './reviewed-view.ts';
-import { createMemoryStore } from './store.ts';
-import { openPurger } from './purger.ts';
+import { MemoryError } from '../errors.ts';
+import { kindOf, recordDigest } from '../records.ts';
+import { compareNames } from '../reviewed-view.ts';
+import { createMemoryStore } from '../store.ts';
+import { openPurger } from '../purger.ts';
 import type {
   AgentContext,
   JsonValue,
@@ -25,24 +24,11 @@ import type {
   ReviewedKnowledgeReader,
   ReviewedRecord,
   SessionInfo,
-} from './types.ts';
-
-export const TEST_SECRET = 'unit-test-token-secret-0123456789abcdef';
-export const TEST_PURGE_KEY = 'unit-test-purge-key-0123456789';
-
-export interface Clock {
-  now: () => Date;
-  advance: (ms: number) => void;
-  set: (date: Date) => void;
-}
-
-export function movableClock(start = new Date()): Clock {
-  let t = start.getTime();
-  return { now: () => new Date(t), advance: (ms) => void (t += ms), set: (d) => void (t = d.getTime()) };
-}
+} from '../types.ts';
+import { PURGE_KEY, TOKEN_SECRET, testClock } from './fixtures.ts';
 
 /** What `TestReviewed.accept` takes: a record's content and, optionally, its provenance. */
-export interface AcceptedRecord {
+interface AcceptedRecord {
   name: string;
   text: string;
   data?: JsonValue;
@@ -67,7 +53,7 @@ export interface TestReviewed extends ReviewedKnowledgeReader {
  * of its document, each record is valid over a revision range [from, to), so what is in view at
  * a revision never changes once it exists. It attaches no marks (no record is a correction).
  */
-export function memoryReviewed(now: () => Date = () => new Date()): TestReviewed {
+function memoryReviewed(now: () => Date = () => new Date()): TestReviewed {
   const latest = new Map<string, number>();
   const held = new Map<string, Array<{ record: ReviewedRecord; to: number | null }>>();
   let decisions = 0;
@@ -121,7 +107,7 @@ export interface Harness {
   dir: string;
   memoryPath: string;
   memoryUrl: string;
-  clock: Clock;
+  clock: ReturnType<typeof testClock>;
   reviewed: TestReviewed;
   store: MemoryStore;
   /** Another store on the same memory file (another "process" in-process: its own connection). */
@@ -138,7 +124,7 @@ export interface Harness {
 
 /**
  * Runs `fn` against a fresh memory database: a file in a temp folder, or the database at
- * `memoryUrl` (a libSQL server, see testing/sqld.ts; `memoryPath` is then empty). Reviewed
+ * `memoryUrl` (a libSQL server, see sqld.ts; `memoryPath` is then empty). Reviewed
  * knowledge is in memory either way (`memoryReviewed`).
  */
 export async function withHarness<T>(
@@ -150,13 +136,13 @@ export async function withHarness<T>(
   const closers: Array<() => void> = [];
   const memoryPath = where.memoryUrl === undefined ? join(dir, 'memory.db') : '';
   const memoryUrl = where.memoryUrl ?? `file:${memoryPath}`;
-  const clock = movableClock();
+  const clock = testClock();
   try {
     const reviewed = memoryReviewed(clock.now);
     const openStore = async (extra: Partial<MemoryStoreOptions> = {}) => {
       const store = await createMemoryStore({
         url: memoryUrl,
-        tokenSecret: TEST_SECRET,
+        tokenSecret: TOKEN_SECRET,
         reviewed,
         now: clock.now,
         ...options,
@@ -178,7 +164,7 @@ export async function withHarness<T>(
       async openPurger(opts = {}) {
         const purger = await openPurger({
           url: memoryUrl,
-          purgeKey: opts.purgeKey ?? TEST_PURGE_KEY,
+          purgeKey: opts.purgeKey ?? PURGE_KEY,
           now: opts.now ?? clock.now,
         });
         closers.push(() => purger.close());
@@ -211,17 +197,6 @@ export async function withHarness<T>(
       }
     }
     rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/** The reason a promise was refused with ('ok' when it resolved). */
-export async function reasonOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-    return 'ok';
-  } catch (error) {
-    const reason = (error as { reason?: unknown }).reason;
-    return typeof reason === 'string' ? reason : `raw: ${String(error)}`;
   }
 }
 

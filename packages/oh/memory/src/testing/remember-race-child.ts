@@ -4,10 +4,9 @@
  * `count` remember calls that are all based on the same version. Prints one JSON line: the
  * outcome of every call ('ok:<version>' or the refusal's reason[:currentVersion]).
  *
- *   node --import tsx src/remember-race-child.ts <db-path> <session-id> <based-on> <tag> <count>
+ *   node --import tsx src/testing/remember-race-child.ts <db-path> <session-id> <based-on> <tag> <count>
  */
-import { createMemoryStore } from './store.ts';
-import { TEST_SECRET } from './test-support.ts';
+import { fileUrl, openStore } from './fixtures.ts';
 
 const [dbPath, sessionId, basedOn, tag, count] = process.argv.slice(2);
 if (!dbPath || !sessionId || !basedOn || !tag || !count) {
@@ -15,11 +14,7 @@ if (!dbPath || !sessionId || !basedOn || !tag || !count) {
   process.exit(2);
 }
 
-const store = await createMemoryStore({
-  url: `file:${dbPath}`,
-  tokenSecret: TEST_SECRET,
-  reviewed: { latestRevision: async () => 0, recordsAt: async () => [] },
-});
+const store = await openStore(fileUrl(dbPath));
 try {
   process.stdout.write('ready\n');
   await new Promise((resolve) => process.stdin.once('data', resolve));
