@@ -20,7 +20,7 @@ export const TOKEN_SECRET = 'reliability-test-secret-0123456789abcdef';
 export const PURGE_KEY = 'reliability-purge-key-0123456789abcdef';
 
 /** Reviewed knowledge is not under test here: a document without any reviewed record. */
-export const noReviewed: ReviewedKnowledgeReader = {
+const noReviewed: ReviewedKnowledgeReader = {
   latestRevision: async () => 0,
   recordsAt: async () => [],
 };
