@@ -102,12 +102,13 @@ export default {
       to: { path: '^(apps|e2e|bench)/', dependencyTypesNot: ['type-only'] },
     },
     {
-      name: 'library-imports-no-app',
+      name: 'domains-import-no-app',
       comment:
-        'The library (@sponge/library) is a domain below the apps: it imports no app, not even its ' +
-        'types; the app hands it what it needs (a client, an adapter, its own tables by name).',
+        'The library (@sponge/library) and reviewed knowledge (@sponge/reviewed) are domains below ' +
+        'the apps: they import no app, not even its types; the app hands them what they need (a ' +
+        'client, an adapter, its notebook store, its own tables by name).',
       severity: 'error',
-      from: { path: '^packages/library/' },
+      from: { path: '^packages/(library|reviewed)/' },
       to: { path: '^(apps|e2e|bench)/' },
     },
     {

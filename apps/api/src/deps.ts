@@ -10,7 +10,7 @@ import type { Config } from './config.ts';
 import type { AccountService } from './accounts/accounts.ts';
 import type { Library } from '@sponge/library';
 import type { UploadsInFlight } from './http/upload-places.ts';
-import type { ReviewedKnowledge } from './reviewed/types.ts';
+import type { ReviewedKnowledge } from '@sponge/reviewed';
 
 export interface AppDeps {
   config: Config;

@@ -9,6 +9,8 @@ import { DOCUMENT_REASON_TO_CODE, ERROR_REASONS, REASON_TO_CODE } from '@sponge/
 import type { ApiReason, ErrorReason } from '@sponge/contract';
 import { isLibraryError } from '@sponge/library';
 import type { LibraryError, LibraryReason } from '@sponge/library';
+import { isReviewError } from '@sponge/reviewed';
+import type { ReviewError } from '@sponge/reviewed';
 
 export type { ApiReason };
 
@@ -142,6 +144,19 @@ export function fromLibraryError(e: LibraryError): TRPCError {
   });
 }
 
+/**
+ * Maps a refusal of reviewed knowledge to its SPEC §9 tRPC error; an `invalid_input` keeps its
+ * issues (the error formatter puts them in `data.issues`), `integrity` says nothing of what failed.
+ */
+export function fromReviewError(e: ReviewError): ApiError {
+  return new ApiError({
+    code: REASON_TO_CODE[e.reason],
+    reason: e.reason,
+    message: e.reason === 'integrity' ? INTEGRITY_MESSAGE : e.message,
+    cause: e,
+  });
+}
+
 /** What a caller reads while the application database (users, tokens, runs) cannot serve. */
 export const APP_UNAVAILABLE_MESSAGE =
   'The application database cannot be reached or is too busy right now. Try again in a moment.';
@@ -163,13 +178,14 @@ export function fromAppDatabaseError(e: unknown): unknown {
 }
 
 /**
- * A procedure's failure as SPEC §9 shows it: a store or library error by its reason, a database
+ * A procedure's failure as SPEC §9 shows it: a store, library or reviewed knowledge error by its reason, a database
  * that cannot serve as `unavailable`. The one place the domains' errors become tRPC codes: the
  * outermost middleware (trpc.ts) maps every procedure's failure here, and /mcp's tools theirs.
  */
 export function toApiError(error: TRPCError): TRPCError {
   if (isMemoryError(error.cause)) return fromMemoryError(error.cause);
   if (isLibraryError(error.cause)) return fromLibraryError(error.cause);
+  if (isReviewError(error.cause)) return fromReviewError(error.cause);
   const app = fromAppDatabaseError(error.cause);
   return app instanceof ApiError ? app : error;
 }

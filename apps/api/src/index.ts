@@ -16,7 +16,7 @@ export type RouterOutputs = inferRouterOutputs<AppRouter>;
 export type { ErrorDataExtras, InputIssue } from './trpc.ts';
 export type { ApiReason } from './errors.ts';
 export type { TranscriptItem } from '@sponge/contract';
-export type { PanelConflict, WorkingNoteRow, ReviewedRow } from './routers/memory.ts';
+export type { PanelConflict, WorkingNoteRow, ReviewedRow } from '@sponge/reviewed';
 export type { RecallAnswer } from './routers/agent.ts';
 export type { SessionView } from './views.ts';
 export type { ToolDescriptor } from '@sponge/contract';

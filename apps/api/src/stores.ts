@@ -8,8 +8,8 @@ import { createCloudEmbeddingAdapter, createLocalEmbeddingAdapter } from '@oh/em
 import type { MemoryStore, MemoryStoreOptions, Migration, Purger, PurgerOptions } from '@oh/memory';
 import type { EmbeddingAdapter } from '@oh/embeddings';
 import type { EmbeddingsConfig } from './config.ts';
-import { createReviewedKnowledge } from './reviewed/knowledge.ts';
-import type { ReviewedKnowledge } from './reviewed/types.ts';
+import { createReviewedKnowledge } from '@sponge/reviewed';
+import type { ReviewedKnowledge } from '@sponge/reviewed';
 
 export function openMemoryStore(options: MemoryStoreOptions): Promise<MemoryStore> {
   return createMemoryStore(options);

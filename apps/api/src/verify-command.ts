@@ -28,8 +28,8 @@ import { repairLibrary, verifyLibrary } from '@sponge/library';
 import type { LibraryVerification } from '@sponge/library';
 import { APP_SCHEMA } from './data/migrations.ts';
 import { createLogger } from './log.ts';
-import { verifyReviewed } from './reviewed/verify.ts';
-import type { ReviewedVerification } from './reviewed/verify.ts';
+import { verifyReviewed } from '@sponge/reviewed';
+import type { ReviewedVerification } from '@sponge/reviewed';
 import { openAppDatabase, openEmbeddings } from './stores.ts';
 
 export const USAGE = `usage: pnpm --filter @sponge/api verify [-- [--repair] [--session <id>]...]

@@ -1,12 +1,14 @@
 import type { Migration } from '@oh/memory';
 import { LIBRARY_MIGRATIONS as LIBRARY } from '@sponge/library';
 import type { LibrarySchema } from '@sponge/library';
+import { REVIEWED_MIGRATIONS as REVIEWED } from '@sponge/reviewed';
 
 /**
  * The application database's migrations (sponge.db), in one ordered list under the namespace
- * `app`: the API's own tables, and the library's (@sponge/library, `LIBRARY_MIGRATIONS`) where
- * they were released. Reviewed knowledge lives in the same database but belongs to @oh/memory,
- * which migrates it under its own namespace.
+ * `app`: the API's own tables, the library's (@sponge/library, `LIBRARY_MIGRATIONS`) and reviewed
+ * knowledge's profile installs (@sponge/reviewed, `REVIEWED_MIGRATIONS`) where they were released.
+ * Reviewed knowledge's revisions, decisions and records live in the same database under a
+ * namespace of their own, which @sponge/reviewed migrates when it opens.
  *
  * Append only: a released migration is never edited, a change is a new entry. A migration's id
  * is its position here (data/migrations.test.ts holds the released list and checks it).
@@ -71,37 +73,9 @@ export const APP_MIGRATIONS: Migration[] = [
       `CREATE INDEX recall_events_run ON recall_events(run_id, id)`,
     ],
   },
-  {
-    // Vocabulary profiles installed on a document (SPEC §7): the pack's name, and the version and
-    // digest that were installed, so a later pack release can be told apart from what was chosen.
-    name: '002_document_profiles',
-    statements: [
-      `CREATE TABLE document_profiles (
-        document_id TEXT NOT NULL REFERENCES documents(id),
-        profile TEXT NOT NULL,
-        version TEXT NOT NULL,
-        digest TEXT NOT NULL CHECK (length(digest) = 64),
-        installed_by TEXT NOT NULL REFERENCES users(id),
-        installed_at TEXT NOT NULL,
-        PRIMARY KEY (document_id, profile)
-      )`,
-    ],
-  },
+  REVIEWED.documentProfiles002,
   LIBRARY.chunks003,
-  {
-    // The packs as installed (SPEC §7), once per digest: review validates a document's records
-    // with the release installed on it, and after a pack release only the newest one ships.
-    // Installs made before this migration resolve while their release still ships.
-    name: '004_profiles_installed_packs',
-    statements: [
-      `CREATE TABLE profile_packs (
-        digest TEXT PRIMARY KEY CHECK (length(digest) = 64),
-        name TEXT NOT NULL,
-        version TEXT NOT NULL,
-        pack TEXT NOT NULL
-      )`,
-    ],
-  },
+  REVIEWED.profilePacks004,
   LIBRARY.chunksSized005,
   {
     // The hosted runtime (SPEC §7b) claims runs: a claim issues the run's token (the one made at

@@ -125,16 +125,3 @@ export async function userByApiKey(
     lastUsedAt: r.last_used_at === null ? null : String(r.last_used_at),
   };
 }
-
-/** Names of several users at once (reviewers in the history and the panel), keyed by id. */
-export async function userNames(db: Client, ids: Iterable<string>): Promise<Map<string, string>> {
-  const unique = [...new Set(ids)];
-  const out = new Map<string, string>();
-  if (unique.length === 0) return out;
-  const rs = await db.execute({
-    sql: `SELECT id, name FROM users WHERE id IN (${unique.map(() => '?').join(', ')})`,
-    args: unique,
-  });
-  for (const r of rs.rows) out.set(String(r.id), String(r.name));
-  return out;
-}

@@ -8,8 +8,7 @@ import type { AgentContext, Change, JsonValue } from '@oh/memory';
 import { kindOf } from '@sponge/contract';
 import type { AppDeps } from '../deps.ts';
 import { insertDocument, publishDocument, shareDocument } from '@sponge/library';
-import { installProfile } from '../data/profiles.ts';
-import { decideReview } from '../routers/review.ts';
+import { decideReview, installProfile } from '@sponge/reviewed';
 import { finishRun, insertMessage, insertRun } from '../data/runs.ts';
 import { insertUser } from '../data/users.ts';
 import { hashToken, newId, newToken } from '../tokens.ts';
@@ -61,7 +60,7 @@ export async function seedDemo(deps: AppDeps): Promise<{ documents: number; runI
     passage: string,
     comment: string,
   ) =>
-    decideReview(deps, 'user-ada', {
+    decideReview({ db: app, reviewed: deps.reviewed, notebook: deps.store }, 'user-ada', {
       documentId: REEF_DOCUMENT_ID,
       profile: research.name,
       kind: kindOf(name),

@@ -2,7 +2,7 @@
  * The four read-only tools of `/mcp` (SPEC §7d), for one owner: an MCP server built per request
  * for the key that authenticated it (./http.ts), so every call is checked against the key as it is
  * now. They answer what the library tools answer (routers/library.ts, the same limits and the
- * owner's own documents only) and the reviewed knowledge of a document (reviewed/history.ts).
+ * owner's own documents only) and the reviewed knowledge of a document (@sponge/reviewed).
  * Never a working-memory tool, and nothing that writes.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -12,10 +12,10 @@ import type { z } from 'zod';
 import { MCP_TOOLS, MCP_TOOL_NAMES, mcpToolInputs, mcpToolOutputs } from '@sponge/contract';
 import type { McpToolName, McpToolOutput } from '@sponge/contract';
 import { isLibraryError, readOwnPassage } from '@sponge/library';
+import { isReviewError, reviewedFindings } from '@sponge/reviewed';
 import { listReadableDocuments } from '../data/document-activity.ts';
 import type { AppDeps } from '../deps.ts';
-import { ApiError, defaultReason, fromLibraryError, toApiError } from '../errors.ts';
-import { reviewedFindings } from '../reviewed/history.ts';
+import { ApiError, defaultReason, fromLibraryError, fromReviewError, toApiError } from '../errors.ts';
 import { searchOwnLibrary } from '../routers/library.ts';
 
 /** Who the tools act for: the owner, and the API key or OAuth token that said so (what the log names). */
@@ -85,7 +85,13 @@ const inWords: { [N in McpToolName]: (out: McpToolOutput<N>) => string } = {
  */
 export function toolError(deps: AppDeps, tool: string, error: unknown): CallToolResult {
   const known =
-    error instanceof TRPCError ? toApiError(error) : isLibraryError(error) ? fromLibraryError(error) : error;
+    error instanceof TRPCError
+      ? toApiError(error)
+      : isLibraryError(error)
+        ? fromLibraryError(error)
+        : isReviewError(error)
+          ? fromReviewError(error)
+          : error;
   if (known instanceof TRPCError && known.code !== 'INTERNAL_SERVER_ERROR') {
     const reason = known instanceof ApiError ? known.reason : defaultReason(known.code);
     const retryAfter = known instanceof ApiError ? known.retryAfterSeconds : undefined;
@@ -118,7 +124,8 @@ function answers(deps: AppDeps, owner: McpOwner) {
           index: d.index.state,
         })),
     }),
-    list_reviewed_findings: (input) => reviewedFindings(deps, owner.userId, input.documentId),
+    list_reviewed_findings: (input) =>
+      reviewedFindings({ db: deps.app, reviewed: deps.reviewed }, owner.userId, input.documentId),
   } satisfies {
     [N in McpToolName]: (input: z.output<(typeof mcpToolInputs)[N]>) => Promise<McpToolOutput<N>>;
   };

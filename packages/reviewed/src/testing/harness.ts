@@ -7,14 +7,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MemoryError, createMemoryStore } from '@oh/memory';
-import type { AgentContext, MemoryStore, OpenSessionInput, SessionInfo } from '@oh/memory';
+import { createMemoryStore, isMemoryError } from '@oh/memory';
+import type { AgentContext, MemoryError, MemoryStore, OpenSessionInput, SessionInfo } from '@oh/memory';
+import { isReviewError } from '../errors.ts';
+import type { ReviewError } from '../errors.ts';
 import { createReviewedKnowledge } from '../knowledge.ts';
 import type { ReviewedKnowledge } from '../types.ts';
 
 const TEST_SECRET = 'reviewed-test-token-secret-0123456789abcdef';
 
-export interface Clock {
+interface Clock {
   now: () => Date;
   advance: (ms: number) => void;
 }
@@ -78,13 +80,16 @@ export async function withReviewed<T>(fn: (h: ReviewedHarness) => Promise<T>): P
   }
 }
 
-/** The MemoryError a call was refused with; fails the test when the call succeeded. */
-export async function failure(promise: Promise<unknown>): Promise<MemoryError> {
+/**
+ * The refusal a call ended with — reviewed knowledge's `ReviewError` or Oh's store's `MemoryError`,
+ * each with its reason; fails the test when the call succeeded or failed otherwise.
+ */
+export async function failure(promise: Promise<unknown>): Promise<ReviewError | MemoryError> {
   try {
     await promise;
   } catch (error) {
-    if (error instanceof MemoryError) return error;
-    throw new Error(`expected a MemoryError, got ${String(error)}`, { cause: error });
+    if (isReviewError(error) || isMemoryError(error)) return error;
+    throw new Error(`expected a ReviewError or a MemoryError, got ${String(error)}`, { cause: error });
   }
   throw new Error('expected the call to be refused, but it succeeded');
 }

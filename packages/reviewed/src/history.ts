@@ -4,21 +4,25 @@
  * export of the records in view at one revision with their provenance, as canonical JSON that can
  * be checked and cited outside the product (every record's digest recomputes from it).
  */
+import type { Client } from '@libsql/client';
 import { canonicalJson } from '@oh/memory';
 import type { JsonValue, ReviewedRecord } from '@oh/memory';
-import { kindOf, ownerInputs } from '@sponge/contract';
+import { kindOf } from '@sponge/contract';
 import type { Link, McpToolOutput, OwnerInput } from '@sponge/contract';
-import { requireOwnedDocument } from '../access.ts';
 import { listVisibleDocuments } from '@sponge/library';
-import { userNames } from '../data/users.ts';
-import type { AppDeps } from '../deps.ts';
-import { ApiError } from '../errors.ts';
-import type { ReviewDecision } from './types.ts';
+import { ReviewError } from './errors.ts';
+import { requireOwnDocument } from './own-document.ts';
+import { userNames } from './people.ts';
+import type { ReviewDecision, ReviewedKnowledge } from './types.ts';
 
-export const EXPORT_FORMAT = 'sponge-reviewed-knowledge/1';
+const EXPORT_FORMAT = 'sponge-reviewed-knowledge/1';
 
-export const reviewExportInputSchema = ownerInputs['review.export'];
-export type ReviewExportInput = OwnerInput<'review.export'>;
+/** Where a document's reviewed knowledge is read, with what names its sources and reviewers. */
+export interface ReviewRecords {
+  /** The application database: the library's documents, the reviewers' names. */
+  db: Client;
+  reviewed: ReviewedKnowledge;
+}
 
 type Profile = ReviewDecision['profile'];
 type Mark = NonNullable<ReviewedRecord['marks']>[number];
@@ -53,27 +57,28 @@ function fieldsOf(data: JsonValue | null): Record<string, JsonValue> | null {
   return fields !== null && typeof fields === 'object' && !Array.isArray(fields) ? fields : null;
 }
 
-async function titles(deps: AppDeps, userId: string): Promise<Map<string, string>> {
-  return new Map((await listVisibleDocuments(deps.app, userId)).map((d) => [d.id, d.title]));
+/** The titles of the documents `userId` may read, by id (the library's rule). */
+async function titles(db: Client, userId: string): Promise<Map<string, string>> {
+  return new Map((await listVisibleDocuments(db, userId)).map((d) => [d.id, d.title]));
 }
 
-/** Every decision on the document, newest first. Owner only (NOT_FOUND otherwise). */
+/** Every decision on the document, newest first. Owner only (`not_found` otherwise). */
 export async function reviewHistory(
-  deps: AppDeps,
+  { db, reviewed }: ReviewRecords,
   userId: string,
   documentId: string,
 ): Promise<{ latestRevision: number; decisions: HistoryEntry[] }> {
-  await requireOwnedDocument(deps, userId, documentId);
-  const decisions = await deps.reviewed.decisions(documentId);
+  await requireOwnDocument(db, userId, documentId);
+  const decisions = await reviewed.decisions(documentId);
   const [names, visible] = await Promise.all([
     userNames(
-      deps.app,
+      db,
       decisions.map((d) => d.reviewerId),
     ),
-    titles(deps, userId),
+    titles(db, userId),
   ]);
   return {
-    latestRevision: await deps.reviewed.latestRevision(documentId),
+    latestRevision: await reviewed.latestRevision(documentId),
     decisions: decisions.map((d) => ({
       id: d.id,
       name: d.name,
@@ -96,7 +101,7 @@ export async function reviewHistory(
 }
 
 /** One record of an export: its content (what the digest covers) and where it comes from. */
-export interface ExportedRecord {
+interface ExportedRecord {
   name: string;
   kind: string;
   text: string;
@@ -131,19 +136,19 @@ function slug(title: string): string {
  * their provenance: what the export holds and what the MCP endpoint lists as reviewed findings.
  */
 async function recordsInView(
-  deps: AppDeps,
+  { db, reviewed }: ReviewRecords,
   userId: string,
   documentId: string,
   revision: number,
 ): Promise<{ title: string; records: ExportedRecord[] }> {
   const [records, decisions, visible] = await Promise.all([
-    revision === 0 ? Promise.resolve([]) : deps.reviewed.recordsAt(documentId, revision),
-    deps.reviewed.decisions(documentId),
-    titles(deps, userId),
+    revision === 0 ? Promise.resolve([]) : reviewed.recordsAt(documentId, revision),
+    reviewed.decisions(documentId),
+    titles(db, userId),
   ]);
   const byId = new Map(decisions.map((d) => [d.id, d]));
   const names = await userNames(
-    deps.app,
+    db,
     records.map((r) => r.reviewerId),
   );
   return {
@@ -173,16 +178,16 @@ async function recordsInView(
 /**
  * A document's reviewed knowledge as the owner's own agent reads it over MCP (SPEC §7d): the
  * records in view at the newest revision, each with its source, passage, decision and the
- * revision that accepted it. Owner only (NOT_FOUND otherwise).
+ * revision that accepted it. Owner only (`not_found` otherwise).
  */
 export async function reviewedFindings(
-  deps: AppDeps,
+  on: ReviewRecords,
   userId: string,
   documentId: string,
 ): Promise<McpToolOutput<'list_reviewed_findings'>> {
-  await requireOwnedDocument(deps, userId, documentId);
-  const revision = await deps.reviewed.latestRevision(documentId);
-  const { title, records } = await recordsInView(deps, userId, documentId, revision);
+  await requireOwnDocument(on.db, userId, documentId);
+  const revision = await on.reviewed.latestRevision(documentId);
+  const { title, records } = await recordsInView(on, userId, documentId, revision);
   return {
     documentId,
     title,
@@ -210,26 +215,26 @@ export async function reviewedFindings(
  * canonical JSON (RFC 8785) of `{ format, document, revision, exportedAt, records }`. Owner only.
  */
 export async function reviewExport(
-  deps: AppDeps,
+  on: ReviewRecords,
   userId: string,
-  input: ReviewExportInput,
+  input: OwnerInput<'review.export'>,
+  now: Date,
 ): Promise<{ filename: string; json: string }> {
-  await requireOwnedDocument(deps, userId, input.documentId);
-  const latest = await deps.reviewed.latestRevision(input.documentId);
+  await requireOwnDocument(on.db, userId, input.documentId);
+  const latest = await on.reviewed.latestRevision(input.documentId);
   const revision = input.revision ?? latest;
   if (revision > latest) {
-    throw new ApiError({
-      code: 'BAD_REQUEST',
-      reason: 'invalid_input',
-      message: `Invalid input: revision: revision ${revision} does not exist; the newest revision of this document is ${latest}`,
-    });
+    throw new ReviewError(
+      'invalid_input',
+      `Invalid input: revision: revision ${revision} does not exist; the newest revision of this document is ${latest}`,
+    );
   }
-  const { title, records } = await recordsInView(deps, userId, input.documentId, revision);
+  const { title, records } = await recordsInView(on, userId, input.documentId, revision);
   const json = canonicalJson({
     format: EXPORT_FORMAT,
     document: { id: input.documentId, title },
     revision,
-    exportedAt: deps.now().toISOString(),
+    exportedAt: now.toISOString(),
     records,
   });
   return { filename: `${slug(title)}-reviewed-knowledge-rev${revision}.json`, json };

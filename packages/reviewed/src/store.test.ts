@@ -10,7 +10,8 @@ import { createClient } from '@libsql/client';
 import { describe, expect, it } from 'vitest';
 import { applyMigrations, recordDigest } from '@oh/memory';
 import type { JsonValue, QueryRow } from '@oh/memory';
-import { REVIEWED_MIGRATIONS, createReviewedKnowledge } from './knowledge.ts';
+import { createReviewedKnowledge } from './knowledge.ts';
+import { KNOWLEDGE_MIGRATIONS } from './migrations.ts';
 import { failure, withReviewed } from './testing/harness.ts';
 import type { ReviewedHarness } from './testing/harness.ts';
 import type { ReviewDecisionInput } from './types.ts';
@@ -146,7 +147,7 @@ describe('the decision on record', () => {
       const url = `file:${join(h.dir, 'before.db')}`;
       const client = createClient({ url });
       try {
-        await applyMigrations(client, 'reviewed', REVIEWED_MIGRATIONS.slice(0, 1));
+        await applyMigrations(client, 'reviewed', KNOWLEDGE_MIGRATIONS.slice(0, 1));
         const data = JSON.stringify({ fields: { statement: 'old' }, profile: 'research', version: '0.9.0' });
         const digest = recordDigest({
           kind: 'finding',
