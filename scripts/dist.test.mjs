@@ -54,7 +54,7 @@ function filesUnder(dir) {
  * What is wrong with one workspace's dist/, one line per file: `<file>: <why>`. A bundle (a Vite
  * build) keeps no import statements, so there any mention of vitest counts.
  */
-export function testCodeIn(base, workspace) {
+function testCodeIn(base, workspace) {
   const dist = join(base, workspace.path, 'dist');
   const problems = [];
   if (workspace.build === null) {

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 128, keepAliveMsecs: 10_000 });
-export const apiDir = fileURLToPath(new URL('../../apps/api/', import.meta.url));
+const apiDir = fileURLToPath(new URL('../../apps/api/', import.meta.url));
 const apiEntry = join(apiDir, 'dist', 'main.js');
 
 /**

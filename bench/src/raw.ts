@@ -29,7 +29,7 @@ export async function openRaw(path: string, sync: Sync): Promise<Client> {
 }
 
 /** What a remembered note holds, as one raw row. */
-export function rawRow(session: string, name: string, version: number, text: string): InStatement {
+function rawRow(session: string, name: string, version: number, text: string): InStatement {
   return {
     sql: 'INSERT INTO notes (session_id, name, version, text, data, digest) VALUES (?, ?, ?, ?, ?, ?)',
     args: [session, name, version, text, '{"n":1}', 'f'.repeat(64)],

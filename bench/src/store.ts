@@ -3,8 +3,8 @@ import { createMemoryStore, openPurger } from '@oh/memory';
 import { createLocalEmbeddingAdapter } from '@oh/embeddings';
 import type { Change, MemoryStore, Purger } from '@oh/memory';
 
-export const TOKEN_SECRET = 'bench-token-secret-0123456789abcdef0123';
-export const PURGE_KEY = 'bench-purge-key-0123456789abcdef';
+const TOKEN_SECRET = 'bench-token-secret-0123456789abcdef0123';
+const PURGE_KEY = 'bench-purge-key-0123456789abcdef';
 
 /** The bench's document has no reviewed revisions. */
 const NO_REVIEWS = { latestRevision: () => Promise.resolve(0), recordsAt: () => Promise.resolve([]) };

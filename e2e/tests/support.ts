@@ -43,9 +43,9 @@ function readServers(): Servers {
 
 export const servers = readServers();
 /** The purge worker's credential; playwright.config.ts gives both servers the same one. */
-export const PURGE_KEY = 'e2e-purge-key-0123456789abcdef';
+const PURGE_KEY = 'e2e-purge-key-0123456789abcdef';
 /** RUNTIME_KEY as playwright.config.ts gives it to the API: these tests play the hosted runtime. */
-export const RUNTIME_KEY = 'e2e-runtime-key-0123456789abcdef';
+const RUNTIME_KEY = 'e2e-runtime-key-0123456789abcdef';
 export const REEF_TITLE = 'Reef recovery after the 2016 bleaching';
 export const ADA = 'Ada Lovelace';
 export const GRACE = 'Grace Hopper';

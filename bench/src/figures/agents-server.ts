@@ -268,7 +268,7 @@ interface CpuReading {
 }
 
 /** Per process, in cores over the window: `cpu` running, `wait` runnable but without a CPU. */
-export interface CpuShares {
+interface CpuShares {
   /** The whole machine's busy CPUs (every process, the bench's and everyone else's). */
   machine?: number;
   processes: Record<string, { cpu: number; wait: number }>;

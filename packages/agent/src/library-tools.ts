@@ -15,7 +15,7 @@ export type LibrarySearchInput = z.input<(typeof libraryInputs)['library.search'
 export type LibraryReadInput = z.input<(typeof libraryInputs)['library.read']>;
 
 /** A stretch of a document this run has seen: a passage read, or the passage of a search hit. */
-export interface SeenPassage {
+interface SeenPassage {
   documentId: string;
   page: number;
   text: string;

@@ -31,7 +31,7 @@ export type ExplainResult = Output<'explain'>;
 export type RecallResult = Output<'recall'>;
 
 /** What each tool answers, by name. */
-export interface ToolResults {
+interface ToolResults {
   remember: RememberResult;
   query: QueryAnswer;
   read: ReadResult;
@@ -40,7 +40,7 @@ export interface ToolResults {
 }
 
 /** Input of the typed `remember`: the changes, and optionally a basis and request id of your own. */
-export interface RememberArgs {
+interface RememberArgs {
   changes: Change[];
   /** Defaults to the last version this instance saw (loading first when it has seen none). */
   basedOn?: number;
@@ -96,7 +96,7 @@ export interface MemoryToolsOptions {
   log?: (event: MemoryToolsEvent) => void;
 }
 
-export interface MemoryToolsState {
+interface MemoryToolsState {
   /** The session from the last load; null before the first. */
   session: LoadResult['session'] | null;
   /** The newest memory version seen (load, remember results, query answers); null before any. */

@@ -16,17 +16,8 @@
  * - `invalid_document`, `no_text`, `too_large`: an added or uploaded file refused (SPEC §6b);
  * - `aborted`: the caller went away (its signal) before the work was done; nobody reads the answer.
  */
-export const LIBRARY_REASONS = [
-  'not_found',
-  'invalid_input',
-  'quota',
-  'busy',
-  'invalid_document',
-  'no_text',
-  'too_large',
-  'aborted',
-] as const;
-export type LibraryReason = (typeof LIBRARY_REASONS)[number];
+export type LibraryReason =
+  'not_found' | 'invalid_input' | 'quota' | 'busy' | 'invalid_document' | 'no_text' | 'too_large' | 'aborted';
 
 export class LibraryError extends Error {
   override readonly name = 'LibraryError';

@@ -408,7 +408,7 @@ export function createLibrary(options: {
 }
 
 /** The extracted file as a document: its title is the title field, else the PDF's own, else the file name's. */
-export function uploadedDocument(extracted: ExtractedDocument, file: UploadFile): NewLibraryDocument {
+function uploadedDocument(extracted: ExtractedDocument, file: UploadFile): NewLibraryDocument {
   // A PDF's own title and a file name lose control and bidi characters as a typed title does
   // (SPEC §6c); the title field was cleaned by its schema.
   const pdfTitle = extracted.title === null ? '' : cleanLine(extracted.title).trim();
@@ -452,6 +452,6 @@ function defaultOcrSettings(): OcrSettings {
 }
 
 /** Characters of a document's stored text (pages joined by a blank line), without joining them. */
-export function documentCharacters(pages: readonly string[]): number {
+function documentCharacters(pages: readonly string[]): number {
   return pages.reduce((n, p) => n + p.length, 0) + 2 * Math.max(0, pages.length - 1);
 }

@@ -31,7 +31,7 @@ export type Work = 'ocr' | 'index';
 export const WORK_LEASE_MS = 30_000;
 
 /** How often a worker renews its lease between its own writes. Not measured: one small write. */
-export const WORK_BEAT_MS = 5_000;
+const WORK_BEAT_MS = 5_000;
 
 export interface Lease {
   work: Work;

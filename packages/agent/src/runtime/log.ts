@@ -10,7 +10,7 @@ const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** Fields written beside the message (JSON keys), for machines reading the log. */
-export type LogFields = Record<string, string | number | undefined>;
+type LogFields = Record<string, string | number | undefined>;
 
 export interface LineLogger {
   debug: (message: string, fields?: LogFields) => void;

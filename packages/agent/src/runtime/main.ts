@@ -95,7 +95,7 @@ const nonEmpty = (v: string | undefined) => (v !== undefined && v.trim() !== '' 
 const MAX_CONCURRENCY = 64;
 
 /** RUNTIME_CONCURRENCY: the pool's places, 1 to 64 (default 4). */
-export function concurrencyFrom(env: NodeJS.ProcessEnv): number {
+function concurrencyFrom(env: NodeJS.ProcessEnv): number {
   const value = nonEmpty(env.RUNTIME_CONCURRENCY);
   if (value === undefined) return 4;
   const n = Number(value);

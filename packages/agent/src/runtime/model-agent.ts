@@ -37,7 +37,7 @@ import { toMemoryToolError } from '../errors.ts';
 import type { LibraryReadInput, LibrarySearchInput } from '../library-tools.ts';
 import type { TurnAgent, TurnAnswer, TurnDocument, TurnFailure, TurnInput } from './turn.ts';
 
-export interface ModelAgentLimits {
+interface ModelAgentLimits {
   /** Tool calls the model may make in one turn (`answer` not counted), default 16. */
   toolCalls?: number;
   /** Tokens (prompt + completion, all steps) one turn may use, default 100,000. */

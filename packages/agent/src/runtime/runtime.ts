@@ -55,7 +55,7 @@ export interface RuntimeOptions {
   log?: (event: RuntimeEvent) => void;
 }
 
-export type RunOutcome =
+type RunOutcome =
   /** A reply was posted (and a staged run finished); `limit` says when it names the turn's time limit. */
   | 'answered'
   /** Claimed, but the owner's message had been answered meanwhile: nothing posted. */
@@ -88,7 +88,7 @@ export interface RunReport {
   retryInMs?: number;
 }
 
-export interface RuntimeReport {
+interface RuntimeReport {
   /** How many runs `runtime.pending` listed. */
   pending: number;
   runs: RunReport[];

@@ -34,7 +34,7 @@ export interface TurnInput {
  * or the agent itself threw (`crashed`). A turn that stops at its own limits (tool calls, tokens,
  * seconds) has not failed: its reply names the limit.
  */
-export type TurnFailureKind = 'auth' | 'unreachable' | 'http' | 'malformed' | 'crashed';
+type TurnFailureKind = 'auth' | 'unreachable' | 'http' | 'malformed' | 'crashed';
 
 export interface TurnFailure {
   kind: TurnFailureKind;

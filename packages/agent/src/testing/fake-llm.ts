@@ -8,7 +8,7 @@ import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** One message of a chat-completions request, as the fields a test looks at. */
-export interface ChatMessage {
+interface ChatMessage {
   role: 'system' | 'user' | 'assistant' | 'tool';
   content: string | null;
   tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>;
@@ -16,7 +16,7 @@ export interface ChatMessage {
 }
 
 /** The parsed JSON body of a chat-completions request (the fields a test looks at). */
-export interface ChatRequestBody {
+interface ChatRequestBody {
   model: string;
   messages: ChatMessage[];
   tools?: Array<{ type: 'function'; function: { name: string; description?: string; parameters: unknown } }>;

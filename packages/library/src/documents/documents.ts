@@ -252,7 +252,7 @@ export function joinPages(pages: readonly string[]): { text: string; pageStarts:
  * The row of a new document, waiting for the indexer (state `indexing`). Its chunk count is known
  * from the start (`index_total`), so the owner's chunk quota counts documents not indexed yet.
  */
-export function insertDocumentStatement(doc: NewDocument, now: Date): InStatement {
+function insertDocumentStatement(doc: NewDocument, now: Date): InStatement {
   return insertStatement(
     doc,
     documentChunkCount(doc),

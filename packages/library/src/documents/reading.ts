@@ -58,7 +58,7 @@ function pageAt(pageStarts: readonly number[], offset: number): number {
 const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
 
 /** A passage of at most READ_PASSAGE_MAX characters (SPEC §7b), never half a surrogate pair. */
-export function readPassage(
+function readPassage(
   doc: Pick<DocumentRecord, 'id' | 'title' | 'text' | 'pageStarts'>,
   input: { page?: number; start?: number; length?: number },
 ): LibraryPassage {

@@ -53,7 +53,7 @@ export async function listShares(db: Client, documentId: string): Promise<ShareE
 }
 
 /** How long an invitation link works (SPEC §6c: expiring). */
-export const INVITE_TTL_MS = 7 * 86_400_000;
+const INVITE_TTL_MS = 7 * 86_400_000;
 
 export type ShareState = 'waiting' | 'granted';
 

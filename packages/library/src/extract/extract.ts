@@ -10,7 +10,7 @@ import { readPdfOnThread } from './pdf-thread.ts';
 import { sniff } from './sniff.ts';
 import { hasText, normaliseLines } from './text.ts';
 
-export type ExtractedSource = 'pdf' | 'text' | 'markdown';
+type ExtractedSource = 'pdf' | 'text' | 'markdown';
 
 export interface ExtractedDocument {
   source: ExtractedSource;

@@ -1,2 +1,2 @@
 export { DocumentRejected, extractDocument } from './extract.ts';
-export type { ExtractedDocument, ExtractedSource, ExtractOptions } from './extract.ts';
+export type { ExtractedDocument, ExtractOptions } from './extract.ts';

@@ -26,7 +26,7 @@ const WORKER_URL = import.meta.url.endsWith('.ts')
  * The thread's JavaScript heap, enforced by V8 (the thread is ended when it is full). Measured:
  * 2,000 pages holding 1.9 million characters peak at 57 MiB.
  */
-export const PDF_RESOURCE_LIMITS: ResourceLimits = { maxOldGenerationSizeMb: 512 };
+const PDF_RESOURCE_LIMITS: ResourceLimits = { maxOldGenerationSizeMb: 512 };
 
 /**
  * Memory outside that heap: typed arrays, where pdf.js keeps decoded streams. V8's limits do not

@@ -30,7 +30,7 @@ const START_TIMEOUT_MS = 60_000;
  * reading a page, whatever the page (pdf.js and tesseract.js's side of the work; Tesseract itself
  * runs in a thread of its own, in WebAssembly memory, bounded by the page's pixels: page-fit.ts).
  */
-export const OCR_RESOURCE_LIMITS: ResourceLimits = { maxOldGenerationSizeMb: 256 };
+const OCR_RESOURCE_LIMITS: ResourceLimits = { maxOldGenerationSizeMb: 256 };
 
 /**
  * Memory outside that heap, which V8's limits do not count: typed arrays, where pdf.js keeps the

@@ -25,7 +25,7 @@ export const OCR_PAGE_PIXELS = 2_500_000;
  * implementation limits), 14,400 pt being 200 inches. Measured after PDF 1.6's UserUnit, which
  * may make one unit larger than a point: a page of more than 200 inches is no document page.
  */
-export const MIN_PAGE_SIDE_PT = 3;
+const MIN_PAGE_SIDE_PT = 3;
 export const MAX_PAGE_SIDE_PT = 14_400;
 
 /**

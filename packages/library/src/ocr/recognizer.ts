@@ -38,7 +38,7 @@ export interface OcrSettings {
  * fixtures (packages/testing/fixtures/scans): printed pages read at 95, a blank scan's paper
  * noise at 19.
  */
-export const MIN_CONFIDENCE = 50;
+const MIN_CONFIDENCE = 50;
 
 export interface Recognizer {
   kick(): void;

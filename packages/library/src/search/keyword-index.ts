@@ -19,7 +19,7 @@ import type { Chunk } from './chunks.ts';
 import { LIVE_DOCUMENT, searchable } from '../documents/rules.ts';
 
 /** Whitespace-separated pieces of a query searched at most (the rest are ignored). */
-export const MAX_QUERY_TERMS = 32;
+const MAX_QUERY_TERMS = 32;
 
 /** A piece of a query is searched only if FTS5 would find a token in it. */
 const HAS_TOKEN = /[\p{L}\p{N}]/u;

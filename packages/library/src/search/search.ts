@@ -106,7 +106,7 @@ const LOAD_DOCUMENTS_PER_QUERY = 50;
  * (they are rebuilt from the database on their next search). Measured: a built 100k-chunk index
  * takes about 200 MiB of the process, so this default bounds the indexes near 800 MiB.
  */
-export const DEFAULT_MAX_VECTORS = 400_000;
+const DEFAULT_MAX_VECTORS = 400_000;
 
 export function createLibrarySearch(options: {
   db: Client;

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 
 export type QueryKind = 'exact' | 'descriptive';
 
-export interface RelevanceDocument {
+interface RelevanceDocument {
   id: string;
   title: string;
   author: string;

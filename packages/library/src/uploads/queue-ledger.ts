@@ -20,7 +20,7 @@ import { busy, documentNotFound } from '../errors.ts';
 import { EXTRACTION_STALE_MS } from './extraction-store.ts';
 
 /** How often a file waiting for its owner's other file (in another process) looks again. Not measured. */
-export const CLAIM_POLL_MS = 500;
+const CLAIM_POLL_MS = 500;
 
 export interface QueueLedger {
   /**

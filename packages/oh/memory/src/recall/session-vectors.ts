@@ -245,5 +245,3 @@ function toFloat32(v: unknown): Float32Array {
   if (ArrayBuffer.isView(v)) return new Float32Array(v.buffer, v.byteOffset, v.byteLength / 4);
   throw new TypeError('recall: a stored embedding is not a blob');
 }
-
-export type SessionVectors = ReturnType<typeof createSessionVectors>;

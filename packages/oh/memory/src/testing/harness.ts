@@ -39,7 +39,7 @@ interface AcceptedRecord {
 }
 
 /** Reviewed knowledge for the store's tests: a `ReviewedKnowledgeReader` whose records a test accepts. */
-export interface TestReviewed extends ReviewedKnowledgeReader {
+interface TestReviewed extends ReviewedKnowledgeReader {
   /**
    * Accepts a record into a document's reviewed knowledge: the document's next revision holds
    * it, and an earlier version of the same name is in view only before that revision.
