@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Runs every test: formatting, types, type-aware lint, the import rules, unit and integration tests
-# (vitest, real libSQL files and a real HTTP server), the contract smoke test and the Playwright
-# end-to-end tests in Debian's Chromium.
+# Runs every test: formatting, types, type-aware lint, the import rules, unused code (knip), unit
+# and integration tests (vitest, real libSQL files and a real HTTP server), the contract smoke test
+# and the Playwright end-to-end tests in Debian's Chromium.
 # The last line is the plain summary `N passed, N failed, N skipped` (scripts/summarize-tests.mjs).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -30,6 +30,8 @@ step "typecheck" pnpm turbo run typecheck --output-logs=errors-only
 step "lint" pnpm turbo run lint --output-logs=errors-only
 # The import rules of SPEC §2 (.dependency-cruiser.mjs): the way imports run between packages.
 step "dependency rules" pnpm --silent deps
+# Unused files, exports, types and dependencies, and unlisted or doubled ones (knip.ts).
+step "unused exports and dependencies" pnpm exec knip
 step "script tests" node --test --test-reporter=spec --test-reporter-destination=stdout \
   --test-reporter=tap --test-reporter-destination=test-results/scripts.tap 'scripts/*.test.mjs'
 # One workspace at a time: the concurrency and crash tests measure real contention on 2 cores.
