@@ -37,7 +37,7 @@ const RETRY_AFTER = '^packages/oh/embeddings/src/retry-after\\.ts$';
 // another package starts from (package.json `exports` and scripts, index.html).
 const STARTS = [
   ...ENTRIES,
-  '^apps/api/src/(main|purge-main|verify-main|users-main)\\.ts$',
+  '^apps/api/src/bin/(main|purge-main|verify-main|users-main)\\.ts$',
   // The library's PDF and OCR threads, which a Worker starts by their URL.
   '^packages/library/src/(extract/pdf-worker|ocr/ocr-worker)\\.ts$',
   '^apps/web/src/main\\.tsx$',
@@ -110,6 +110,16 @@ export default {
       severity: 'error',
       from: { path: '^packages/(library|reviewed)/' },
       to: { path: '^(apps|e2e|bench)/' },
+    },
+    {
+      name: 'routers-hold-no-sql',
+      comment:
+        "The API's routers map inputs to domain calls and errors to codes: no database driver, not " +
+        'even its types; statements live in the rooms and the domains (scripts/house.test.mjs checks ' +
+        'their text too).',
+      severity: 'error',
+      from: { path: '^apps/api/src/routers/', pathNot: TEST },
+      to: { path: '(^|/)node_modules/(@libsql|libsql)/' },
     },
     {
       name: 'web-imports-the-api-by-type-only',

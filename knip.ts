@@ -74,7 +74,7 @@ const EXTRA: Record<string, Workspace> = {
   bench: {
     // The purge figure spawns it by path (`node --import tsx src/purge-child.ts`).
     entry: ['src/purge-child.ts'],
-    // Never imported: the bench runs the API's build (apps/api/dist/main.js) as a process. The
+    // Never imported: the bench runs the API's build (apps/api/dist/bin/main.js) as a process. The
     // dependency is what makes turbo build the API before the bench's tests (`^build`).
     ignoreDependencies: ['@sponge/api'],
   },

@@ -70,7 +70,7 @@ const CLEAN = {
     '  reviewed: typeof openReviewed;',
     '};',
   ].join('\n'),
-  'apps/api/src/main.ts': "import { version } from './index.ts';\nconsole.log(version);\n",
+  'apps/api/src/bin/main.ts': "import { version } from '../index.ts';\nconsole.log(version);\n",
   'apps/api/src/app.test.ts': [
     "import { x } from 'vitest';",
     "import { open } from '../../../packages/oh/memory/src/testing/index.ts';",
@@ -155,6 +155,15 @@ const BROKEN = {
     },
     from: ['packages/library/src/router.ts', 'packages/reviewed/src/outcome.ts'],
     to: 'apps/api/src/index.ts',
+  },
+  'routers-hold-no-sql': {
+    files: {
+      'apps/api/src/routers/notes.ts':
+        "import type { Client } from '@libsql/client';\nexport const notes = (db: Client) => db;\n",
+      'apps/api/src/index.ts': `${CLEAN['apps/api/src/index.ts']}\nexport { notes } from './routers/notes.ts';\n`,
+    },
+    from: 'apps/api/src/routers/notes.ts',
+    to: 'node_modules/@libsql/client/index.js',
   },
   'web-imports-the-api-by-type-only': {
     files: {

@@ -1,7 +1,8 @@
-// The house rules of issue 25 that no linter holds: no product file over 600 lines, no package over
-// 40% of the product's lines, and every Sponge package pins Oh's one version exactly. Product code
-// is a package's or an app's src/ without tests, test harnesses, fixtures and bench scripts. Each
-// check is also run on a small tree that breaks it, to show that it fails.
+// The house rules of issues 25 and 38 that no linter holds: no product file over 600 lines, no
+// package over 40% of the product's lines, every Sponge package pins Oh's one version exactly, the
+// API's routers hold no SQL, and the API's rooms import only downwards. Product code is a package's
+// or an app's src/ without tests, test harnesses, fixtures and bench scripts. Each check is also
+// run on a small tree that breaks it, to show that it fails.
 import assert from 'node:assert/strict';
 import {
   existsSync,
@@ -13,7 +14,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, posix, relative } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
@@ -101,6 +102,75 @@ function ohPins(base) {
   return { packages: oh.length, versions, loose };
 }
 
+/**
+ * What in the API's routers looks like SQL (issue 38): a statement object, a client's `execute` or
+ * `batch`, or the words of a statement. A router maps inputs to domain calls and errors to codes;
+ * statements live in the rooms and the domains (.dependency-cruiser.mjs, routers-hold-no-sql, keeps
+ * the driver out of them as well).
+ */
+const SQL_IN_TEXT = [
+  /\bsql\s*:/,
+  /\.(execute|batch|executeMultiple)\s*\(/,
+  /\b(SELECT\b[^;]*\bFROM|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM)\b/,
+];
+
+function sqlInRouters(base) {
+  return productFiles(base)
+    .filter((f) => f.path.startsWith('apps/api/src/routers/'))
+    .flatMap((f) =>
+      readFileSync(join(base, f.path), 'utf8')
+        .split('\n')
+        .flatMap((line, i) =>
+          SQL_IN_TEXT.some((re) => re.test(line)) ? [`${f.path}:${i + 1}: ${line.trim()}`] : [],
+        ),
+    );
+}
+
+/**
+ * The API's rooms, lowest first (apps/api/README.md): a folder of apps/api/src, or a file at its
+ * root. A product file imports its own room or one on a lower line, never one beside or above it,
+ * so no two rooms need each other and none reaches back up.
+ */
+const API_ROOMS = [
+  ['errors.ts', 'tokens.ts', 'log.ts', 'data-dir.ts', 'migrations.ts'],
+  ['http'],
+  ['accounts'],
+  ['config.ts'],
+  ['deps.ts', 'stores.ts'],
+  ['runs'],
+  ['demo'],
+  ['app.ts'],
+  ['trpc'],
+  ['routers'],
+  ['router.ts'],
+  ['mcp'],
+  ['server.ts', 'index.ts'],
+  ['bin'],
+];
+const roomLevel = new Map(API_ROOMS.flatMap((rooms, level) => rooms.map((room) => [room, level])));
+
+/** Every import of an API product file that reaches a room beside or above its own, as `from -> to`. */
+function apiImportsGoingUp(base) {
+  const src = 'apps/api/src/';
+  const found = [];
+  for (const { path } of productFiles(base).filter((f) => f.path.startsWith(src))) {
+    const from = path.slice(src.length);
+    const room = from.split('/')[0];
+    if (!roomLevel.has(room)) {
+      found.push(`${from}: in no room`);
+      continue;
+    }
+    for (const [, spec] of readFileSync(join(base, path), 'utf8').matchAll(
+      /\b(?:from|import)\s*\(?\s*'(\.[^']+)'/g,
+    )) {
+      const to = posix.normalize(posix.join(posix.dirname(from), spec));
+      const other = to.split('/')[0];
+      if (other !== room && !(roomLevel.get(other) < roomLevel.get(room))) found.push(`${from} -> ${to}`);
+    }
+  }
+  return found;
+}
+
 describe('the house', () => {
   const files = productFiles(root);
 
@@ -118,6 +188,18 @@ describe('the house', () => {
         list.map((p) => `${p.ws} ${p.lines} (${(100 * p.share).toFixed(1)}%)`).join(', '),
     );
     assert.deepEqual(overShare(files), []);
+  });
+
+  it("the API's routers hold no SQL", () => {
+    assert.ok(
+      files.filter((f) => f.path.startsWith('apps/api/src/routers/')).length >= 8,
+      'found the routers',
+    );
+    assert.deepEqual(sqlInRouters(root), []);
+  });
+
+  it("the API's rooms import only downwards", () => {
+    assert.deepEqual(apiImportsGoingUp(root), []);
   });
 
   it("every Oh package has Oh's one version, and every dependency on one pins it exactly", (t) => {
@@ -157,6 +239,39 @@ describe('the house checks fail on a violation', () => {
     ]);
     assert.deepEqual(overLong(files), ['packages/oh/memory/src/store.ts: 601 lines']);
     assert.deepEqual(overShare(files), ['packages/oh/memory: 40.0%']);
+  });
+
+  it('finds SQL in a router, and nowhere else', () => {
+    write('apps/api/src/routers/notes.ts', "export const list = (db) => db.execute({ sql: 'SELECT 1' });\n");
+    write(
+      'apps/api/src/routers/runs.ts',
+      "export const finish = (run) => finishRun(run); // the run's UPDATE is runs/'s\n",
+    );
+    write(
+      'apps/api/src/runs/runs.ts',
+      "export const finishRun = (db) => db.execute('UPDATE runs SET status = 1');\n",
+    );
+    assert.deepEqual(sqlInRouters(base), [
+      "apps/api/src/routers/notes.ts:1: export const list = (db) => db.execute({ sql: 'SELECT 1' });",
+    ]);
+  });
+
+  it('finds an API import that goes up or beside its room, and a file in no room', () => {
+    write(
+      'apps/api/src/runs/accept.ts',
+      "import { x } from './access.ts';\nimport { e } from '../errors.ts';\n",
+    );
+    write('apps/api/src/runs/access.ts', "import { p } from '../trpc/procedures.ts';\n");
+    write('apps/api/src/http/credential.ts', "import type { U } from '../accounts/users.ts';\n");
+    write('apps/api/src/deps.ts', "import type { S } from './stores.ts';\n");
+    write('apps/api/src/bin/main.ts', "import { startServer } from '../server.ts';\n");
+    write('apps/api/src/stray/thing.ts', 'export const t = 1;\n');
+    assert.deepEqual(apiImportsGoingUp(base).sort(), [
+      'deps.ts -> stores.ts',
+      'http/credential.ts -> accounts/users.ts',
+      'runs/access.ts -> trpc/procedures.ts',
+      'stray/thing.ts: in no room',
+    ]);
   });
 
   it('finds two Oh versions, and a dependency on Oh not pinned exactly', () => {

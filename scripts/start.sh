@@ -17,7 +17,7 @@ export PORT="${PORT:-3000}"
 # The purge worker is its own process with its own credential (SPEC §8); it stops with the API.
 # Started with node, not through pnpm: pnpm runs a script through `sh -c`, and a TERM sent to pnpm
 # never reaches the node process below it, which would be left running.
-node apps/api/dist/purge-main.js &
+node apps/api/dist/bin/purge-main.js &
 purge_pid=$!
 # So is the hosted runtime (SPEC §7b): it waits for the API's health check and for the runtime key
 # the API writes into DATA_DIR, then answers turns until it is stopped with the others.

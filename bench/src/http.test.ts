@@ -2,14 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { apiStartFlags, nodeFlagsOf } from './http.ts';
 
 describe('the flags the bench starts the API with', () => {
-  it('are the Node flags of a `node [flags] dist/main.js` script, in order', () => {
-    expect(nodeFlagsOf('node dist/main.js')).toEqual([]);
-    expect(nodeFlagsOf('node --max-semi-space-size=16 dist/main.js')).toEqual(['--max-semi-space-size=16']);
-    expect(nodeFlagsOf(' node  --a --b=2   dist/main.js ')).toEqual(['--a', '--b=2']);
+  it('are the Node flags of a `node [flags] dist/bin/main.js` script, in order', () => {
+    expect(nodeFlagsOf('node dist/bin/main.js')).toEqual([]);
+    expect(nodeFlagsOf('node --max-semi-space-size=16 dist/bin/main.js')).toEqual([
+      '--max-semi-space-size=16',
+    ]);
+    expect(nodeFlagsOf(' node  --a --b=2   dist/bin/main.js ')).toEqual(['--a', '--b=2']);
   });
 
   it('refuse a start script of another shape rather than measure another process', () => {
-    expect(() => nodeFlagsOf('tsx src/main.ts')).toThrow(/not `node \[flags\] dist\/main.js`/);
+    expect(() => nodeFlagsOf('tsx src/main.ts')).toThrow(/not `node \[flags\] dist\/bin\/main.js`/);
     expect(() => nodeFlagsOf('node --a dist/other.js')).toThrow(/dist\/other.js/);
     expect(() => nodeFlagsOf('bash scripts/start.sh')).toThrow();
   });

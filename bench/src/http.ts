@@ -13,10 +13,10 @@ import { fileURLToPath } from 'node:url';
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 128, keepAliveMsecs: 10_000 });
 const apiDir = fileURLToPath(new URL('../../apps/api/', import.meta.url));
-const apiEntry = join(apiDir, 'dist', 'main.js');
+const apiEntry = join(apiDir, 'dist', 'bin', 'main.js');
 
 /**
- * The Node flags of the API's own start script (`node --max-semi-space-size=16 dist/main.js` in
+ * The Node flags of the API's own start script (`node --max-semi-space-size=16 dist/bin/main.js` in
  * apps/api/package.json), so the bench measures the process users start.
  */
 export function apiStartFlags(): string[] {
@@ -26,11 +26,11 @@ export function apiStartFlags(): string[] {
   return nodeFlagsOf(manifest.scripts.start);
 }
 
-/** The flags of a `node [flags] dist/main.js` script; any other shape of script throws. */
+/** The flags of a `node [flags] dist/bin/main.js` script; any other shape of script throws. */
 export function nodeFlagsOf(script: string): string[] {
   const [command, ...words] = script.trim().split(/\s+/);
-  if (command !== 'node' || words.at(-1) !== 'dist/main.js')
-    throw new Error(`apps/api's start script is not \`node [flags] dist/main.js\`: ${script}`);
+  if (command !== 'node' || words.at(-1) !== 'dist/bin/main.js')
+    throw new Error(`apps/api's start script is not \`node [flags] dist/bin/main.js\`: ${script}`);
   return words.slice(0, -1);
 }
 

@@ -660,9 +660,9 @@ describe('transcript cards of removals', () => {
 
 describe('the inner context (no HTTP)', () => {
   it('builds a caller from a bearer header, as the HTTP adapter does', async () => {
-    const { createCallerFactory } = await import('./trpc.ts');
+    const { createCallerFactory } = await import('./trpc/procedures.ts');
     const { appRouter } = await import('./router.ts');
-    const { createInnerContext } = await import('./context.ts');
+    const { createInnerContext } = await import('./trpc/context.ts');
     const caller = createCallerFactory(appRouter)(
       await createInnerContext({ deps: s.app, authorization: `Bearer ${ada}` }),
     );

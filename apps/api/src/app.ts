@@ -3,26 +3,22 @@
  * migrations, reviewed knowledge, the working-memory store, then the demo seed.
  */
 import { mkdirSync } from 'node:fs';
+import { applyMigrations, createMemoryStore } from '@oh/memory';
+import { createReviewedKnowledge } from '@sponge/reviewed';
 import type { Logger } from 'pino';
 import { createAccountService } from './accounts/accounts.ts';
 import { DEFAULT_AUTH_LIMITS, type AuthLimits } from './accounts/limits.ts';
 import type { Config } from './config.ts';
 import { resolveRuntimeKey, resolveTokenSecret } from './config.ts';
 import { createLibrary, prepareDocumentIndex } from '@sponge/library';
-import { APP_MIGRATIONS, APP_SCHEMA } from './data/migrations.ts';
+import { APP_MIGRATIONS, APP_SCHEMA } from './migrations.ts';
 import type { AppDeps } from './deps.ts';
 import { seedDemo } from './demo/seed.ts';
 import { createLogger } from './log.ts';
 import { hashToken } from './tokens.ts';
 import { createUploadsInFlight } from './http/upload-places.ts';
 import type { UploadPace } from './http/upload-places.ts';
-import {
-  migrate,
-  openAppDatabase,
-  openEmbeddings,
-  openMemoryStore,
-  openReviewedKnowledge,
-} from './stores.ts';
+import { openAppDatabase, openEmbeddings } from './stores.ts';
 
 export interface OpenedApp extends AppDeps {
   close(): Promise<void>;
@@ -58,7 +54,7 @@ export async function openApp(
   try {
     const app = await openAppDatabase({ ...config.appDb, thread: config.memoryDbThread });
     closers.push(() => app.close());
-    await migrate(app, 'app', APP_MIGRATIONS);
+    await applyMigrations(app, 'app', APP_MIGRATIONS);
     await prepareDocumentIndex(app, embeddings, APP_SCHEMA, now);
     const library = createLibrary({
       db: app,
@@ -85,9 +81,11 @@ export async function openApp(
     // Another process's live uploads stay (they are judged by their beats, extraction-store.ts).
     const swept = await library.sweepExtractions();
     if (swept > 0) log.info({ documents: swept }, 'deleted uploads a stopped process left extracting');
-    const reviewed = await openReviewedKnowledge(app, now);
+    // Reviewed knowledge lives in the application database and shares its client: it takes no
+    // interactive transactions and keeps no per-connection state, and each change is one batch.
+    const reviewed = await createReviewedKnowledge({ client: app, now });
     closers.push(() => reviewed.close());
-    const store = await openMemoryStore({
+    const store = await createMemoryStore({
       url: config.memoryDb.url,
       ...(config.memoryDb.authToken !== undefined ? { authToken: config.memoryDb.authToken } : {}),
       tokenSecret,

@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_RUNTIME_KEY, startTestServer } from './testing/harness.ts';
 import type { Json, RawResult, TestServer } from './testing/harness.ts';
-import { insertUser } from './data/users.ts';
+import { insertUser } from './accounts/users.ts';
 import { openSse, subscriptionUrl } from './testing/sse.ts';
 
 const PRINCIPALS = [

@@ -24,11 +24,11 @@ import {
 } from '@sponge/library/settings';
 import type { OcrLanguage } from '@sponge/library/settings';
 import { parseProxyEntry } from './http/client-address.ts';
-import { DEFAULT_UPLOADS_IN_FLIGHT, DEFAULT_UPLOADS_IN_FLIGHT_PER_OWNER } from './http/upload-limits.ts';
+import { DEFAULT_UPLOADS_IN_FLIGHT, DEFAULT_UPLOADS_IN_FLIGHT_PER_OWNER } from './http/limits.ts';
 import { isLoopbackHost } from './http/loopback.ts';
-import { MCP_BURST, MCP_CALLS_PER_MINUTE } from './mcp/limits.ts';
 import { DEFAULT_AUTH_LIMITS } from './accounts/limits.ts';
-import type { RateLimit } from './rate-limit.ts';
+import { MCP_BURST, MCP_CALLS_PER_MINUTE } from './http/rate-limit.ts';
+import type { RateLimit } from './http/rate-limit.ts';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -375,7 +375,7 @@ function fileUrl(path: string): string {
  * configured. Two API processes sharing DATA_DIR read the same file; the `wx` flag makes the
  * first writer win if they race at first start.
  */
-export function readOrCreateSecret(dataDir: string, fileName: string): string {
+function readOrCreateSecret(dataDir: string, fileName: string): string {
   const path = join(dataDir, fileName);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   if (!existsSync(path)) {

@@ -66,7 +66,7 @@ export function defaultReason(code: TRPC_ERROR_CODE_KEY): ApiReason {
 
 /** The shape of Oh's errors (@oh/memory's MemoryError, @oh/profiles' ProfileError), checked
  *  structurally so a duplicate copy of a package (or an error crossing a realm) is still recognised. */
-export interface MemoryErrorLike {
+interface MemoryErrorLike {
   reason: ErrorReason;
   message: string;
   currentVersion?: number;
@@ -75,7 +75,7 @@ export interface MemoryErrorLike {
 const REASONS = new Set<string>(ERROR_REASONS);
 const OH_ERRORS = new Set(['MemoryError', 'ProfileError']);
 
-export function isMemoryError(e: unknown): e is MemoryErrorLike {
+function isMemoryError(e: unknown): e is MemoryErrorLike {
   return (
     e instanceof Error &&
     OH_ERRORS.has(e.name) &&
@@ -101,7 +101,7 @@ const INTEGRITY_MESSAGE = 'A stored record failed its integrity check; it was no
  * Maps a store error to its SPEC §9 tRPC error. `integrity` and `unavailable` get a fixed message:
  * the store's own one may name a table or a server address, which the log keeps.
  */
-export function fromMemoryError(e: MemoryErrorLike): ApiError {
+function fromMemoryError(e: MemoryErrorLike): ApiError {
   const code = REASON_TO_CODE[e.reason];
   const currentVersion = typeof e.currentVersion === 'number' ? e.currentVersion : undefined;
   const message =
@@ -180,7 +180,7 @@ export function fromAppDatabaseError(e: unknown): unknown {
 /**
  * A procedure's failure as SPEC §9 shows it: a store, library or reviewed knowledge error by its reason, a database
  * that cannot serve as `unavailable`. The one place the domains' errors become tRPC codes: the
- * outermost middleware (trpc.ts) maps every procedure's failure here, and /mcp's tools theirs.
+ * outermost middleware (trpc/procedures.ts) maps every procedure's failure here, and /mcp's tools theirs.
  */
 export function toApiError(error: TRPCError): TRPCError {
   if (isMemoryError(error.cause)) return fromMemoryError(error.cause);

@@ -44,7 +44,7 @@ function noteChanges(m: Markers, from: number, count: number, op: 'add' | 'repla
   });
 }
 
-/** A command of the API (the purge worker) from its source, as `src/main.ts` is run. */
+/** A command of the API (the purge worker) from its source, as `src/bin/main.ts` is run. */
 function runNode(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
@@ -200,7 +200,7 @@ describe('API: Forget now and purge leave nothing in the files, the transcript o
     );
     expect(late.reason).toBe('session_closed');
 
-    const purge = await runNode(['src/purge-main.ts', '--once'], env);
+    const purge = await runNode(['src/bin/purge-main.ts', '--once'], env);
     expect(purge.code, purge.out).toBe(0);
     const panel = must<{ session: { state: string } }>(
       await call(

@@ -13,12 +13,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorOf, startTestServer } from './testing/harness.ts';
 import type { Json, TestServer } from './testing/harness.ts';
 import { REEF_DOCUMENT_ID } from './demo/library.ts';
-import { openPurgeWorker } from './stores.ts';
+import { openPurger } from '@oh/memory';
 
 const PURGE_KEY = 'lifecycle-purge-key-0123456789abcdef';
 
 async function purgeOnce(memoryUrl: string, now?: () => Date) {
-  const purger = await openPurgeWorker({ url: memoryUrl, purgeKey: PURGE_KEY, ...(now ? { now } : {}) });
+  const purger = await openPurger({ url: memoryUrl, purgeKey: PURGE_KEY, ...(now ? { now } : {}) });
   try {
     return await purger.purgeOnce();
   } finally {
@@ -37,7 +37,7 @@ async function purgeMain(
   try {
     const { stdout, stderr } = await promisify(execFile)(
       process.execPath,
-      ['--import', 'tsx', 'src/purge-main.ts', '--once'],
+      ['--import', 'tsx', 'src/bin/purge-main.ts', '--once'],
       {
         cwd: join(import.meta.dirname, '..'),
         env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'info', PURGE_KEY: purgeKey },

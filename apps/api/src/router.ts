@@ -12,7 +12,7 @@ import { profilesRouter } from './routers/profiles.ts';
 import { reviewRouter } from './routers/review.ts';
 import { runsRouter } from './routers/runs.ts';
 import { runtimeRouter } from './routers/runtime.ts';
-import { publicProcedure, router } from './trpc.ts';
+import { publicProcedure, router } from './trpc/procedures.ts';
 
 export const appRouter = router({
   /** `{ ok: true }` once the API is ready (the server listens only after the stores opened). */

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REEF_DOCUMENT_ID } from './demo/library.ts';
-import { liveNotifier } from './live/notifier.ts';
+import { liveNotifier } from './runs/notifier.ts';
 import { startTestServer, TEST_RUNTIME_KEY } from './testing/harness.ts';
 import type { TestServer } from './testing/harness.ts';
 

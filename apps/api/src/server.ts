@@ -13,19 +13,19 @@ import { TRPCError } from '@trpc/server';
 import { createHTTPHandler, createHTTPServer } from '@trpc/server/adapters/standalone';
 import type { AuthLimits } from './accounts/limits.ts';
 import type { Config } from './config.ts';
-import { createHttpContextFactory } from './context.ts';
-import type { Context } from './context.ts';
-import { createDirectCall, createErrorAnswer } from './direct-call.ts';
+import { createHttpContextFactory } from './trpc/context.ts';
+import type { Context } from './trpc/context.ts';
+import { createDirectCall, createErrorAnswer } from './trpc/fast-path.ts';
 import { openApp } from './app.ts';
 import { secureDataFiles } from './data-dir.ts';
 import { retryAfterMeta } from './http/upload-places.ts';
 import type { OpenedApp } from './app.ts';
 import { appRouter } from './router.ts';
-import { createStaticHandler } from './static.ts';
+import { createStaticHandler } from './http/static.ts';
 import { createMcpEndpoint } from './mcp/http.ts';
 import { createMcpOAuth } from './mcp/oauth.ts';
-import type { RateLimit } from './rate-limit.ts';
-import { MAX_BODY_BYTES, MAX_UPLOAD_BODY_BYTES } from './trpc.ts';
+import type { RateLimit } from './http/rate-limit.ts';
+import { MAX_BODY_BYTES, MAX_UPLOAD_BODY_BYTES } from './http/limits.ts';
 import { forbidden, fromAppDatabaseError } from './errors.ts';
 import type { ApiError } from './errors.ts';
 import type { UploadPace } from './http/upload-places.ts';
@@ -41,7 +41,7 @@ import {
 import { securityHeaders } from './http/security-headers.ts';
 
 /** Keep equal to (or above) the web and agent clients' `maxItems`. */
-export const MAX_BATCH_SIZE = 10;
+const MAX_BATCH_SIZE = 10;
 
 /**
  * A POST body of a declared, allowed length is read here into a string and handed to tRPC as
@@ -143,7 +143,7 @@ export async function startServer(
       app.log.info({ procedure: path ?? null, type, caller: null, outcome: error.code }, 'call refused');
     }
   };
-  // One procedure, JSON: answered directly, with the adapter's bytes (direct-call.ts).
+  // One procedure, JSON: answered directly, with the adapter's bytes (trpc/fast-path.ts).
   const directCall = createDirectCall({ router: appRouter, createContext, onError });
   const serveStatic = createStaticHandler(config.webDist);
   // Uploads get their own handler: the same router, with the upload's body limit, enforced by
@@ -177,7 +177,7 @@ export async function startServer(
   /**
    * An upload's caller first, then its place (SPEC §6c: a place is taken only once the caller is
    * known), then its body to tRPC, watched for pace. A caller who may not upload gets no place:
-   * the procedure refuses it before the body is read (trpc.ts).
+   * the procedure refuses it before the body is read (trpc/procedures.ts).
    */
   async function admitUpload(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = 'documents.upload';

@@ -6,7 +6,7 @@
  */
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 
-export const TOKEN_PREFIXES = { user: 'ut_', run: 'rt_', apiKey: 'ak_' } as const;
+const TOKEN_PREFIXES = { user: 'ut_', run: 'rt_', apiKey: 'ak_' } as const;
 export type TokenKind = keyof typeof TOKEN_PREFIXES;
 
 /** 32 random bytes, base64url, with the kind's prefix. */

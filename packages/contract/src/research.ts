@@ -216,7 +216,7 @@ export const chatEventsInputSchema = z.strictObject({
  * client that read the transcript subscribes with it as `lastEventId` and receives only what
  * comes after, nothing twice. An id counts what the stream sent of each of the transcript's
  * append-only lists (messages, remember cards, recall cards, library cards) and whether it sent
- * the forgotten card, which replaces the memory cards (apps/api/src/live/transcript-events.ts).
+ * the forgotten card, which replaces the memory cards (apps/api/src/runs/transcript-events.ts).
  */
 export function transcriptEventId(items: readonly TranscriptItem[]): string {
   const sent = { m: 0, w: 0, r: 0, l: 0 };

@@ -3,7 +3,7 @@
  * the search indexes (vectors and keywords, derived), OCR jobs, uploads being extracted and the
  * leases on background work. They live beside the app's own tables, in its migration namespace
  * and in the order they were released: the app assembles the one ordered list from these entries
- * and its own (apps/api/src/data/migrations.ts), so a database made before the library was a
+ * and its own (apps/api/src/migrations.ts), so a database made before the library was a
  * package upgrades unchanged. A migration's id is its position in that list: never edit or
  * reorder a released entry; a change is a new entry, appended by the app where its list ends.
  *

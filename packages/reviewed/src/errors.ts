@@ -15,8 +15,7 @@
  * - `integrity`: something kept does not match what it was kept as (a profile release whose kept
  *   pack is another one).
  */
-export const REVIEW_REASONS = ['not_found', 'invalid_input', 'integrity'] as const;
-export type ReviewReason = (typeof REVIEW_REASONS)[number];
+export type ReviewReason = 'not_found' | 'invalid_input' | 'integrity';
 
 /** One problem of a decision, where it is (`fields.effect.unit`, `passage`…) and what is wrong. */
 export interface ReviewIssue {

@@ -33,7 +33,7 @@ function toInstalled(r: Row): InstalledProfile {
 }
 
 /** The profiles installed on a document, by name. */
-export async function listInstalledProfiles(db: Client, documentId: string): Promise<InstalledProfile[]> {
+async function listInstalledProfiles(db: Client, documentId: string): Promise<InstalledProfile[]> {
   const rs = await db.execute({
     sql: `SELECT ${COLUMNS} FROM document_profiles WHERE document_id = ? ORDER BY profile`,
     args: [documentId],

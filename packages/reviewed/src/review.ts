@@ -40,7 +40,7 @@ export interface ReviewDesk {
 }
 
 /** The reviewed record's `data`: the profile release that validated it, its fields in canonical form. */
-export interface ReviewedData {
+interface ReviewedData {
   profile: string;
   /** The version installed on the document at the decision, which stays on record after upgrades. */
   version: string;

@@ -4,9 +4,9 @@
  * outside agent runtime talks to the API (no @trpc/client, so malformed requests can be sent as
  * well as good ones). Nothing of the API's code is imported: it is run.
  *
- * Another package's tests run the built API (`from: 'built'`, `node dist/main.js`, what users
+ * Another package's tests run the built API (`from: 'built'`, `node dist/bin/main.js`, what users
  * run; `turbo run test` builds it first for a package that depends on @sponge/api); the API's own
- * tests run its source (`from: 'source'`, `src/main.ts` under tsx), which no build precedes.
+ * tests run its source (`from: 'source'`, `src/bin/main.ts` under tsx), which no build precedes.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -43,7 +43,7 @@ export { freePort };
 export const HARNESS_RUNTIME_KEY = 'harness-runtime-key-0123456789abcdef';
 
 export interface StartApiOptions {
-  /** `built`: `dist/main.js` with plain node; `source`: `src/main.ts` under tsx. */
+  /** `built`: `dist/bin/main.js` with plain node; `source`: `src/bin/main.ts` under tsx. */
   from: 'built' | 'source';
   dataDir: string;
   /** Added to (and over) the defaults: DEMO=1, LOG_LEVEL=warn, RUNTIME_KEY, HOST=127.0.0.1. */
@@ -52,12 +52,12 @@ export interface StartApiOptions {
 
 /** The command line that starts the API, from apps/api. */
 function entryOf(from: StartApiOptions['from']): string[] {
-  if (from === 'source') return ['--import', 'tsx', 'src/main.ts'];
-  if (!existsSync(join(apiDir, 'dist', 'main.js')))
+  if (from === 'source') return ['--import', 'tsx', 'src/bin/main.ts'];
+  if (!existsSync(join(apiDir, 'dist', 'bin', 'main.js')))
     throw new Error(
-      `${join(apiDir, 'dist', 'main.js')} is missing: build the API first (pnpm --filter @sponge/api build)`,
+      `${join(apiDir, 'dist', 'bin', 'main.js')} is missing: build the API first (pnpm --filter @sponge/api build)`,
     );
-  return ['dist/main.js'];
+  return ['dist/bin/main.js'];
 }
 
 /** Starts the API on a free port of 127.0.0.1 and waits until it answers `health`. */

@@ -25,16 +25,14 @@ import { ApiError, forbidden, invalidInput, unauthenticated } from '../errors.ts
 import { createAuthLimiter, Limited, SlowedDown, type AuthLimits } from './limits.ts';
 import { newId, newToken } from '../tokens.ts';
 import { AppDatabaseDialect } from './libsql-dialect.ts';
-
-/** The session cookie's name: HttpOnly, SameSite=Lax, Secure behind TLS (SPEC §6c). */
-export const SESSION_COOKIE = 'sponge_session';
+import { SESSION_COOKIE } from '../http/credential.ts';
 
 /** Sessions last 30 days and slide: one used after a day is extended (SPEC §6c). */
 export const SESSION_TTL_SECONDS = 30 * 86_400;
 const SESSION_UPDATE_AGE_SECONDS = 86_400;
 
 /** The reason the session hook gives when a disabled account's password was right. */
-export const ACCOUNT_DISABLED = 'ACCOUNT_DISABLED';
+const ACCOUNT_DISABLED = 'ACCOUNT_DISABLED';
 
 export interface AccountsOptions {
   app: Client;
@@ -189,8 +187,8 @@ export function accountsOptions(opts: AccountsOptions) {
               });
             }
             // A user token like the API's others: the prefix says which table a bearer token
-            // belongs to (context.ts), and it is 32 random bytes.
-            // Its times by the API's clock, which judges expiry (context.ts) and deletes expired
+            // belongs to (trpc/context.ts), and it is 32 random bytes.
+            // Its times by the API's clock, which judges expiry (trpc/context.ts) and deletes expired
             // sessions above: the library's own clock is the real one, which tests cannot move.
             const at = now();
             return {
@@ -241,7 +239,7 @@ function codeOf(e: unknown): string | undefined {
   return typeof body?.code === 'string' ? body.code : undefined;
 }
 
-export const WRONG_CREDENTIALS = 'Wrong email or password.';
+const WRONG_CREDENTIALS = 'Wrong email or password.';
 
 /**
  * Accounts as the API uses them: better-auth (above) with the limits, the API's errors and the

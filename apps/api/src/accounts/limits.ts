@@ -1,6 +1,6 @@
 /**
  * Failed sign-ins and sign-ups, limited (SPEC §6c): per account and per client address, in fixed
- * 15-minute windows kept in the application database (data/limit-store.ts), so every API process
+ * 15-minute windows kept in the application database (http/limit-store.ts), so every API process
  * on it counts the same attempts and a restart forgets none.
  *
  * A sign-in takes its points before the password is checked, so ten attempts sent at once are
@@ -17,7 +17,7 @@
  * to retry. The client address's limit is a refusal: it is somebody else's address.
  */
 import type { Client } from '@libsql/client';
-import { forgiveSignIn, takePoint, takeSignInPoints } from '../data/limit-store.ts';
+import { forgiveSignIn, takePoint, takeSignInPoints } from '../http/limit-store.ts';
 import { addressKey } from '../http/client-address.ts';
 
 export interface AuthLimits {
@@ -140,5 +140,3 @@ export function createAuthLimiter(options: {
     },
   };
 }
-
-export type AuthLimiter = ReturnType<typeof createAuthLimiter>;

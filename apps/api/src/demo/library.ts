@@ -1,7 +1,10 @@
 /**
- * The demo library (DEMO on): its people and documents are data (library.json); this gives them
- * their types and the names the seed and the tests use.
+ * The demo library (DEMO on): its people, documents, reviewed knowledge and chat run are data
+ * (library.json); this gives them their types and the names the seed and the tests use.
  */
+import type { Change } from '@oh/memory';
+import { ownerInputs } from '@sponge/contract';
+import type { ReviewDecideInput } from '@sponge/contract';
 import demo from './library.json' with { type: 'json' };
 
 export interface DemoDocument {
@@ -29,10 +32,35 @@ export const DEMO_USERS: readonly [DemoUser, ...DemoUser[]] = [owner, ...others]
 
 export const REEF_DOCUMENT_ID = demo.reefDocumentId;
 
-/** The passage the reviewed finding cites; it occurs verbatim in the reef document's text. */
-export const BLEACHING_PASSAGE = demo.bleachingPassage;
-
 export const DEMO_DOCUMENTS: DemoDocument[] = demo.documents.map(({ paragraphs, ...d }) => ({
   ...d,
   text: paragraphs.join('\n\n'),
 }));
+
+/** A record of the reef document's reviewed knowledge, with the passage it cites and the reviewer's comment. */
+interface DemoReview {
+  name: string;
+  text: string;
+  fields: ReviewDecideInput['fields'];
+  passage: string;
+  comment: string;
+}
+
+/** The fields as review.decide takes them (its schema types them; the profile checks them later). */
+const REVIEW_FIELDS = ownerInputs['review.decide'].shape.fields;
+const PASSAGES: Record<string, string> = { survey: demo.surveyPassage, bleaching: demo.bleachingPassage };
+
+/** In the order they are accepted: a record's reference fields name records reviewed already. */
+export const DEMO_REVIEWS: DemoReview[] = demo.reviews.map((r) => {
+  const passage = PASSAGES[r.passage];
+  if (passage === undefined) throw new Error(`demo/library.json: no passage "${r.passage}"`);
+  return { ...r, fields: REVIEW_FIELDS.parse(r.fields), passage };
+});
+
+/**
+ * The demo run's steps: a message in its transcript, or its agent's remember call. The changes
+ * are the store's to check, as any agent's are.
+ */
+export const DEMO_RUN = demo.run as ReadonlyArray<
+  { say: { role: 'you' | 'agent'; text: string } } | { remember: Change[] }
+>;

@@ -4,18 +4,15 @@
  * run whose agent wrote working notes through the real store. Its session stays open, so the Memory panel is not empty.
  */
 import { getPack } from '@oh/profiles';
-import type { AgentContext, Change, JsonValue } from '@oh/memory';
+import type { AgentContext } from '@oh/memory';
 import { kindOf } from '@sponge/contract';
 import type { AppDeps } from '../deps.ts';
 import { insertDocument, publishDocument, shareDocument } from '@sponge/library';
 import { decideReview, installProfile } from '@sponge/reviewed';
-import { finishRun, insertMessage, insertRun } from '../data/runs.ts';
-import { insertUser } from '../data/users.ts';
+import { finishRun, insertMessage, insertRun } from '../runs/runs.ts';
+import { insertUser } from '../accounts/users.ts';
 import { hashToken, newId, newToken } from '../tokens.ts';
-import { BLEACHING_PASSAGE, DEMO_DOCUMENTS, DEMO_USERS, REEF_DOCUMENT_ID } from './library.ts';
-
-/** In the reef document's text: what the publication, its study and its sample are cited by. */
-const SURVEY_PASSAGE = 'We resurveyed 112 sites that had been mapped in 2015 and followed them through 2020.';
+import { DEMO_DOCUMENTS, DEMO_REVIEWS, DEMO_RUN, DEMO_USERS, REEF_DOCUMENT_ID } from './library.ts';
 
 /** Seeds only an empty application database; returns null when there was nothing to do. */
 export async function seedDemo(deps: AppDeps): Promise<{ documents: number; runId: string } | null> {
@@ -37,10 +34,8 @@ export async function seedDemo(deps: AppDeps): Promise<{ documents: number; runI
     if (d.published) await publishDocument(app, d.id, now());
   }
 
-  // The Research profile on the reef document, and reviewed knowledge at revisions 1–4: the
-  // publication, its study, the study's sample and a finding of it, each through the same checks
-  // as a person's review (review.decide). A record's reference fields are links to records that
-  // must be reviewed already, so they are accepted in that order.
+  // The Research profile on the reef document, and reviewed knowledge at revisions 1–4, each
+  // record through the same checks as a person's review (review.decide).
   const research = getPack('research');
   await installProfile(
     app,
@@ -53,14 +48,9 @@ export async function seedDemo(deps: AppDeps): Promise<{ documents: number; runI
     },
     now(),
   );
-  const review = (
-    name: string,
-    text: string,
-    fields: Record<string, JsonValue>,
-    passage: string,
-    comment: string,
-  ) =>
-    decideReview({ db: app, reviewed: deps.reviewed, notebook: deps.store }, 'user-ada', {
+  const desk = { db: app, reviewed: deps.reviewed, notebook: deps.store };
+  for (const { name, text, fields, passage, comment } of DEMO_REVIEWS) {
+    await decideReview(desk, 'user-ada', {
       documentId: REEF_DOCUMENT_ID,
       profile: research.name,
       kind: kindOf(name),
@@ -72,51 +62,7 @@ export async function seedDemo(deps: AppDeps): Promise<{ documents: number; runI
       decision: 'accept',
       comment,
     });
-  await review(
-    'publication:reef-recovery-2016',
-    'Reef recovery after the 2016 bleaching, by M. Okafor, L. Brandt and J. Tamura.',
-    {
-      title: 'Reef recovery after the 2016 bleaching',
-      authors: ['M. Okafor', 'L. Brandt', 'J. Tamura'],
-      status: 'published',
-    },
-    SURVEY_PASSAGE,
-    'The report itself: title and authors as on the document.',
-  );
-  await review(
-    'study:reef-resurvey-2016',
-    '112 reef sites mapped in 2015, resurveyed after the 2016 heatwave and followed through 2020.',
-    {
-      title: 'Resurvey of the northern reef, 2015–2020',
-      design: 'cohort',
-      reportedIn: ['publication:reef-recovery-2016'],
-    },
-    SURVEY_PASSAGE,
-    'Design as described in the introduction.',
-  );
-  await review(
-    'sample:reef-sites-112',
-    'The 112 reef sites mapped in 2015.',
-    {
-      size: 112,
-      population: 'reef sites on the northern reef mapped in 2015',
-      study: 'study:reef-resurvey-2016',
-    },
-    SURVEY_PASSAGE,
-    'Site count as stated.',
-  );
-  await review(
-    'finding:bleaching-threshold',
-    'Sites above 8 degree heating weeks bleached at over 90 percent of sites; below 4 DHW, fewer than 30 percent.',
-    {
-      statement:
-        'Reef sites exposed to more than 8 degree heating weeks bleached in over 90 percent of cases; sites below 4 degree heating weeks in fewer than 30 percent.',
-      study: 'study:reef-resurvey-2016',
-      sample: 'sample:reef-sites-112',
-    },
-    BLEACHING_PASSAGE,
-    'Matches Table 2 of the survey; threshold stated in the results.',
-  );
+  }
 
   // A finished chat run with a short transcript; its agent remembered through the real store.
   const ada = DEMO_USERS[0].id;
@@ -158,47 +104,15 @@ export async function seedDemo(deps: AppDeps): Promise<{ documents: number; runI
     await nextTick();
   };
 
-  await say(
-    'you',
-    'Does the 2016 survey support the bleaching threshold we reviewed? Check what the data can and cannot show.',
-  );
-  const first: Change[] = [
-    {
-      op: 'add',
-      name: 'lead:reef-survey-2016',
-      text: 'methods section missing: the survey paper does not say how sites were chosen in 2015.',
-      links: [{ rel: 'supports', to: 'finding:bleaching-threshold' }],
-    },
-    {
-      op: 'add',
-      name: 'ruled-out:dataset-2014',
-      text: 'dataset ends 2014 for five southern stations, so it cannot measure 2016 heat exposure there.',
-    },
-  ];
-  const r1 = await deps.store.remember(agent, { basedOn: 0, requestId: 'demo-1', changes: first });
-  await say(
-    'agent',
-    'Two notes so far: the survey lacks a methods section, and the 2014 temperature dataset is ruled out for the southern sites.',
-  );
-  const second: Change[] = [
-    {
-      op: 'add',
-      name: 'todo:check-figure-3',
-      text: 'check figure 3 against the site table before relying on the 90 percent figure.',
-      links: [{ rel: 'depends_on', to: 'lead:reef-survey-2016' }],
-    },
-    {
-      op: 'add',
-      name: 'finding:bleaching-threshold',
-      text: 'Bleaching looks near-universal above 6 degree heating weeks, lower than the reviewed 8.',
-      links: [{ rel: 'contradicts', to: 'ruled-out:dataset-2014' }],
-    },
-  ];
-  await deps.store.remember(agent, { basedOn: r1.version, requestId: 'demo-2', changes: second });
-  await say(
-    'agent',
-    'My working note on the threshold (about 6 DHW) differs from the reviewed finding (8 DHW); the panel shows the conflict. Figure 3 still needs checking before anything is proposed for review.',
-  );
+  let version = 0;
+  let calls = 0;
+  for (const step of DEMO_RUN) {
+    if ('say' in step) await say(step.say.role, step.say.text);
+    else {
+      const call = { basedOn: version, requestId: `demo-${++calls}`, changes: step.remember };
+      version = (await deps.store.remember(agent, call)).version;
+    }
+  }
   await finishRun(app, runId, now());
   return { documents: DEMO_DOCUMENTS.length, runId };
 }

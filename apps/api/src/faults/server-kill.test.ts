@@ -18,9 +18,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeFailure } from '@sponge/testing/fault-agents';
 import type { Failure } from '@sponge/testing/fault-agents';
 import { MEMORY_UNAVAILABLE_MESSAGE } from '../errors.ts';
-import { startApi, startCluster } from './testing/processes.ts';
-import type { ApiProcess, Cluster } from './testing/processes.ts';
-import { runFaultRounds } from './testing/rounds.ts';
+import { startApi, startCluster } from '../testing/faults/processes.ts';
+import type { ApiProcess, Cluster } from '../testing/faults/processes.ts';
+import { runFaultRounds } from '../testing/faults/rounds.ts';
 
 const ROUNDS = 30;
 const AGENTS = 12;

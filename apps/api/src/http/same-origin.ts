@@ -10,7 +10,7 @@
  * if (cookieAuthenticated(req.headers) && !fromOwnOrigin(req, config.publicUrl)) refuse(…);
  */
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import { readCredential } from '../context.ts';
+import { readCredential } from './credential.ts';
 
 /** Whether the session cookie is the request's credential (no Authorization header wins over it). */
 export function cookieAuthenticated(headers: IncomingHttpHeaders): boolean {

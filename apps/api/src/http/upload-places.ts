@@ -6,7 +6,7 @@
  * - A place is taken only once the caller is known (server.ts authenticates first): a stranger's
  *   connection never holds one.
  * - Places are counted overall and per owner (UPLOADS_IN_FLIGHT, UPLOADS_IN_FLIGHT_PER_OWNER), by
- *   every API process on the application database together (data/limit-store.ts). A place lapses
+ *   every API process on the application database together (http/limit-store.ts). A place lapses
  *   by itself after PLACE_LEASE_MS, in case its process died with it.
  * - A body that stops arriving (under `minBytes` in a `windowMs`) is ended (server.ts answers 408
  *   `too_slow`), so a slow or stalled client holds its place for one window, not for the request
@@ -20,7 +20,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Client } from '@libsql/client';
-import { enterUploadPlace, leaveUploadPlace, uploadPlacesTaken } from '../data/limit-store.ts';
+import { enterUploadPlace, leaveUploadPlace, uploadPlacesTaken } from './limit-store.ts';
 import { ApiError } from '../errors.ts';
 import { newId } from '../tokens.ts';
 
@@ -31,10 +31,10 @@ const RETRY_AFTER_SECONDS = 2;
  * How long a place lasts if nobody gives it back (its process died): past the server's request
  * timeout (60 s, server.ts), by which every body has arrived or been cut off.
  */
-export const PLACE_LEASE_MS = 90_000;
+const PLACE_LEASE_MS = 90_000;
 
 /** Runs `run` every `ms` until the returned function is called; tests turn their own clock. */
-export type Ticker = (ms: number, run: () => void) => () => void;
+type Ticker = (ms: number, run: () => void) => () => void;
 
 const REAL_TICKER: Ticker = (ms, run) => {
   const timer = setInterval(run, ms);
@@ -55,7 +55,7 @@ export interface UploadPace {
  * file must arrive at 350 KiB/s to beat the 60 s request timeout anyway), far above a stalled
  * one. Bytes are counted as they reach the socket, so a slow start of TCP passes.
  */
-export const DEFAULT_UPLOAD_PACE: UploadPace = { minBytes: 64 * 1024, windowMs: 10_000 };
+const DEFAULT_UPLOAD_PACE: UploadPace = { minBytes: 64 * 1024, windowMs: 10_000 };
 
 export interface UploadsInFlight {
   /**

@@ -19,13 +19,14 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { readCredential, resolveCaller } from '../context.ts';
+import { readCredential } from '../http/credential.ts';
+import { resolveCaller } from '../trpc/context.ts';
 import type { AppDeps } from '../deps.ts';
 import { fromAppDatabaseError } from '../errors.ts';
 import { originIsOwn, ownOrigin } from '../http/same-origin.ts';
-import { SharedRateLimiter } from '../rate-limit.ts';
-import type { RateLimit } from '../rate-limit.ts';
-import { MAX_BODY_BYTES } from '../trpc.ts';
+import { SharedRateLimiter } from '../http/rate-limit.ts';
+import type { RateLimit } from '../http/rate-limit.ts';
+import { MAX_BODY_BYTES } from '../http/limits.ts';
 import {
   MCP_PATH,
   METADATA_PATH,
@@ -141,7 +142,7 @@ export function createMcpEndpoint(
   options: { publicUrl: string | null; rateLimit: RateLimit; oauth?: McpOAuth },
 ): McpEndpoint {
   const { oauth } = options;
-  // One limit per key for every API process on the database (rate-limit.ts).
+  // One limit per key for every API process on the database (http/rate-limit.ts).
   const limiter = new SharedRateLimiter(deps.app, 'mcp', options.rateLimit);
   // Without a Host header (HTTP/1.0) the pointer still has to be a URL: the listening one.
   const originOf = (req: IncomingMessage) =>

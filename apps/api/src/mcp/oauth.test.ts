@@ -9,7 +9,7 @@ import { get as httpGet } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runUsers } from '../accounts/users-command.ts';
+import { runUsers } from '../bin/users-command.ts';
 import { TEST_TOKEN_SECRET, startTestServer } from '../testing/harness.ts';
 import type { Json, TestServer } from '../testing/harness.ts';
 import {

@@ -18,7 +18,7 @@
  * token (`mrt_…`, with `offline_access`) lives 14 days ({@link REFRESH_TOKEN_SECONDS}). The owner
  * sees each client they consented to on Connected agents and revokes it there, which deletes the
  * consent and its tokens; a token opens `/mcp` only while that consent stands
- * (data/connected-agents.ts).
+ * (accounts/connected-agents.ts).
  *
  * Only the routes below are answered (`owns`): none of the library's other routes (sign-in,
  * client administration…) is reachable. The issuer is the app's origin with `/oauth`: PUBLIC_URL,
@@ -31,8 +31,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { oauthProvider } from '@better-auth/oauth-provider';
 import { betterAuth } from 'better-auth';
 import { accountsOptions } from '../accounts/accounts.ts';
-import { clientName, recordUse, useIsStale } from '../data/connected-agents.ts';
-import { takePoint } from '../data/limit-store.ts';
+import { clientName, recordUse, useIsStale } from '../accounts/connected-agents.ts';
+import { takePoint } from '../http/limit-store.ts';
 import type { AppDeps } from '../deps.ts';
 import { fromAppDatabaseError } from '../errors.ts';
 import { clientAddress, trustedProxies } from '../http/client-address.ts';
@@ -55,7 +55,7 @@ export interface McpOAuth {
 }
 
 /** The library's base path: the issuer is `<origin>/oauth`. */
-export const OAUTH_BASE_PATH = '/oauth';
+const OAUTH_BASE_PATH = '/oauth';
 export const AUTHORIZE_PATH = `${OAUTH_BASE_PATH}/oauth2/authorize`;
 export const CONSENT_PATH = `${OAUTH_BASE_PATH}/oauth2/consent`;
 export const PUBLIC_CLIENT_PATH = `${OAUTH_BASE_PATH}/oauth2/public-client`;
@@ -68,7 +68,7 @@ const METADATA_PATHS = [
   '/.well-known/oauth-authorization-server',
 ];
 /** The web app's pages the flow passes through (apps/web). */
-export const SIGN_IN_PAGE = '/signin';
+const SIGN_IN_PAGE = '/signin';
 export const CONSENT_PAGE = '/account/connect';
 /**
  * Where a browser goes when an authorization request cannot be sent back to its client (unknown
@@ -91,9 +91,9 @@ const ACCESS_TOKEN_SECONDS = 3600;
  * not make on a machine that is not the server, so a client left unused for two weeks signs in
  * again (the owner is asked only if they revoked it). Each refresh rotates the token and starts a
  * new 14 days: an agent in use keeps working until the owner revokes it on Connected agents
- * (data/connected-agents.ts).
+ * (accounts/connected-agents.ts).
  */
-export const REFRESH_TOKEN_SECONDS = 14 * 24 * 3600;
+const REFRESH_TOKEN_SECONDS = 14 * 24 * 3600;
 const TOKEN_BODY = /^[A-Za-z0-9_-]{43}$/;
 
 /** Request bodies here are a few form fields or a registration document. */
@@ -547,7 +547,7 @@ export function createMcpOAuth(deps: AppDeps, options: { publicUrl: string | nul
     if (!TOKEN_BODY.test(raw)) return null;
     const rs = await deps.app.execute({
       // Only while the owner's consent to the client stands: revoking it on Connected agents
-      // (data/connected-agents.ts) ends every token of the client, one minted in a race included.
+      // (accounts/connected-agents.ts) ends every token of the client, one minted in a race included.
       sql: `SELECT t.id, t.user_id, t.expires_at, t.resources, t.scopes,
                    co.id AS consent_id, co.last_used_at
               FROM oauth_access_tokens t

@@ -1,7 +1,7 @@
 /**
  * The four read-only tools of `/mcp` (SPEC §7d), for one owner: an MCP server built per request
  * for the key that authenticated it (./http.ts), so every call is checked against the key as it is
- * now. They answer what the library tools answer (routers/library.ts, the same limits and the
+ * now. They answer what the library tools answer (runs/library-tools.ts, the same limits and the
  * owner's own documents only) and the reviewed knowledge of a document (@sponge/reviewed).
  * Never a working-memory tool, and nothing that writes.
  */
@@ -13,10 +13,10 @@ import { MCP_TOOLS, MCP_TOOL_NAMES, mcpToolInputs, mcpToolOutputs } from '@spong
 import type { McpToolName, McpToolOutput } from '@sponge/contract';
 import { isLibraryError, readOwnPassage } from '@sponge/library';
 import { isReviewError, reviewedFindings } from '@sponge/reviewed';
-import { listReadableDocuments } from '../data/document-activity.ts';
+import { listReadableDocuments } from '../runs/document-activity.ts';
 import type { AppDeps } from '../deps.ts';
 import { ApiError, defaultReason, fromLibraryError, fromReviewError, toApiError } from '../errors.ts';
-import { searchOwnLibrary } from '../routers/library.ts';
+import { searchOwnLibrary } from '../runs/library-tools.ts';
 
 /** Who the tools act for: the owner, and the API key or OAuth token that said so (what the log names). */
 export interface McpOwner {
@@ -26,7 +26,7 @@ export interface McpOwner {
 }
 
 /** Served as `serverInfo`; the version moves when the tools' shapes do. */
-export const MCP_SERVER_INFO = { name: 'sponge-library', title: 'Sponge library', version: '1.0.0' };
+const MCP_SERVER_INFO = { name: 'sponge-library', title: 'Sponge library', version: '1.0.0' };
 
 const INSTRUCTIONS =
   "Read-only access to the owner's own Sponge library: search it, read passages, list documents and a " +
@@ -83,7 +83,7 @@ const inWords: { [N in McpToolName]: (out: McpToolOutput<N>) => string } = {
  * tRPC gives them (SPEC §9): `not_found`, `invalid_input`, `unavailable`… Anything unexpected is
  * logged and said as an internal error, without its details.
  */
-export function toolError(deps: AppDeps, tool: string, error: unknown): CallToolResult {
+function toolError(deps: AppDeps, tool: string, error: unknown): CallToolResult {
   const known =
     error instanceof TRPCError
       ? toApiError(error)

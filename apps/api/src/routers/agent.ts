@@ -18,12 +18,12 @@ import {
   toolDescriptors,
 } from '@sponge/contract';
 import { documentOutline, getOwnDocument, getVisibleDocument } from '@sponge/library';
-import { judgeCitations } from '../citations.ts';
-import { insertAgentMessage } from '../data/research.ts';
-import { insertRecallEvent, listMessages } from '../data/runs.ts';
+import { judgeCitations } from '../runs/citations.ts';
+import { insertAgentMessage } from '../runs/research.ts';
+import { insertRecallEvent, listMessages } from '../runs/runs.ts';
 import { ApiError, forbidden, notFound } from '../errors.ts';
-import { agentProcedure } from '../trpc.ts';
-import type { AgentCaller } from '../trpc.ts';
+import { agentProcedure } from '../trpc/procedures.ts';
+import type { AgentCaller } from '../trpc/procedures.ts';
 
 /** A live run whose document exists and is still its owner's (read with the run, on this call). */
 function liveRun({ run, document: doc }: AgentCaller): Record<never, never> {
@@ -150,7 +150,7 @@ export const agentRouter = {
 
   /**
    * The agent's reply in the run transcript, with what it cites. Not a memory tool: staged runs
-   * may talk too. Each citation is judged here (citations.ts): a passage is `verified`
+   * may talk too. Each citation is judged here (runs/citations.ts): a passage is `verified`
    * only in the stored text of one of the run owner's own live documents, a note is `note` only
    * if the run's session holds it; the answer says which failed, so the runtime can tell the model.
    */

@@ -7,14 +7,14 @@ import {
   listApiKeys,
   listDemoUsers,
   revokeApiKey,
-} from '../data/users.ts';
-import { listConnectedAgents, revokeConnectedAgent } from '../data/connected-agents.ts';
+} from '../accounts/users.ts';
+import { listConnectedAgents, revokeConnectedAgent } from '../accounts/connected-agents.ts';
 import { ApiError, forbidden, notFound } from '../errors.ts';
 import type { AppDeps } from '../deps.ts';
-import { SharedRateLimiter } from '../rate-limit.ts';
+import { SharedRateLimiter } from '../http/rate-limit.ts';
 import { addressKey } from '../http/client-address.ts';
-import { ownerProcedure, publicProcedure } from '../trpc.ts';
-import type { Context } from '../context.ts';
+import { ownerProcedure, publicProcedure } from '../trpc/procedures.ts';
+import type { Context } from '../trpc/context.ts';
 
 /**
  * Demo sign-ins per client address: 30 at once, then one every 2 seconds. Each adds a session

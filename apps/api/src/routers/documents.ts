@@ -14,14 +14,14 @@ import {
   shareDocument,
 } from '@sponge/library';
 import type { DocumentSummary } from '@sponge/library';
-import { getReadableDocument, listReadableDocuments } from '../data/document-activity.ts';
-import { clearQuotesStatement } from '../data/research.ts';
-import { getAccount, getUser } from '../data/users.ts';
-import { listRuns } from '../data/runs.ts';
-import { requireOwnedDocument } from '../access.ts';
+import { getReadableDocument, listReadableDocuments } from '../runs/document-activity.ts';
+import { clearQuotesStatement } from '../runs/research.ts';
+import { getAccount, getUser } from '../accounts/users.ts';
+import { listRuns } from '../runs/runs.ts';
+import { requireOwnedDocument } from '../runs/access.ts';
 import { invalidInput, notFound } from '../errors.ts';
 import { readUploadForm } from '../http/upload-form.ts';
-import { ownerOrApiKeyProcedure, ownerProcedure } from '../trpc.ts';
+import { ownerOrApiKeyProcedure, ownerProcedure } from '../trpc/procedures.ts';
 
 /**
  * `documents.upload`'s input: the multipart form as tRPC parsed it. Typed as the global FormData

@@ -8,11 +8,11 @@ import type { TRPCRouterRecord } from '@trpc/server';
 import { ownerInputs } from '@sponge/contract';
 import type { NoteView, RecallRecord, ReviewedRecord, SessionState } from '@oh/memory';
 import { panelRows } from '@sponge/reviewed';
-import { requireOwnedDocument } from '../access.ts';
+import { requireOwnedDocument } from '../runs/access.ts';
 import { notFound } from '../errors.ts';
-import { liveNotifier, sessionKey } from '../live/notifier.ts';
-import { ownerProcedure } from '../trpc.ts';
-import { toSessionView } from '../views.ts';
+import { liveNotifier, sessionKey } from '../runs/notifier.ts';
+import { ownerProcedure } from '../trpc/procedures.ts';
+import { toSessionView } from '../runs/session-view.ts';
 
 const CLOSED_FOR_GOOD: ReadonlySet<SessionState> = new Set(['forgotten', 'purged', 'empty']);
 

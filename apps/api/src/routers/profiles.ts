@@ -8,7 +8,7 @@
 import type { TRPCRouterRecord } from '@trpc/server';
 import { ownerInputs } from '@sponge/contract';
 import { installShippedProfile, offeredProfiles, previewProfile, profileCatalogue } from '@sponge/reviewed';
-import { ownerProcedure } from '../trpc.ts';
+import { ownerProcedure } from '../trpc/procedures.ts';
 
 export const profilesRouter = {
   /**

@@ -7,7 +7,7 @@
 import type { TRPCRouterRecord } from '@trpc/server';
 import { ownerInputs } from '@sponge/contract';
 import { decideReview, reviewExport, reviewHistory } from '@sponge/reviewed';
-import { ownerProcedure } from '../trpc.ts';
+import { ownerProcedure } from '../trpc/procedures.ts';
 
 export const reviewRouter = {
   /** Propose and decide in one step (the workbench's "Record decision"). Owner only. */

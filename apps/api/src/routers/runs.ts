@@ -1,12 +1,12 @@
 import type { TRPCRouterRecord } from '@trpc/server';
 import { ownerInputs } from '@sponge/contract';
-import { listRuns, finishRun, getRun } from '../data/runs.ts';
+import { listRuns, finishRun, getRun } from '../runs/runs.ts';
 import { setMemoryInStagedRuns } from '@sponge/library';
-import { requireOwnedDocument, requireOwnedRun } from '../access.ts';
-import { acceptRun } from '../accept-run.ts';
-import { liveNotifier, PENDING } from '../live/notifier.ts';
-import { ownerOrApiKeyProcedure, ownerProcedure } from '../trpc.ts';
-import { toSessionView } from '../views.ts';
+import { requireOwnedDocument, requireOwnedRun } from '../runs/access.ts';
+import { acceptRun } from '../runs/accept.ts';
+import { liveNotifier, PENDING } from '../runs/notifier.ts';
+import { ownerOrApiKeyProcedure, ownerProcedure } from '../trpc/procedures.ts';
+import { toSessionView } from '../runs/session-view.ts';
 
 export const runsRouter = {
   /**

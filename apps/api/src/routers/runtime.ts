@@ -10,12 +10,12 @@
  */
 import type { TRPCRouterRecord } from '@trpc/server';
 import { ownerInputs } from '@sponge/contract';
-import { claimRun, finishRun, getRun, listPendingRuns, releaseLease, renewLease } from '../data/runs.ts';
-import type { LeaseRefusal } from '../data/runs.ts';
+import { claimRun, finishRun, getRun, listPendingRuns, releaseLease, renewLease } from '../runs/runs.ts';
+import type { LeaseRefusal } from '../runs/runs.ts';
 import { ApiError, notFound } from '../errors.ts';
-import { liveNotifier, PENDING } from '../live/notifier.ts';
+import { liveNotifier, PENDING } from '../runs/notifier.ts';
 import { hashToken, newToken } from '../tokens.ts';
-import { runtimeProcedure } from '../trpc.ts';
+import { runtimeProcedure } from '../trpc/procedures.ts';
 
 /**
  * At most this many pending runs per answer; the runtime asks again when it has worked them off.

@@ -247,7 +247,7 @@ function badRemember(version: number): fc.Arbitrary<unknown> {
 // State snapshots
 
 /**
- * Tables that count attempts, refused ones too (data/limit-store.ts): a fuzzed call that reached
+ * Tables that count attempts, refused ones too (http/limit-store.ts): a fuzzed call that reached
  * a limit is one more attempt there, which is what they are for, not a change of state.
  */
 const ATTEMPT_COUNTERS = new Set(['limit_windows', 'limit_buckets', 'upload_places']);

@@ -16,7 +16,7 @@ import type { RunningServer } from '../server.ts';
 import { createLogger } from '../log.ts';
 import type { Logger } from 'pino';
 import type { AuthLimits } from '../accounts/limits.ts';
-import type { RateLimit } from '../rate-limit.ts';
+import type { RateLimit } from '../http/rate-limit.ts';
 import type { UploadPace } from '../http/upload-places.ts';
 
 export const TEST_TOKEN_SECRET = 'api-test-token-secret-0123456789abcdef';

@@ -8,7 +8,7 @@ import { get as httpGet } from 'node:http';
 import { AUTHORIZE_PATH, CONSENT_PAGE, CONSENT_PATH } from '../mcp/oauth.ts';
 import type { Json } from './harness.ts';
 
-export const TEST_REDIRECT = 'http://127.0.0.1:33418/callback';
+const TEST_REDIRECT = 'http://127.0.0.1:33418/callback';
 
 export function pkce(): { verifier: string; challenge: string } {
   const verifier = randomBytes(32).toString('base64url');
@@ -33,7 +33,7 @@ export async function registerClient(base: string, name: string): Promise<string
   return body.client_id as string;
 }
 
-export function authorizeUrl(base: string, clientId: string, challenge: string, scope: string): string {
+function authorizeUrl(base: string, clientId: string, challenge: string, scope: string): string {
   const q = new URLSearchParams({
     response_type: 'code',
     client_id: clientId,
@@ -48,10 +48,7 @@ export function authorizeUrl(base: string, clientId: string, challenge: string, 
 }
 
 /** A browser's top-level navigation: status and Location, no redirect followed. */
-export function browserGet(
-  url: string,
-  cookie?: string,
-): Promise<{ status: number; location: string | null }> {
+function browserGet(url: string, cookie?: string): Promise<{ status: number; location: string | null }> {
   return new Promise((resolve, reject) => {
     const req = httpGet(
       url,
