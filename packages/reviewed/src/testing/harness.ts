@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMemoryStore, isMemoryError } from '@oh/memory';
+import { openTestSession } from '@oh/memory/testing';
 import type { AgentContext, MemoryError, MemoryStore, OpenSessionInput, SessionInfo } from '@oh/memory';
 import { isReviewError } from '../errors.ts';
 import type { ReviewError } from '../errors.ts';
@@ -56,17 +57,7 @@ export async function withReviewed<T>(fn: (h: ReviewedHarness) => Promise<T>): P
       clock,
       reviewed,
       store,
-      async session(input = {}) {
-        runs++;
-        const info = await store.openSession({
-          ownerId: 'user:o',
-          documentId: 'doc:d',
-          runId: `run:${runs}`,
-          pinnedRevision: 0,
-          ...input,
-        });
-        return { info, ctx: { sessionId: info.id, author: `agent:run-${runs}` } };
-      },
+      session: (input = {}) => openTestSession(store, ++runs, input),
     });
   } finally {
     for (const close of closers.reverse()) {

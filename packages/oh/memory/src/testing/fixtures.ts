@@ -11,7 +11,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@libsql/client';
 import { createMemoryStore, openPurger } from '../index.ts';
-import type { MemoryStore, Purger, ReviewedKnowledgeReader } from '../index.ts';
+import type {
+  AgentContext,
+  MemoryStore,
+  OpenSessionInput,
+  Purger,
+  ReviewedKnowledgeReader,
+  SessionInfo,
+} from '../index.ts';
 import { rowsMentioning } from './on-disk.ts';
 
 export { databaseFiles, fileUrl, findMarkersOnDisk, rawClient, rowsMentioning } from './on-disk.ts';
@@ -45,6 +52,26 @@ export async function openStore(
   options: { now?: () => Date; explainTtlSeconds?: number; sessionTtlSeconds?: number } = {},
 ): Promise<MemoryStore> {
   return await createMemoryStore({ url, tokenSecret: TOKEN_SECRET, reviewed: noReviewed, ...options });
+}
+
+/**
+ * Opens the `n`th session of a test (owner `user:o`, document `doc:d`, run `run:<n>`, revision 0
+ * unless `input` says otherwise) and the agent context that writes in it. The store's harness and
+ * the tests of an application's reviewed knowledge (@sponge/reviewed) open theirs alike.
+ */
+export async function openTestSession(
+  store: MemoryStore,
+  n: number,
+  input: Partial<OpenSessionInput> = {},
+): Promise<{ info: SessionInfo; ctx: AgentContext }> {
+  const info = await store.openSession({
+    ownerId: 'user:o',
+    documentId: 'doc:d',
+    runId: `run:${n}`,
+    pinnedRevision: 0,
+    ...input,
+  });
+  return { info, ctx: { sessionId: info.id, author: `agent:run-${n}` } };
 }
 
 export async function openTestPurger(url: string, now?: () => Date): Promise<Purger> {

@@ -25,7 +25,7 @@ import type {
   ReviewedRecord,
   SessionInfo,
 } from '../types.ts';
-import { PURGE_KEY, TOKEN_SECRET, testClock } from './fixtures.ts';
+import { PURGE_KEY, TOKEN_SECRET, openTestSession, testClock } from './fixtures.ts';
 
 /** What `TestReviewed.accept` takes: a record's content and, optionally, its provenance. */
 interface AcceptedRecord {
@@ -175,17 +175,7 @@ export async function withHarness<T>(
         closers.push(() => client.close());
         return client;
       },
-      async session(input = {}, on = store) {
-        runs++;
-        const info = await on.openSession({
-          ownerId: 'user:o',
-          documentId: 'doc:d',
-          runId: `run:${runs}`,
-          pinnedRevision: 0,
-          ...input,
-        });
-        return { info, ctx: { sessionId: info.id, author: `agent:run-${runs}` } };
-      },
+      session: (input = {}, on = store) => openTestSession(on, ++runs, input),
     };
     return await fn(harness);
   } finally {

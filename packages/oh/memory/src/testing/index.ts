@@ -7,6 +7,7 @@
  * - the changes of call k of the crash and fault suites;
  * - another process holding a database file's write lock;
  * - a free local port;
+ * - a session of a test's store and the agent context that writes in it;
  * - the raw look at database files and tables the on-disk tests make.
  */
 export { sqldBinary, startSqld } from './sqld.ts';
@@ -15,4 +16,5 @@ export { changesFor } from './call-changes.ts';
 export { LOCK_HOLDER, holdLock } from './hold-lock.ts';
 export type { LockHolder } from './hold-lock.ts';
 export { freePort } from './free-port.ts';
+export { openTestSession } from './fixtures.ts';
 export { databaseFiles, fileUrl, findMarkersOnDisk, rawClient, rowsMentioning } from './on-disk.ts';
