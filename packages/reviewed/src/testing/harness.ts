@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMemoryStore, isMemoryError } from '@oh/memory';
-import { openTestSession } from '@oh/memory/testing';
+import { closeAll, openTestSession } from '@oh/memory/testing';
 import type { AgentContext, MemoryError, MemoryStore, OpenSessionInput, SessionInfo } from '@oh/memory';
 import { isReviewError } from '../errors.ts';
 import type { ReviewError } from '../errors.ts';
@@ -60,13 +60,7 @@ export async function withReviewed<T>(fn: (h: ReviewedHarness) => Promise<T>): P
       session: (input = {}) => openTestSession(store, ++runs, input),
     });
   } finally {
-    for (const close of closers.reverse()) {
-      try {
-        close();
-      } catch {
-        // closing is best effort; the folder goes anyway
-      }
-    }
+    closeAll(closers);
     rmSync(dir, { recursive: true, force: true });
   }
 }

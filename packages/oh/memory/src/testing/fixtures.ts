@@ -74,6 +74,17 @@ export async function openTestSession(
   return { info, ctx: { sessionId: info.id, author: `agent:run-${n}` } };
 }
 
+/** Closes what a test opened, last first; closing is best effort, so the folder goes anyway. */
+export function closeAll(closers: Array<() => void>): void {
+  for (const close of closers.splice(0).reverse()) {
+    try {
+      close();
+    } catch {
+      // one failed close must not keep the others open
+    }
+  }
+}
+
 export async function openTestPurger(url: string, now?: () => Date): Promise<Purger> {
   return await openPurger({ url, purgeKey: PURGE_KEY, ...(now ? { now } : {}) });
 }

@@ -25,7 +25,7 @@ import type {
   ReviewedRecord,
   SessionInfo,
 } from '../types.ts';
-import { PURGE_KEY, TOKEN_SECRET, openTestSession, testClock } from './fixtures.ts';
+import { PURGE_KEY, TOKEN_SECRET, closeAll, openTestSession, testClock } from './fixtures.ts';
 
 /** What `TestReviewed.accept` takes: a record's content and, optionally, its provenance. */
 interface AcceptedRecord {
@@ -179,13 +179,7 @@ export async function withHarness<T>(
     };
     return await fn(harness);
   } finally {
-    for (const close of closers.reverse()) {
-      try {
-        close();
-      } catch {
-        // closing is best effort; the folder goes anyway
-      }
-    }
+    closeAll(closers);
     rmSync(dir, { recursive: true, force: true });
   }
 }

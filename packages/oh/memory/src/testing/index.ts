@@ -16,5 +16,5 @@ export { changesFor } from './call-changes.ts';
 export { LOCK_HOLDER, holdLock } from './hold-lock.ts';
 export type { LockHolder } from './hold-lock.ts';
 export { freePort } from './free-port.ts';
-export { openTestSession } from './fixtures.ts';
+export { closeAll, openTestSession } from './fixtures.ts';
 export { databaseFiles, fileUrl, findMarkersOnDisk, rawClient, rowsMentioning } from './on-disk.ts';
