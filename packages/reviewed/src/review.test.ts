@@ -4,16 +4,14 @@
  * refused with a `ReviewError` whose reason the app maps, and what it records is what the history,
  * the findings and the panel rows read back with names and titles.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Client } from '@libsql/client';
 import { createLocalEmbeddingAdapter } from '@oh/embeddings';
 import { applyMigrations } from '@oh/memory';
 import type { NoteView, SessionInfo } from '@oh/memory';
 import { getPack } from '@oh/profiles';
 import type { ReviewDecideInput } from '@sponge/contract';
-import { addOwner, insertDocument, openLibraryDatabase } from '@sponge/library';
+import { insertDocument } from '@sponge/library';
+import { openTestDatabase } from '@sponge/library/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isReviewError } from './errors.ts';
 import { reviewHistory, reviewedFindings } from './history.ts';
@@ -27,20 +25,23 @@ import type { Notebook, ReviewDesk } from './review.ts';
 const PASSAGE = 'Sites above 8 degree heating weeks bleached at over 90 percent of sites.';
 const AT = new Date('2026-03-09T10:00:00Z');
 
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0).reverse()) c();
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
 });
 
 /** The library alone with two owners and Ada's paper, the profile tables, reviewed knowledge on it. */
 async function desk(notes: NoteView[] = []): Promise<ReviewDesk & { db: Client }> {
-  const dir = mkdtempSync(join(tmpdir(), 'sponge-reviewed-alone-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  const db = await openLibraryDatabase(`file:${join(dir, 'app.db')}`, createLocalEmbeddingAdapter());
-  cleanups.push(() => db.close());
+  // A file, or a libSQL server with TEST_DATABASES=sqld.
+  const library = await openTestDatabase(createLocalEmbeddingAdapter(), {
+    owners: [
+      { id: 'ada', name: 'Ada' },
+      { id: 'grace', name: 'Grace' },
+    ],
+  });
+  cleanups.push(() => library.close());
+  const { db } = library;
   await applyMigrations(db, 'profiles', Object.values(REVIEWED_MIGRATIONS));
-  await addOwner(db, { id: 'ada', name: 'Ada' });
-  await addOwner(db, { id: 'grace', name: 'Grace' });
   await insertDocument(
     db,
     { id: 'reef', ownerId: 'ada', title: 'Reef survey', authors: [], abstract: '', pages: [PASSAGE] },

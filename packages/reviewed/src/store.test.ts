@@ -1,11 +1,10 @@
 /**
  * Reviewed knowledge with links, corrections and a history that names the profile (issue 18),
- * read by Oh's real store, both on libSQL files: links to reviewed records only, decisions that keep
+ * read by Oh's real store, both on libSQL files (or servers): links to reviewed records only, decisions that keep
  * what was accepted and under which profile release, a decision table migrated from before,
  * and corrections that mark records — in `recordsAt` and in the agent's query rows — without
  * replacing them.
  */
-import { join } from 'node:path';
 import { createClient } from '@libsql/client';
 import { describe, expect, it } from 'vitest';
 import { applyMigrations, recordDigest } from '@oh/memory';
@@ -144,7 +143,7 @@ describe('the decision on record', () => {
 
   it('migrates a decision table from before profiles were kept: old decisions stay as they were', async () => {
     await withReviewed(async (h) => {
-      const url = `file:${join(h.dir, 'before.db')}`;
+      const url = await h.database('before');
       const client = createClient({ url });
       try {
         await applyMigrations(client, 'reviewed', KNOWLEDGE_MIGRATIONS.slice(0, 1));

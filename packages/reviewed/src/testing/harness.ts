@@ -1,8 +1,9 @@
 /**
  * Test harness for reviewed knowledge: the application database and the memory database as
- * libSQL files in a temp folder, a movable clock, Sponge's reviewed knowledge on the one and Oh's
- * notebook store reading it on the other, and ONE place that closes everything and removes the
- * folder, whatever the test did.
+ * libSQL files in a temp folder (or libSQL servers of their own, with TEST_DATABASES=sqld), a
+ * movable clock, Sponge's reviewed knowledge on the one and Oh's notebook store reading it on the
+ * other, and ONE place that closes everything, stops the servers and removes the folder, whatever
+ * the test did.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +15,8 @@ import { isReviewError } from '../errors.ts';
 import type { ReviewError } from '../errors.ts';
 import { createReviewedKnowledge } from '../knowledge.ts';
 import type { ReviewedKnowledge } from '../types.ts';
+import { freshDatabase } from './database.ts';
+import type { FreshDatabase } from './database.ts';
 
 const TEST_SECRET = 'reviewed-test-token-secret-0123456789abcdef';
 
@@ -23,9 +26,10 @@ interface Clock {
 }
 
 export interface ReviewedHarness {
-  dir: string;
   /** The application database (sponge.db), where reviewed knowledge lives. */
   appUrl: string;
+  /** Another fresh, empty database, closed with the rest. */
+  database(name: string): Promise<string>;
   clock: Clock;
   reviewed: ReviewedKnowledge;
   /** Oh's store on its own memory database, reading `reviewed`. */
@@ -36,15 +40,21 @@ export interface ReviewedHarness {
 
 export async function withReviewed<T>(fn: (h: ReviewedHarness) => Promise<T>): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), 'sponge-reviewed-'));
+  const databases: FreshDatabase[] = [];
+  const database = async (name: string) => {
+    const fresh = await freshDatabase(dir, name);
+    databases.push(fresh);
+    return fresh.url;
+  };
   const closers: Array<() => void> = [];
   let t = Date.now();
   const clock: Clock = { now: () => new Date(t), advance: (ms) => void (t += ms) };
-  const appUrl = `file:${join(dir, 'sponge.db')}`;
   try {
+    const appUrl = await database('sponge');
     const reviewed = await createReviewedKnowledge({ url: appUrl, now: clock.now });
     closers.push(() => reviewed.close());
     const store = await createMemoryStore({
-      url: `file:${join(dir, 'memory.db')}`,
+      url: await database('memory'),
       tokenSecret: TEST_SECRET,
       reviewed,
       now: clock.now,
@@ -52,15 +62,17 @@ export async function withReviewed<T>(fn: (h: ReviewedHarness) => Promise<T>): P
     closers.push(() => store.close());
     let runs = 0;
     return await fn({
-      dir,
       appUrl,
+      database,
       clock,
       reviewed,
       store,
       session: (input = {}) => openTestSession(store, ++runs, input),
     });
   } finally {
+    // The clients first, then their servers.
     closeAll(closers);
+    await Promise.allSettled(databases.map((d) => d.close()));
     rmSync(dir, { recursive: true, force: true });
   }
 }
