@@ -13,7 +13,7 @@
  */
 
 // The library as one unit: adding, uploads, the indexer, OCR and search, wired together.
-export { createLibrary } from './library.ts';
+export { createLibrary, pastedDocument } from './library.ts';
 /** @public */
 export type { AddedDocument, Library, NewLibraryDocument, UploadFile } from './library.ts';
 export { LibraryError, isLibraryError } from './errors.ts';

@@ -24,6 +24,7 @@ import { DocumentRejected } from './extract/index.ts';
 import type { ExtractedDocument } from './extract/index.ts';
 import { formatCount } from './extract/messages.ts';
 import { MAX_PDF_THREADS } from './extract/pdf-thread.ts';
+import { normaliseLines } from './extract/text.ts';
 import { DEFAULT_LIBRARY_QUOTAS, DEFAULT_OCR_LIMITS, DEFAULT_UPLOAD_QUEUE } from './limits.ts';
 import { DEFAULT_OCR_LANGUAGES, resolveOcrLanguages } from './ocr/languages.ts';
 import { OCR_MESSAGES } from './ocr/messages.ts';
@@ -74,6 +75,24 @@ export interface NewLibraryDocument {
   pages: string[];
   /** A PDF's pages without a text layer (1-based), and the file, for OCR (library/ocr/). */
   scan?: { pdf: Uint8Array; pages: number[] };
+}
+
+/**
+ * A document pasted as text or Markdown (`documents.add`) as the library stores it: its lines
+ * cleaned as an uploaded text file's are, without the blank space around it.
+ */
+export function pastedDocument(input: {
+  title: string;
+  authors?: string[] | undefined;
+  format?: 'text' | 'markdown' | undefined;
+  text: string;
+}): NewLibraryDocument {
+  return {
+    title: input.title,
+    authors: input.authors ?? [],
+    source: input.format ?? 'text',
+    pages: [normaliseLines(input.text).trim()],
+  };
 }
 
 export interface Library {
