@@ -114,6 +114,7 @@ export async function openApp(
       app,
       tokenSecret,
       signUp: config.signUp,
+      demo: config.demo,
       log,
       now,
       limits: overrides.authLimits ?? { ...DEFAULT_AUTH_LIMITS, signUpsPerAddress: config.signUpsPerAddress },

@@ -21,11 +21,14 @@ import { setSessionCookie } from 'better-auth/cookies';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { PASSWORD_RULES } from '@sponge/contract';
-import { ApiError, forbidden, invalidInput, unauthenticated } from '../errors.ts';
-import { createAuthLimiter, Limited, SlowedDown, type AuthLimits } from './limits.ts';
+import { ApiError, forbidden, invalidInput, notFound, unauthenticated } from '../errors.ts';
+import { createAuthLimiter, Limited, LOGIN_RATE_LIMIT, SlowedDown, type AuthLimits } from './limits.ts';
 import { newId, newToken } from '../tokens.ts';
 import { AppDatabaseDialect } from './libsql-dialect.ts';
+import { listDemoUsers } from './users.ts';
+import { addressKey } from '../http/client-address.ts';
 import { SESSION_COOKIE } from '../http/credential.ts';
+import { SharedRateLimiter } from '../http/rate-limit.ts';
 
 /** Sessions last 30 days and slide: one used after a day is extended (SPEC §6c). */
 export const SESSION_TTL_SECONDS = 30 * 86_400;
@@ -49,8 +52,9 @@ function demoPlugin() {
     id: 'sponge-demo',
     endpoints: {
       /**
-       * Demo sign-in (DEMO on only; routers/auth.ts checks that and that the id is a demo
-       * owner's): a real session for the demo account, with the library's signed cookie.
+       * Demo sign-in (DEMO on only; the account service's `demoSignIn` checks that and that the
+       * id is a demo owner's): a real session for the demo account, with the library's signed
+       * cookie.
        */
       demoSignIn: createAuthEndpoint(
         '/sponge/demo-sign-in',
@@ -247,18 +251,23 @@ const WRONG_CREDENTIALS = 'Wrong email or password.';
  */
 export function createAccountService(
   opts: AccountsOptions & {
+    /** DEMO: whether the demo owners may sign in without a password. */
+    demo?: boolean;
     limits?: AuthLimits;
     /** How a sign-in past an account's limit waits its turn (tests record it instead). */
     limitWait?: (ms: number) => Promise<void>;
   },
 ) {
   const auth = createAccounts(opts);
+  const now = opts.now ?? (() => new Date());
   const limiter = createAuthLimiter({
     db: opts.app,
-    now: opts.now ?? (() => new Date()),
+    now,
     ...(opts.limits ? { limits: opts.limits } : {}),
     ...(opts.limitWait ? { wait: opts.limitWait } : {}),
   });
+  // Its counts are the database's, shared by every API on it.
+  const demoLimiter = new SharedRateLimiter(opts.app, 'demo-login', LOGIN_RATE_LIMIT);
   const account = (u: { id: string; name: string; email?: string | null }) => ({
     id: u.id,
     name: u.name,
@@ -344,8 +353,24 @@ export function createAccountService(
       }
     },
 
-    /** A session for a demo owner (the router checks DEMO and that the id is one of them). */
-    async demoSignIn(userId: string): Promise<{ token: string; cookies: string[] }> {
+    /**
+     * A session for a demo owner: only with DEMO on, only as one of the demo owners, and at most
+     * LOGIN_RATE_LIMIT's sign-ins per client address.
+     */
+    async demoSignIn(userId: string, address: string): Promise<{ token: string; cookies: string[] }> {
+      if (!opts.demo) throw forbidden('Demo sign-in is off on this server (DEMO=0).');
+      const wait = await demoLimiter.take(addressKey(address), now().getTime());
+      if (wait > 0) {
+        throw new ApiError({
+          code: 'TOO_MANY_REQUESTS',
+          reason: 'busy',
+          message: `Too many sign-ins from this address; try again in ${wait} second${wait === 1 ? '' : 's'}.`,
+          retryAfterSeconds: wait,
+        });
+      }
+      const demo = await listDemoUsers(opts.app);
+      if (!demo.some((u) => u.id === userId)) throw notFound('The demo user');
+      // A demo owner is an ordinary account without a password: this makes it a real session.
       const { headers, response } = await auth.api.demoSignIn({ body: { userId }, returnHeaders: true });
       return { token: response.token, cookies: headers.getSetCookie() };
     },

@@ -55,6 +55,13 @@ export const DEFAULT_AUTH_LIMITS: Required<AuthLimits> = {
   queueSeconds: 20,
 };
 
+/**
+ * Demo sign-ins per client address: 30 at once, then one every 2 seconds. Each adds a session
+ * row. Not measured: a bound on session rows a script can add (1,800 an hour per address), far
+ * above a person signing in.
+ */
+export const LOGIN_RATE_LIMIT = { burst: 30, refillSeconds: 2 } as const;
+
 /** Refused: how long until a retry may go ahead. */
 export class Limited extends Error {
   constructor(readonly retryAfterSeconds: number) {

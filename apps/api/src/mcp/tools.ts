@@ -13,7 +13,7 @@ import { MCP_TOOLS, MCP_TOOL_NAMES, mcpToolInputs, mcpToolOutputs } from '@spong
 import type { McpToolName, McpToolOutput } from '@sponge/contract';
 import { isLibraryError, readOwnPassage } from '@sponge/library';
 import { isReviewError, reviewedFindings } from '@sponge/reviewed';
-import { listReadableDocuments } from '../runs/document-activity.ts';
+import { listReadableDocuments } from '../runs/documents.ts';
 import type { AppDeps } from '../deps.ts';
 import { ApiError, defaultReason, fromLibraryError, fromReviewError, toApiError } from '../errors.ts';
 import { searchOwnLibrary } from '../runs/library-tools.ts';

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startTestServer } from '../testing/harness.ts';
 import type { TestServer } from '../testing/harness.ts';
 import { SESSION_TTL_SECONDS } from '../accounts/accounts.ts';
-import { LOGIN_RATE_LIMIT } from './auth.ts';
+import { LOGIN_RATE_LIMIT } from '../accounts/limits.ts';
 
 let s: TestServer | undefined;
 afterEach(async () => {

@@ -9,29 +9,9 @@ import {
   revokeApiKey,
 } from '../accounts/users.ts';
 import { listConnectedAgents, revokeConnectedAgent } from '../accounts/connected-agents.ts';
-import { ApiError, forbidden, notFound } from '../errors.ts';
-import type { AppDeps } from '../deps.ts';
-import { SharedRateLimiter } from '../http/rate-limit.ts';
-import { addressKey } from '../http/client-address.ts';
+import { notFound } from '../errors.ts';
 import { ownerProcedure, publicProcedure } from '../trpc/procedures.ts';
 import type { Context } from '../trpc/context.ts';
-
-/**
- * Demo sign-ins per client address: 30 at once, then one every 2 seconds. Each adds a session
- * row. Not measured: a bound on session rows a script can add (1,800 an hour per address), far
- * above a person signing in. Real accounts have their own limits (accounts/limits.ts).
- */
-export const LOGIN_RATE_LIMIT = { burst: 30, refillSeconds: 2 } as const;
-
-/** One limiter per running API (its deps); its counts are the database's, shared by every API on it. */
-const loginLimiters = new WeakMap<AppDeps, SharedRateLimiter>();
-
-function loginLimiter(deps: AppDeps): SharedRateLimiter {
-  let limiter = loginLimiters.get(deps);
-  if (!limiter)
-    loginLimiters.set(deps, (limiter = new SharedRateLimiter(deps.app, 'demo-login', LOGIN_RATE_LIMIT)));
-  return limiter;
-}
 
 /** Limits count per client address; calls made in-process (tests) share one. */
 const addressOf = (ctx: Context) => ctx.clientAddress ?? 'in-process';
@@ -66,22 +46,12 @@ export const authRouter = {
     ctx.deps.config.demo ? listDemoUsers(ctx.deps.app) : [],
   ),
 
-  /** Demo sign-in: only with DEMO on and only as a demo user. Sets the session cookie too. */
+  /**
+   * Demo sign-in: only with DEMO on, only as a demo user, a few at a time per client address
+   * (accounts/accounts.ts). Sets the session cookie too.
+   */
   login: publicProcedure.input(ownerInputs['auth.login']).mutation(async ({ ctx, input }) => {
-    if (!ctx.deps.config.demo) throw forbidden('Demo sign-in is off on this server (DEMO=0).');
-    const wait = await loginLimiter(ctx.deps).take(addressKey(addressOf(ctx)), ctx.deps.now().getTime());
-    if (wait > 0) {
-      throw new ApiError({
-        code: 'TOO_MANY_REQUESTS',
-        reason: 'busy',
-        message: `Too many sign-ins from this address; try again in ${wait} second${wait === 1 ? '' : 's'}.`,
-        retryAfterSeconds: wait,
-      });
-    }
-    const demo = await listDemoUsers(ctx.deps.app);
-    if (!demo.some((u) => u.id === input.userId)) throw notFound('The demo user');
-    // A demo owner is an ordinary account without a password: this makes it a real session.
-    const { token, cookies } = await ctx.deps.accounts.demoSignIn(input.userId);
+    const { token, cookies } = await ctx.deps.accounts.demoSignIn(input.userId, addressOf(ctx));
     for (const c of cookies) ctx.setCookie(c);
     return { userToken: token };
   }),

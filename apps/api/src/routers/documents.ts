@@ -1,5 +1,4 @@
 import type { TRPCRouterRecord } from '@trpc/server';
-import { checkpointWal } from '@oh/memory';
 import { ownerInputs } from '@sponge/contract';
 import { z } from 'zod';
 import {
@@ -7,19 +6,11 @@ import {
   confirmShare,
   inviteToShare,
   listShareViews,
-  listShares,
+  pastedDocument,
   publishDocument,
-  removeDocument,
-  shareByEmail,
-  shareDocument,
 } from '@sponge/library';
-import type { DocumentSummary } from '@sponge/library';
-import { getReadableDocument, listReadableDocuments } from '../runs/document-activity.ts';
-import { clearQuotesStatement } from '../runs/research.ts';
-import { getAccount, getUser } from '../accounts/users.ts';
-import { listRuns } from '../runs/runs.ts';
 import { requireOwnedDocument } from '../runs/access.ts';
-import { invalidInput, notFound } from '../errors.ts';
+import { documentView, libraryView, removeOwnDocument, shareWith } from '../runs/documents.ts';
 import { readUploadForm } from '../http/upload-form.ts';
 import { ownerOrApiKeyProcedure, ownerProcedure } from '../trpc/procedures.ts';
 
@@ -37,33 +28,12 @@ export const documentsRouter = {
    * recently active first. Owner-only facts (the newest session's memory, the indexing state)
    * are null for everyone else.
    */
-  list: ownerOrApiKeyProcedure.query(async ({ ctx }) => {
-    const docs = await listReadableDocuments(ctx.deps.app, ctx.user.id);
-    const sessionIds = docs.flatMap((d) =>
-      d.access === 'owner' && d.newestSessionId ? [d.newestSessionId] : [],
-    );
-    const sessions = await ctx.deps.store.getSessions(sessionIds);
-    return docs.map((d) => {
-      const s = d.access === 'owner' && d.newestSessionId ? sessions.get(d.newestSessionId) : undefined;
-      return {
-        ...summaryView(d),
-        memory: s ? { sessionId: s.id, state: s.state, forgetsAt: s.expiresAt } : null,
-      };
-    });
-  }),
+  list: ownerOrApiKeyProcedure.query(({ ctx }) => libraryView(ctx.deps, ctx.user.id)),
 
   /** Adds a pasted text or Markdown document (SPEC §6b), indexed for search in the background. */
-  add: ownerOrApiKeyProcedure.input(ownerInputs['documents.add']).mutation(async ({ ctx, input }) => {
-    const text = input.text
-      .replace(/\r\n?/g, '\n')
-      .replace(/^\uFEFF/, '')
-      .trim();
-    return ctx.deps.library.add(
-      ctx.user.id,
-      { title: input.title, authors: input.authors ?? [], source: input.format ?? 'text', pages: [text] },
-      ctx.deps.now(),
-    );
-  }),
+  add: ownerOrApiKeyProcedure
+    .input(ownerInputs['documents.add'])
+    .mutation(({ ctx, input }) => ctx.deps.library.add(ctx.user.id, pastedDocument(input), ctx.deps.now())),
 
   /**
    * Adds an uploaded PDF, text or Markdown file (multipart/form-data: `file`, optional `title`).
@@ -91,24 +61,9 @@ export const documentsRouter = {
    * with, the staged-run memory setting, since when new runs are closed) are null for everyone
    * else.
    */
-  get: ownerOrApiKeyProcedure.input(ownerInputs['documents.get']).query(async ({ ctx, input }) => {
-    const d = await getReadableDocument(ctx.deps.app, ctx.user.id, input.documentId);
-    if (!d) throw notFound('The document');
-    const isOwner = d.access === 'owner';
-    return {
-      ...summaryView(d),
-      text: d.text,
-      pageStarts: d.pageStarts,
-      // Pages whose text OCR recognised: everyone who reads the text sees which ones to check.
-      ocrPages: d.ocrPages,
-      publishedAt: d.publishedAt,
-      createdAt: d.createdAt,
-      sharedWith: isOwner ? await listShares(ctx.deps.app, d.id) : null,
-      memoryInStagedRuns: isOwner ? d.memoryInStagedRuns : null,
-      // So the web app can say "closed since …" instead of offering a question chat.ask would refuse.
-      runsClosedSince: isOwner ? runsClosedSince(ctx.deps.config.acceptRunsUntil, ctx.deps.now()) : null,
-    };
-  }),
+  get: ownerOrApiKeyProcedure
+    .input(ownerInputs['documents.get'])
+    .query(({ ctx, input }) => documentView(ctx.deps, ctx.user.id, input.documentId)),
 
   /**
    * The caller's own documents ranked by keywords and meaning together (SPEC §6b, hybrid):
@@ -127,25 +82,9 @@ export const documentsRouter = {
    * confirms the account or someone opens the owner's invitation link (SPEC §6c). Never exposes
    * working memory or runs.
    */
-  share: ownerProcedure.input(ownerInputs['documents.share']).mutation(async ({ ctx, input }) => {
-    await requireOwnedDocument(ctx.deps, ctx.user.id, input.documentId);
-    if (input.email !== undefined) {
-      if ((await getAccount(ctx.deps.app, ctx.user.id))?.email === input.email)
-        throw invalidInput('email: that is your own address; you already own this document.');
-      // It waits, also when an account has the address now: whoever signed up first with an
-      // address holds it, so the owner confirms the account by its name, or sends a link.
-      await shareByEmail(ctx.deps.app, input.documentId, input.email, ctx.deps.now());
-      return { documentId: input.documentId, sharedWith: await listShares(ctx.deps.app, input.documentId) };
-    }
-    const userId = input.userId!;
-    if (userId === ctx.user.id) throw invalidInput('userId: you already own this document.');
-    // By id: ids are random (the demo's are listed by auth.demoUsers anyway), so this answer
-    // tells nothing an id's holder does not know.
-    const user = await getUser(ctx.deps.app, userId);
-    if (!user) throw notFound('The user');
-    await shareDocument(ctx.deps.app, input.documentId, userId, ctx.deps.now());
-    return { documentId: input.documentId, sharedWith: await listShares(ctx.deps.app, input.documentId) };
-  }),
+  share: ownerProcedure
+    .input(ownerInputs['documents.share'])
+    .mutation(({ ctx, input }) => shareWith(ctx.deps, ctx.user.id, input)),
 
   /**
    * The owner's shares of the document (SPEC §6c): `[{ email, state: 'waiting' | 'granted',
@@ -203,55 +142,7 @@ export const documentsRouter = {
    * document on every call), and its open sessions are forgotten: nobody can open the panel of a
    * removed document any more, so notes left behind could not be forgotten by hand.
    */
-  remove: ownerProcedure.input(ownerInputs['documents.remove']).mutation(async ({ ctx, input }) => {
-    await requireOwnedDocument(ctx.deps, ctx.user.id, input.documentId);
-    // Quotes of its text in the citations of agent replies go with it (migration 015).
-    const removedAt = await removeDocument(ctx.deps.app, input.documentId, ctx.deps.now(), [
-      clearQuotesStatement(input.documentId),
-    ]);
-    ctx.deps.library.search.forget(ctx.user.id);
-    await checkpointWal(ctx.deps.app, ctx.deps.config.appDb.url);
-    const runs = await listRuns(ctx.deps.app, input.documentId);
-    const sessionIds = runs.flatMap((r) => (r.sessionId ? [r.sessionId] : []));
-    const sessions = await ctx.deps.store.getSessions(sessionIds);
-    let forgotten = 0;
-    for (const s of sessions.values()) {
-      if (s.state === 'open' || s.state === 'expired') {
-        try {
-          await ctx.deps.store.forget(s.id);
-          forgotten++;
-        } catch (err) {
-          // The document is already removed; a session that cannot be forgotten now is purged
-          // at expiry anyway. Log it rather than fail the removal.
-          ctx.deps.log.warn({ err, sessionId: s.id }, 'forget on document removal failed');
-        }
-      }
-    }
-    return { documentId: input.documentId, removedAt, forgottenSessions: forgotten };
-  }),
+  remove: ownerProcedure
+    .input(ownerInputs['documents.remove'])
+    .mutation(({ ctx, input }) => removeOwnDocument(ctx.deps, ctx.user.id, input.documentId)),
 } satisfies TRPCRouterRecord;
-
-/** The fields of a document everyone who may read it sees, and the owner's indexing state. */
-function summaryView(d: DocumentSummary) {
-  return {
-    id: d.id,
-    title: d.title,
-    ownerId: d.ownerId,
-    ownerName: d.ownerName,
-    authors: d.authors,
-    abstract: d.abstract,
-    access: d.access,
-    published: d.publishedAt !== null,
-    source: d.source,
-    pages: d.pages,
-    characters: d.characters,
-    addedAt: d.createdAt,
-    lastActivityAt: d.lastActivityAt,
-    index: d.access === 'owner' ? d.index : null,
-  };
-}
-
-/** ACCEPT_RUNS_UNTIL as an ISO time once it has passed (new runs are refused from then on), else null. */
-function runsClosedSince(until: Date | null, now: Date): string | null {
-  return until !== null && now.getTime() >= until.getTime() ? until.toISOString() : null;
-}

@@ -5,7 +5,7 @@
  */
 import type { AppDeps } from '../deps.ts';
 import { invalidInput, notFound } from '../errors.ts';
-import { acceptRun } from './accept.ts';
+import { acceptRun } from './owner-runs.ts';
 import { requireOwnedRun } from './access.ts';
 import { liveNotifier, PENDING, runKey } from './notifier.ts';
 import { insertMessage } from './runs.ts';

@@ -1,15 +1,18 @@
 /**
- * Accepting a run (SPEC §7), shared by `runs.accept` and `chat.ask`. The run is recorded for the
- * hosted runtime with a token nobody is given: only `runtime.claim` issues one that is handed
- * out, so no owner's client (and no agent of the owner's own) can reach the memory tools.
+ * The owner's runs of a document (routers/runs.ts says what each call answers). Accepting one,
+ * shared by `runs.accept` and `chat.ask` (SPEC §7): the run is recorded for the hosted runtime
+ * with a token nobody is given; only `runtime.claim` issues one that is handed out, so no owner's
+ * client (and no agent of the owner's own) can reach the memory tools.
  */
 import type { RunMode } from '@sponge/contract';
-import { requireOwnedDocument } from './access.ts';
-import { finishRun, insertRun } from './runs.ts';
-import type { Run } from './runs.ts';
 import type { AppDeps } from '../deps.ts';
 import { ApiError, invalidInput } from '../errors.ts';
 import { hashToken, newId, newToken } from '../tokens.ts';
+import { requireOwnedDocument, requireOwnedRun } from './access.ts';
+import { liveNotifier, PENDING } from './notifier.ts';
+import { finishRun, getRun, insertRun, listRuns } from './runs.ts';
+import type { Run } from './runs.ts';
+import { toSessionView } from './session-view.ts';
 
 export async function acceptRun(
   deps: AppDeps,
@@ -66,4 +69,43 @@ export async function acceptRun(
     }
   }
   return run;
+}
+
+export async function acceptForOwner(
+  deps: AppDeps,
+  ownerId: string,
+  input: { documentId: string; mode: RunMode },
+) {
+  const run = await acceptRun(deps, ownerId, input.documentId, input.mode);
+  // A staged run is pending at once: the runtime's long poll hears of it now.
+  liveNotifier(deps.app).notify(PENDING);
+  return { runId: run.id, sessionId: run.sessionId };
+}
+
+export async function runsOfDocument(deps: AppDeps, ownerId: string, documentId: string) {
+  await requireOwnedDocument(deps, ownerId, documentId);
+  const runs = await listRuns(deps.app, documentId);
+  const sessions = await deps.store.getSessions(runs.flatMap((r) => (r.sessionId ? [r.sessionId] : [])));
+  return runs.map((r) => {
+    const s = r.sessionId ? sessions.get(r.sessionId) : undefined;
+    return {
+      id: r.id,
+      documentId: r.documentId,
+      mode: r.mode,
+      status: r.status,
+      acceptedAt: r.acceptedAt,
+      finishedAt: r.finishedAt,
+      memory: r.sessionId !== null,
+      sessionId: r.sessionId,
+      state: s?.state ?? null,
+      session: s ? toSessionView(s) : null,
+    };
+  });
+}
+
+export async function finishForOwner(deps: AppDeps, ownerId: string, runId: string) {
+  await requireOwnedRun(deps, ownerId, runId);
+  await finishRun(deps.app, runId, deps.now());
+  const run = await getRun(deps.app, runId);
+  return { runId, status: run?.status ?? 'finished', finishedAt: run?.finishedAt ?? null };
 }
