@@ -90,6 +90,45 @@ describe('the contract package', () => {
     expect(ownerInputs['review.decide'].safeParse({}).success).toBe(false);
   });
 
+  it("takes a review decision's group: at most 8 more records, each named once", () => {
+    const main = {
+      documentId: 'd',
+      profile: 'research',
+      kind: 'finding',
+      fields: {},
+      name: 'finding:x',
+      text: 'X.',
+      sourceDocumentId: 'd',
+      passage: 'p',
+      decision: 'accept',
+      comment: 'ok',
+    };
+    const study = (name: string) => ({ kind: 'study', name, text: 'S.', fields: { title: 'S' } });
+    const decide = ownerInputs['review.decide'];
+    expect(decide.safeParse(main).success).toBe(true);
+    expect(decide.safeParse({ ...main, with: [study('study:a'), study('study:b')] }).success).toBe(true);
+    const twice = decide.safeParse({
+      ...main,
+      with: [study('study:a'), study('finding:x'), study('study:a')],
+    });
+    expect(twice.error?.issues.map((i) => [i.path.join('.'), i.message])).toEqual([
+      ['with.1.name', 'finding:x is named twice in this decision'],
+      ['with.2.name', 'study:a is named twice in this decision'],
+    ]);
+    const nine = Array.from({ length: 9 }, (_, i) => study(`study:s${i}`));
+    expect(decide.safeParse({ ...main, with: nine }).error?.issues[0]?.message).toBe(
+      'with takes at most 8 records',
+    );
+    expect(decide.safeParse({ ...main, with: [{ ...study('study:a'), extra: 1 }] }).success).toBe(false);
+  });
+
+  it('reads one page of a document by its number', () => {
+    const page = ownerInputs['documents.page'];
+    expect(page.safeParse({ documentId: 'd', page: 1_900 }).success).toBe(true);
+    expect(page.safeParse({ documentId: 'd', page: 0 }).error?.issues[0]?.message).toBe('page is at least 1');
+    expect(page.safeParse({ documentId: 'd', page: 1.5 }).success).toBe(false);
+  });
+
   it('gives every store reason a code, and tells an unreachable database (503) from a failed integrity check (500)', () => {
     expect(Object.keys(REASON_TO_CODE).sort()).toEqual([...ERROR_REASONS].sort());
     expect(API_REASONS).toEqual(expect.arrayContaining([...ERROR_REASONS]));

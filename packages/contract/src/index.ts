@@ -36,7 +36,14 @@ export {
   personNameSchema,
   uploadFieldsSchema,
 } from './owner-inputs.ts';
-export type { DocumentSource, OwnerInput, ReviewDecideInput, RunMode } from './owner-inputs.ts';
+export type {
+  DocumentSource,
+  OwnerInput,
+  ReviewDecideInput,
+  ReviewGroupRecord,
+  RunMode,
+} from './owner-inputs.ts';
+export { recordNameFrom, uniqueRecordName } from './record-names.ts';
 export { inputBoundsProblem } from './input-bounds.ts';
 
 // The five memory tools, as the API and a model see them (SPEC §5, §7b).

@@ -12,6 +12,8 @@ export const SPONGE_LIMITS = {
   passageChars: 20_000,
   /** A reviewer's comment. */
   commentChars: 4_000,
+  /** Records `review.decide` takes beside its main one (a finding's new study, its publication…). */
+  reviewGroup: 8,
   /** Ids of documents, runs, sessions, users and keys. */
   idChars: 200,
   /** An uploaded file (SPEC §6b), checked while the body streams in. */

@@ -93,6 +93,25 @@ export const personNameSchema = textSchema('name', 'line')
   .min(1, 'name must not be empty')
   .max(100, 'name is at most 100 characters');
 
+const reviewTextSchema = textSchema('text').max(
+  LIMITS.textChars,
+  `text is at most ${LIMITS.textChars.toLocaleString('en')} characters`,
+);
+const passageSchema = textSchema('passage', 'body').max(
+  SPONGE_LIMITS.passageChars,
+  `passage is at most ${SPONGE_LIMITS.passageChars.toLocaleString('en')} characters`,
+);
+
+/** A record decided with the main one of `review.decide` (a finding's new study, its publication). */
+const groupRecordSchema = z.strictObject({
+  kind: textSchema('kind').regex(KIND_RE, 'a kind is [a-z][a-z0-9-]{0,31}'),
+  name: nameSchema,
+  text: reviewTextSchema,
+  fields: fieldsSchema,
+  /** The passage this record cites in the same source; the main record's when absent. */
+  passage: passageSchema.optional(),
+});
+
 /** One schema per owner (and hosted-runtime) procedure, keyed `router.procedure`. */
 export const ownerInputs = {
   'auth.login': z.strictObject({ userId: idSchema }),
@@ -117,6 +136,15 @@ export const ownerInputs = {
   /** An API key's id or an OAuth client's, as `auth.connectedAgents` lists them (SPEC §6c). */
   'auth.revokeConnectedAgent': z.strictObject({ id: idSchema }),
   'documents.get': documentId,
+  /** One page's text of a document the caller may read (the review dialog's cited page). */
+  'documents.page': z.strictObject({
+    documentId: idSchema,
+    page: z
+      .number()
+      .int('page is a whole number')
+      .min(1, 'page is at least 1')
+      .max(100_000, 'page is at most 100,000'),
+  }),
   'documents.search': z.strictObject({
     query: textSchema('query')
       .trim()
@@ -194,32 +222,50 @@ export const ownerInputs = {
   'profiles.preview': z.strictObject({ name: packNameSchema }),
   'profiles.install': z.strictObject({ documentId: idSchema, name: packNameSchema }),
   'profiles.installed': documentId,
-  'review.decide': z.strictObject({
-    documentId: idSchema,
-    /** Where the proposal came from: a session of this document and one of its working notes. */
-    fromSession: idSchema.optional(),
-    fromNote: nameSchema.optional(),
-    profile: textSchema('profile').regex(KIND_RE, 'a profile name is [a-z][a-z0-9-]{0,31}'),
-    kind: textSchema('kind').regex(KIND_RE, 'a kind is [a-z][a-z0-9-]{0,31}'),
-    /** The kind's fields, validated by the profile's value codecs. */
-    fields: fieldsSchema,
-    /** The reviewed record's name, `kind:slug`, of the chosen kind. */
-    name: nameSchema,
-    text: textSchema('text').max(
-      LIMITS.textChars,
-      `text is at most ${LIMITS.textChars.toLocaleString('en')} characters`,
-    ),
-    sourceDocumentId: idSchema,
-    passage: textSchema('passage', 'body').max(
-      SPONGE_LIMITS.passageChars,
-      `passage is at most ${SPONGE_LIMITS.passageChars.toLocaleString('en')} characters`,
-    ),
-    decision: z.enum(['accept', 'reject']),
-    comment: textSchema('comment', 'body').max(
-      SPONGE_LIMITS.commentChars,
-      `comment is at most ${SPONGE_LIMITS.commentChars.toLocaleString('en')} characters`,
-    ),
-  }),
+  'review.decide': z
+    .strictObject({
+      documentId: idSchema,
+      /** Where the proposal came from: a session of this document and one of its working notes. */
+      fromSession: idSchema.optional(),
+      fromNote: nameSchema.optional(),
+      profile: textSchema('profile').regex(KIND_RE, 'a profile name is [a-z][a-z0-9-]{0,31}'),
+      kind: textSchema('kind').regex(KIND_RE, 'a kind is [a-z][a-z0-9-]{0,31}'),
+      /** The kind's fields, validated by the profile's value codecs. */
+      fields: fieldsSchema,
+      /** The reviewed record's name, `kind:slug`, of the chosen kind. */
+      name: nameSchema,
+      text: reviewTextSchema,
+      sourceDocumentId: idSchema,
+      passage: passageSchema,
+      decision: z.enum(['accept', 'reject']),
+      comment: textSchema('comment', 'body').max(
+        SPONGE_LIMITS.commentChars,
+        `comment is at most ${SPONGE_LIMITS.commentChars.toLocaleString('en')} characters`,
+      ),
+      /**
+       * Records decided together with this one (SPEC §7: a finding with its new study and the
+       * study's new publication is one decision): the same profile, source document, decision and
+       * comment; each its own passage, the main one when absent. References may name any record of
+       * the group; an accept makes one revision holding them all, or nothing.
+       */
+      with: z
+        .array(groupRecordSchema)
+        .max(SPONGE_LIMITS.reviewGroup, `with takes at most ${SPONGE_LIMITS.reviewGroup} records`)
+        .optional(),
+    })
+    .superRefine((input, ctx) => {
+      // One name per record of the group: the second would silently replace the first.
+      const seen = new Set([input.name]);
+      input.with?.forEach((record, i) => {
+        if (seen.has(record.name))
+          ctx.addIssue({
+            code: 'custom',
+            message: `${record.name} is named twice in this decision`,
+            path: ['with', i, 'name'],
+          });
+        seen.add(record.name);
+      });
+    }),
   'review.history': documentId,
   /** The records in view at a revision (the newest when absent), with provenance, as canonical JSON. */
   'review.export': z.strictObject({
@@ -231,3 +277,5 @@ export const ownerInputs = {
 type OwnerProcedure = keyof typeof ownerInputs;
 export type OwnerInput<P extends OwnerProcedure> = z.infer<(typeof ownerInputs)[P]>;
 export type ReviewDecideInput = OwnerInput<'review.decide'>;
+/** A record of `review.decide`'s group (`with`). */
+export type ReviewGroupRecord = NonNullable<ReviewDecideInput['with']>[number];
