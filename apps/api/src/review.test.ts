@@ -225,6 +225,107 @@ describe('review.decide: accept', () => {
   });
 });
 
+describe('review.decide: a group in one decision', () => {
+  /**
+   * A finding from a note whose study and the study's publication are new: one call, as the
+   * review dialog sends it. The study is listed before the publication it names.
+   */
+  function findingWithItsStudy(documentId: string, overrides: Partial<DecideInput> = {}): DecideInput {
+    return proposal({
+      documentId,
+      fromSession: undefined,
+      fromNote: undefined,
+      name: 'finding:grazers-regained-a-third',
+      fields: {
+        statement: 'Sites with many grazing fish regained a third of lost coral cover within four years.',
+        study: 'study:western-cape-reef-survey',
+        effect: { value: '33.3', unit: '%' },
+      },
+      with: [
+        {
+          kind: 'study',
+          name: 'study:western-cape-reef-survey',
+          text: 'The resurvey of 112 reef sites.',
+          fields: {
+            title: 'Western Cape reef survey',
+            design: 'cohort',
+            reportedIn: ['publication:reef-recovery-report'],
+          },
+          passage: SURVEY_PASSAGE,
+        },
+        {
+          kind: 'publication',
+          name: 'publication:reef-recovery-report',
+          text: 'The reef recovery report.',
+          fields: { title: 'Reef recovery after the 2016 bleaching', status: 'published' },
+          passage: SURVEY_PASSAGE,
+        },
+      ],
+      ...overrides,
+    });
+  }
+
+  /** A fresh document of Ada's with Research installed and nothing reviewed on it yet. */
+  let doc: string;
+  beforeAll(async () => {
+    doc = (
+      await s.client(ada).documents.add.mutate({ title: 'Kelp forests', text: 'Notes on kelp forests.' })
+    ).id;
+    await s.client(ada).profiles.install.mutate({ documentId: doc, name: 'research' });
+  });
+
+  it('a finding with its new study and publication, accepted in one call, is one revision holding the three', async () => {
+    const before = await s.app.reviewed.latestRevision(doc);
+    const out = await s.client(ada).review.decide.mutate(findingWithItsStudy(doc));
+    expect(out).toMatchObject({
+      name: 'finding:grazers-regained-a-third',
+      revision: before + 1,
+      latestRevision: before + 1,
+      links: [{ rel: 'depends_on', to: 'study:western-cape-reef-survey' }],
+    });
+    expect(out.with.map((w) => [w.name, w.kind, w.revision])).toEqual([
+      ['study:western-cape-reef-survey', 'study', before + 1],
+      ['publication:reef-recovery-report', 'publication', before + 1],
+    ]);
+    expect(await s.app.reviewed.latestRevision(doc)).toBe(before + 1);
+    const view = await s.app.reviewed.recordsAt(doc, before + 1);
+    expect(view.filter((r) => r.revision === before + 1).map((r) => r.name)).toEqual([
+      'finding:grazers-regained-a-third',
+      'publication:reef-recovery-report',
+      'study:western-cape-reef-survey',
+    ]);
+    const history = await s.client(ada).review.history.query({ documentId: doc });
+    expect(history.decisions.filter((d) => d.revision === before + 1)).toHaveLength(3);
+  });
+
+  it('one bad record refuses the group, by its path, and writes nothing', async () => {
+    const [rev, count] = [
+      await s.app.reviewed.latestRevision(doc),
+      (await s.client(ada).review.history.query({ documentId: doc })).decisions.length,
+    ];
+    const good = findingWithItsStudy(doc, { name: 'finding:second-look' });
+    const [study, publication] = good.with!;
+    const r = await s.call(
+      'mutation',
+      'review.decide',
+      { ...good, with: [study, { ...publication, fields: { status: 'published' } }] },
+      ada,
+    );
+    expect([r.status, r.error?.data.reason]).toEqual([400, 'invalid_input']);
+    expect(r.error?.data.issues).toEqual([{ path: 'with.1.fields.title', message: 'required' }]);
+    const twice = await s.call('mutation', 'review.decide', { ...good, with: [study, study] }, ada);
+    expect([twice.status, twice.error?.data.reason]).toEqual([400, 'invalid_input']);
+    expect(twice.error?.message).toMatch(/with\.1\.name: study:western-cape-reef-survey is named twice/);
+    const nine = Array.from({ length: 9 }, (_, i) => ({ ...publication!, name: `publication:p${i}` }));
+    const tooMany = await s.call('mutation', 'review.decide', { ...good, with: nine }, ada);
+    expect([tooMany.status, tooMany.error?.data.reason]).toEqual([400, 'invalid_input']);
+    expect([
+      await s.app.reviewed.latestRevision(doc),
+      (await s.client(ada).review.history.query({ documentId: doc })).decisions.length,
+    ]).toEqual([rev, count]);
+  });
+});
+
 describe('review.decide: reject and history', () => {
   it('a reject records the decision only: no revision, no record, but it is in the history', async () => {
     const before = await latest();

@@ -129,7 +129,7 @@ describe('links: reference fields become depends_on links, checked on accept', (
     expect(r.error?.data.issues).toEqual([
       {
         path: 'fields.sample',
-        message: "sample:not-reviewed is not in this document's reviewed knowledge: accept it first",
+        message: `sample:not-reviewed is not in this document's reviewed knowledge or in this decision: accept it first, or add it here`,
       },
     ]);
     expect(r.error?.message).toMatch(/fields\.sample: sample:not-reviewed is not in/);
@@ -149,7 +149,7 @@ describe('links: reference fields become depends_on links, checked on accept', (
     expect(elsewhere.error?.data.issues).toEqual([
       {
         path: 'fields.reportedIn.0',
-        message: "publication:seagrass is not in this document's reviewed knowledge: accept it first",
+        message: `publication:seagrass is not in this document's reviewed knowledge or in this decision: accept it first, or add it here`,
       },
     ]);
 

@@ -32,7 +32,7 @@ export { REVIEWED_MIGRATIONS } from './migrations.ts';
 // The review workbench: a proposal checked against the installed profile and its source, decided.
 export { decideReview } from './review.ts';
 /** @public */
-export type { Normalization, Notebook, ReviewDesk, ReviewOutcome } from './review.ts';
+export type { GroupOutcome, Normalization, Notebook, ReviewDesk, ReviewOutcome } from './review.ts';
 
 // Vocabulary profiles installed on documents.
 export {

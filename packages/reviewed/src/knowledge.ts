@@ -132,9 +132,17 @@ export async function createReviewedKnowledge(options: ReviewedKnowledgeOptions)
     return withMarks(rs.rows.map(toRecord));
   }
 
-  /** Refuses links to anything but a reviewed record of the document (once the accept applies). */
-  async function requireLinkTargets(documentId: string, name: string, links: Link[]): Promise<void> {
-    const targets = [...new Set(links.map((l) => l.to))].filter((to) => to !== name);
+  /**
+   * Refuses links to anything but a reviewed record of the document once the accept applies: one
+   * in view now, or one the same accept makes (`group`).
+   */
+  async function requireLinkTargets(
+    documentId: string,
+    name: string,
+    links: Link[],
+    group: ReadonlySet<string>,
+  ): Promise<void> {
+    const targets = [...new Set(links.map((l) => l.to))].filter((to) => to !== name && !group.has(to));
     if (targets.length === 0) return;
     // Records never leave view (they only get a newer version of the same name), so a target
     // current now is still in view at the revision this accept creates.
@@ -144,7 +152,7 @@ export async function createReviewedKnowledge(options: ReviewedKnowledgeOptions)
       args: [JSON.stringify(targets), documentId],
     });
     const found = new Set(rs.rows.map((r) => str(r.name)));
-    const index = links.findIndex((l) => l.to !== name && !found.has(l.to));
+    const index = links.findIndex((l) => l.to !== name && !group.has(l.to) && !found.has(l.to));
     if (index >= 0) {
       throw new ReviewError(
         'invalid_input',
@@ -184,43 +192,82 @@ export async function createReviewedKnowledge(options: ReviewedKnowledgeOptions)
     }
   }
 
-  async function decide(input: ReviewDecisionInput): Promise<ReviewDecision> {
-    const { valid, kind, data, links, digest } = checked(input);
-    const id = randomUUID();
-    const at = now().toISOString();
-    const decisionArgs = [
-      id,
-      valid.documentId,
-      valid.record.name,
-      kind,
-      valid.decision,
-      valid.comment,
-      valid.reviewerId,
-      valid.sourceDocumentId,
-      valid.passage,
-      valid.record.text,
-      data,
-      canonicalJson(links),
-      digest,
-      valid.profile?.name ?? null,
-      valid.profile?.version ?? null,
-      valid.profile?.digest ?? null,
-    ];
-    const out = decisionOut(valid, { id, kind, data, links, digest, at });
+  /** One group's decisions as one: the same document, reviewer and decision, each name once. */
+  function checkedGroup(inputs: readonly ReviewDecisionInput[]) {
+    if (inputs.length === 0) throw new ReviewError('invalid_input', 'a decision needs a record');
+    const group = inputs.map(checked);
+    const [first] = group;
+    const names = new Set<string>();
+    for (const { valid } of group) {
+      const { documentId, reviewerId, decision } = valid;
+      if (
+        documentId !== first!.valid.documentId ||
+        reviewerId !== first!.valid.reviewerId ||
+        decision !== first!.valid.decision
+      )
+        throw new ReviewError(
+          'invalid_input',
+          'the records of one decision share its document, reviewer and decision',
+        );
+      if (names.has(valid.record.name))
+        throw new ReviewError('invalid_input', `${valid.record.name} is named twice in this decision`);
+      names.add(valid.record.name);
+    }
+    return { group, names };
+  }
 
-    if (valid.decision === 'reject') {
-      await client.execute({
-        sql: `${DECISION_INSERT} VALUES (${decisionArgs.map(() => '?').join(', ')}, NULL, ?, ?)`,
-        args: [...decisionArgs, valid.proposedFrom ?? null, at],
-      });
-      return { ...out, revision: null };
+  async function decide(input: ReviewDecisionInput): Promise<ReviewDecision> {
+    const [decided] = await decideAll([input]);
+    return decided!;
+  }
+
+  async function decideAll(inputs: readonly ReviewDecisionInput[]): Promise<ReviewDecision[]> {
+    const { group, names } = checkedGroup(inputs);
+    const at = now().toISOString();
+    const made = group.map((c) => {
+      const id = randomUUID();
+      const { valid, kind, data, links, digest } = c;
+      const args = [
+        id,
+        valid.documentId,
+        valid.record.name,
+        kind,
+        valid.decision,
+        valid.comment,
+        valid.reviewerId,
+        valid.sourceDocumentId,
+        valid.passage,
+        valid.record.text,
+        data,
+        canonicalJson(links),
+        digest,
+        valid.profile?.name ?? null,
+        valid.profile?.version ?? null,
+        valid.profile?.digest ?? null,
+      ];
+      return { ...c, id, args, out: decisionOut(valid, { id, kind, data, links, digest, at }) };
+    });
+    const { documentId, decision } = made[0]!.valid;
+
+    if (decision === 'reject') {
+      await client.batch(
+        made.map(({ args, valid }) => ({
+          sql: `${DECISION_INSERT} VALUES (${args.map(() => '?').join(', ')}, NULL, ?, ?)`,
+          args: [...args, valid.proposedFrom ?? null, at],
+        })),
+        'write',
+      );
+      return made.map(({ out }) => ({ ...out, revision: null }));
     }
 
-    await requireLinkTargets(valid.documentId, valid.record.name, links);
+    for (const { valid, links } of made)
+      await requireLinkTargets(documentId, valid.record.name, links, names);
 
-    // Accept: revision latest+1, the decision, the end of the name's previous version and the
-    // new record, in ONE batch. The revision is computed inside the batch (MAX+1) and the
-    // (document_id, revision) primary key refuses a duplicate if another writer got there first.
+    // Accept: revision latest+1 and, for every record of the group, its decision, the end of its
+    // name's previous version and the new record, in ONE batch: all of them or none. The revision
+    // is computed inside the batch (MAX+1), named by the first decision, and the (document_id,
+    // revision) primary key refuses a duplicate if another writer got there first.
+    const revisionId = made[0]!.id;
     const revisionOf = '(SELECT revision FROM reviewed_revisions WHERE decision_id = ?)';
     for (let attempt = 1; ; attempt++) {
       try {
@@ -229,44 +276,46 @@ export async function createReviewedKnowledge(options: ReviewedKnowledgeOptions)
             {
               sql: `INSERT INTO reviewed_revisions (document_id, revision, decision_id, created_at)
                     SELECT ?, COALESCE(MAX(revision), 0) + 1, ?, ? FROM reviewed_revisions WHERE document_id = ?`,
-              args: [valid.documentId, id, at, valid.documentId],
+              args: [documentId, revisionId, at, documentId],
             },
-            {
-              sql: `${DECISION_INSERT} VALUES (${decisionArgs.map(() => '?').join(', ')}, ${revisionOf}, ?, ?)`,
-              args: [...decisionArgs, id, valid.proposedFrom ?? null, at],
-            },
-            {
-              sql: `UPDATE reviewed_records SET to_revision = ${revisionOf}
-                     WHERE document_id = ? AND name = ? AND to_revision IS NULL`,
-              args: [id, valid.documentId, valid.record.name],
-            },
-            {
-              sql: `INSERT INTO reviewed_records (document_id, name, kind, text, data, links, digest, from_revision, to_revision,
-                      decision_id, source_document_id, passage, reviewer_id, comment, created_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ${revisionOf}, NULL, ?, ?, ?, ?, ?, ?)`,
-              args: [
-                valid.documentId,
-                valid.record.name,
-                kind,
-                valid.record.text,
-                data,
-                canonicalJson(links),
-                digest,
-                id,
-                id,
-                valid.sourceDocumentId,
-                valid.passage,
-                valid.reviewerId,
-                valid.comment,
-                at,
-              ],
-            },
-            { sql: `SELECT revision FROM reviewed_revisions WHERE decision_id = ?`, args: [id] },
+            ...made.flatMap(({ id, args, valid, kind, data, links, digest }) => [
+              {
+                sql: `${DECISION_INSERT} VALUES (${args.map(() => '?').join(', ')}, ${revisionOf}, ?, ?)`,
+                args: [...args, revisionId, valid.proposedFrom ?? null, at],
+              },
+              {
+                sql: `UPDATE reviewed_records SET to_revision = ${revisionOf}
+                       WHERE document_id = ? AND name = ? AND to_revision IS NULL`,
+                args: [revisionId, documentId, valid.record.name],
+              },
+              {
+                sql: `INSERT INTO reviewed_records (document_id, name, kind, text, data, links, digest, from_revision, to_revision,
+                        decision_id, source_document_id, passage, reviewer_id, comment, created_at)
+                      VALUES (?, ?, ?, ?, ?, ?, ?, ${revisionOf}, NULL, ?, ?, ?, ?, ?, ?)`,
+                args: [
+                  documentId,
+                  valid.record.name,
+                  kind,
+                  valid.record.text,
+                  data,
+                  canonicalJson(links),
+                  digest,
+                  revisionId,
+                  id,
+                  valid.sourceDocumentId,
+                  valid.passage,
+                  valid.reviewerId,
+                  valid.comment,
+                  at,
+                ],
+              },
+            ]),
+            { sql: `SELECT revision FROM reviewed_revisions WHERE decision_id = ?`, args: [revisionId] },
           ],
           'write',
         );
-        const revision = num(results[4]?.rows[0]?.revision);
-        return { ...out, revision };
+        const revision = num(results.at(-1)?.rows[0]?.revision);
+        return made.map(({ out }) => ({ ...out, revision }));
       } catch (error) {
         if (attempt < ACCEPT_ATTEMPTS && isUniqueViolation(error)) continue;
         throw error;
@@ -287,6 +336,7 @@ export async function createReviewedKnowledge(options: ReviewedKnowledgeOptions)
     latestRevision,
     recordsAt,
     decide,
+    decideAll,
     decisions,
     close() {
       if (closed) return;

@@ -5,7 +5,7 @@
 import { getPack } from '@oh/profiles';
 import type { Pack } from '@oh/profiles';
 import { describe, expect, it } from 'vitest';
-import { referenceLinks } from './links.ts';
+import { cycleIssues, referenceLinks } from './links.ts';
 
 describe('referenceLinks', () => {
   it('a finding depends on its sample and study, in the pack’s field order, with the relation beside', () => {
@@ -38,5 +38,48 @@ describe('referenceLinks', () => {
     expect(links).toEqual([
       { link: { rel: 'supports', to: 'study:s' }, path: ['study'], relation: 'supports' },
     ]);
+  });
+});
+
+describe('cycleIssues', () => {
+  const ref = (to: string, field = 'restsOn') => ({
+    link: { rel: 'depends_on' as const, to },
+    path: [field],
+    relation: null,
+  });
+
+  it('finds a circle through a record in view, and not through the version the group replaces', () => {
+    // In view: b rests on a. The group's new a rests on b: a → b → a.
+    const view = [{ name: 'claim:b', links: [{ rel: 'depends_on' as const, to: 'claim:a' }] }];
+    const circle = cycleIssues(view, [{ name: 'claim:a', refs: [ref('claim:b')] }]);
+    expect(circle).toEqual([
+      {
+        record: 0,
+        issue: {
+          path: ['fields', 'restsOn'],
+          message:
+            'claim:a would rest on itself: claim:a → claim:b → claim:a; a reviewed record cannot depend on itself through others',
+        },
+      },
+    ]);
+    // The group also gives b a new version resting on c: the old link from b no longer counts.
+    expect(
+      cycleIssues(view, [
+        { name: 'claim:a', refs: [ref('claim:b')] },
+        { name: 'claim:b', refs: [ref('claim:c')] },
+      ]),
+    ).toEqual([]);
+  });
+
+  it('names each circle once, and a record naming itself is none', () => {
+    const two = cycleIssues(
+      [],
+      [
+        { name: 'claim:a', refs: [ref('claim:a'), ref('claim:b', 'also')] },
+        { name: 'claim:b', refs: [ref('claim:a')] },
+      ],
+    );
+    expect(two.map((c) => [c.record, c.issue.path])).toEqual([[0, ['fields', 'also']]]);
+    expect(cycleIssues([], [{ name: 'claim:a', refs: [ref('claim:a')] }])).toEqual([]);
   });
 });

@@ -70,7 +70,8 @@ export interface LinkIssue {
 
 /**
  * What is wrong with accepting a record with these links: more than a record may carry, or a
- * target that is not in the document's reviewed knowledge (`inView`). A record may name itself.
+ * target that is not in the document's reviewed knowledge nor in the same decision (`inView`
+ * holds both). A record may name itself.
  */
 export function linkIssues(name: string, refs: ReferenceLink[], inView: ReadonlySet<string>): LinkIssue[] {
   if (refs.length > LIMITS.linksPerRecord) {
@@ -85,6 +86,69 @@ export function linkIssues(name: string, refs: ReferenceLink[], inView: Readonly
     .filter((r) => r.link.to !== name && !inView.has(r.link.to))
     .map((r) => ({
       path: ['fields', ...r.path],
-      message: `${r.link.to} is not in this document's reviewed knowledge: accept it first`,
+      message: `${r.link.to} is not in this document's reviewed knowledge or in this decision: accept it first, or add it here`,
     }));
+}
+
+/**
+ * The circles a group's accept would close: a record of the group whose links lead, through other
+ * records (of the group, or in view and not replaced by it), back to itself. A record naming
+ * itself is no circle. Each circle is named once, on the first record of the group in it, at the
+ * field whose reference starts it (shortest circle first).
+ *
+ * @example
+ * cycleIssues([], [{ name: 'claim:a', refs: [→ claim:b] }, { name: 'claim:b', refs: [→ claim:a] }])
+ * // [{ record: 0, issue: { path: ['fields', 'restsOn'], message: 'claim:a would rest on itself: claim:a → claim:b → claim:a; …' } }]
+ */
+export function cycleIssues(
+  view: ReadonlyArray<{ name: string; links: readonly Link[] }>,
+  group: ReadonlyArray<{ name: string; refs: readonly ReferenceLink[] }>,
+): Array<{ record: number; issue: LinkIssue }> {
+  const next = new Map<string, string[]>();
+  const targets = (name: string, links: readonly Link[]) =>
+    next.set(
+      name,
+      [...new Set(links.map((l) => l.to))].filter((to) => to !== name),
+    );
+  for (const r of view) targets(r.name, r.links);
+  for (const r of group)
+    targets(
+      r.name,
+      r.refs.map((ref) => ref.link),
+    );
+
+  const named = new Set<string>();
+  const out: Array<{ record: number; issue: LinkIssue }> = [];
+  group.forEach((record, index) => {
+    if (named.has(record.name)) return;
+    // Breadth first from the record, so the circle named is a shortest one.
+    const from = new Map<string, string>();
+    const queue = [record.name];
+    let closing: string | undefined;
+    for (let name = queue.shift(); name !== undefined && closing === undefined; name = queue.shift()) {
+      for (const to of next.get(name) ?? []) {
+        if (to === record.name) {
+          closing = name;
+          break;
+        }
+        if (from.has(to)) continue;
+        from.set(to, name);
+        queue.push(to);
+      }
+    }
+    if (closing === undefined) return;
+    const between: string[] = [];
+    for (let n = closing; n !== record.name; n = from.get(n) ?? record.name) between.unshift(n);
+    const path = [record.name, ...between, record.name];
+    for (const n of path) named.add(n);
+    const first = record.refs.find((r) => r.link.to === path[1])!;
+    out.push({
+      record: index,
+      issue: {
+        path: ['fields', ...first.path],
+        message: `${record.name} would rest on itself: ${path.join(' → ')}; a reviewed record cannot depend on itself through others`,
+      },
+    });
+  });
+  return out;
 }

@@ -8,7 +8,7 @@ import type { Client } from '@libsql/client';
 import { createLocalEmbeddingAdapter } from '@oh/embeddings';
 import { applyMigrations } from '@oh/memory';
 import type { NoteView, SessionInfo } from '@oh/memory';
-import { getPack } from '@oh/profiles';
+import { createPack, getPack, packJson } from '@oh/profiles';
 import type { ReviewDecideInput } from '@sponge/contract';
 import { insertDocument } from '@sponge/library';
 import { openTestDatabase } from '@sponge/library/testing';
@@ -154,5 +154,217 @@ describe('a review decision', () => {
     expect(rows.workingNotes[0]?.conflicts).toEqual([
       { source: 'reviewed', name: 'publication:reef', reason: 'different_content' },
     ]);
+  });
+});
+
+describe('a decision on a group (a finding with its new study and publication)', () => {
+  const FINDING = 'finding:bleaching-above-8-dhw';
+  const STUDY = 'study:reef-survey';
+  const PUBLICATION = 'publication:reef';
+  /** The finding names a study that is only in the group; the study names the group's publication. */
+  const group = (extra: Partial<ReviewDecideInput> = {}): ReviewDecideInput => ({
+    documentId: 'reef',
+    profile: 'research',
+    kind: 'finding',
+    name: FINDING,
+    text: 'Sites above 8 DHW bleached at over 90 percent of sites.',
+    fields: { statement: 'Over 90 percent of sites above 8 DHW bleached.', study: STUDY },
+    sourceDocumentId: 'reef',
+    passage: PASSAGE,
+    decision: 'accept',
+    comment: 'As the survey reports it.',
+    // Listed before what it references: the order within the group does not matter.
+    with: [
+      {
+        kind: 'study',
+        name: STUDY,
+        text: 'The reef survey.',
+        fields: { title: 'Reef survey', design: 'cohort', reportedIn: [PUBLICATION] },
+      },
+      {
+        kind: 'publication',
+        name: PUBLICATION,
+        text: 'The reef survey, by M. Okafor.',
+        fields: { title: 'Reef survey', status: 'published' },
+        passage: 'bleached at over 90 percent',
+      },
+    ],
+    ...extra,
+  });
+
+  async function researchDesk() {
+    const on = await desk([]);
+    await installShippedProfile(on.db, 'ada', { documentId: 'reef', name: 'research' }, AT);
+    return on;
+  }
+
+  it('accepts the three in one revision, each linked to the group record it names', async () => {
+    const on = await researchDesk();
+    const outcome = await decideReview(on, 'ada', group());
+    expect(outcome).toMatchObject({ name: FINDING, revision: 1, latestRevision: 1 });
+    expect(outcome.links).toEqual([{ rel: 'depends_on', to: STUDY }]);
+    expect(outcome.with.map((w) => [w.name, w.kind, w.revision, w.decision])).toEqual([
+      [STUDY, 'study', 1, 'accept'],
+      [PUBLICATION, 'publication', 1, 'accept'],
+    ]);
+    expect(outcome.with[0]!.links).toEqual([{ rel: 'depends_on', to: PUBLICATION }]);
+    expect(outcome.with[1]!.passage).toBe('bleached at over 90 percent');
+    expect(outcome.with[0]!.passage).toBe(PASSAGE);
+    expect(await on.reviewed.latestRevision('reef')).toBe(1);
+    const view = await on.reviewed.recordsAt('reef', 1);
+    expect(view.map((r) => [r.name, r.revision])).toEqual([
+      [FINDING, 1],
+      [PUBLICATION, 1],
+      [STUDY, 1],
+    ]);
+    expect(view.find((r) => r.name === STUDY)?.digest).toBe(outcome.with[0]!.digest);
+    const decisions = await on.reviewed.decisions('reef');
+    expect(decisions.map((d) => [d.name, d.revision, d.comment])).toEqual(
+      expect.arrayContaining([
+        [FINDING, 1, 'As the survey reports it.'],
+        [STUDY, 1, 'As the survey reports it.'],
+        [PUBLICATION, 1, 'As the survey reports it.'],
+      ]),
+    );
+    expect(decisions).toHaveLength(3);
+    // A later finding may name the group's study: it is reviewed knowledge now.
+    const next = await decideReview(
+      on,
+      'ada',
+      group({ name: 'finding:second', with: undefined, text: 'Another.' }),
+    );
+    expect([next.revision, next.with]).toEqual([2, []]);
+  });
+
+  it('is all or nothing: one invalid record of the group refuses all, by its path', async () => {
+    const on = await researchDesk();
+    const [study, publication] = group().with!;
+    const refused = await refusal(
+      decideReview(
+        on,
+        'ada',
+        group({
+          with: [study!, { ...publication!, fields: { status: 'published' }, passage: 'not in the survey' }],
+        }),
+      ),
+    );
+    expect(refused.reason).toBe('invalid_input');
+    expect(refused.issues?.map((i) => [i.path.join('.'), i.message])).toEqual([
+      ['with.1.fields.title', 'required'],
+      ['with.1.passage', 'passage not found in the source'],
+    ]);
+    expect(await on.reviewed.decisions('reef')).toEqual([]);
+    expect(await on.reviewed.latestRevision('reef')).toBe(0);
+  });
+
+  it('refuses a reference to a record neither in view nor in the group, and a name given twice', async () => {
+    const on = await researchDesk();
+    const [study] = group().with!;
+    const missing = await refusal(decideReview(on, 'ada', group({ with: [study!] })));
+    expect(missing.issues?.map((i) => [i.path.join('.'), i.message])).toEqual([
+      [
+        'with.0.fields.reportedIn.0',
+        `${PUBLICATION} is not in this document's reviewed knowledge or in this decision: accept it first, or add it here`,
+      ],
+    ]);
+    const twice = await refusal(
+      decideReview(on, 'ada', group({ with: [...group().with!, { ...study!, text: 'Again.' }] })),
+    );
+    expect(twice.issues?.map((i) => [i.path.join('.'), i.message])).toEqual([
+      ['with.2.name', `${STUDY} is named twice in this decision`],
+    ]);
+    // A record of another kind than its name says is refused where it is.
+    const misnamed = await refusal(
+      decideReview(on, 'ada', group({ with: [{ ...study!, kind: 'publication' }, group().with![1]!] })),
+    );
+    const paths = misnamed.issues?.map((i) => i.path.join('.')) ?? [];
+    expect(paths).toContain('with.0.name');
+    expect(paths.filter((p) => !p.startsWith('with.0.'))).toEqual([]);
+    expect(await on.reviewed.decisions('reef')).toEqual([]);
+  });
+
+  it('refuses records that reference each other in a circle, in words', async () => {
+    const on = await desk([]);
+    // A profile whose claims rest on other claims: nothing in its kinds stops a circle.
+    const pack = createPack({
+      name: 'claims',
+      version: '1.0.0',
+      title: 'Claims',
+      description: 'Claims resting on claims.',
+      kinds: {
+        claim: {
+          description: 'A claim.',
+          fields: {
+            says: { codec: { type: 'text', maxLength: 200 }, required: true, description: 'What it says.' },
+            restsOn: {
+              codec: { type: 'ref', kinds: ['claim'] },
+              required: false,
+              description: 'Its ground.',
+            },
+          },
+          relations: {},
+        },
+      },
+      example: { kind: 'claim', fields: { says: 'x' } },
+    });
+    await on.db.batch(
+      [
+        {
+          sql: 'INSERT INTO profile_packs (digest, name, version, pack) VALUES (?, ?, ?, ?)',
+          args: [pack.digest, pack.name, pack.version, packJson(pack)],
+        },
+        {
+          sql: `INSERT INTO document_profiles (document_id, profile, version, digest, installed_by, installed_at)
+                VALUES ('reef', 'claims', '1.0.0', ?, 'ada', '2026-01-01T00:00:00.000Z')`,
+          args: [pack.digest],
+        },
+      ],
+      'write',
+    );
+    const claim = (name: string, restsOn?: string) => ({
+      kind: 'claim',
+      name,
+      text: name,
+      fields: { says: name, ...(restsOn ? { restsOn } : {}) },
+    });
+    const main = {
+      ...group(),
+      profile: 'claims',
+      ...claim('claim:a', 'claim:b'),
+      with: [claim('claim:c', 'claim:a'), claim('claim:b', 'claim:c')],
+    };
+    const circle = await refusal(decideReview(on, 'ada', main));
+    expect(circle.issues).toEqual([
+      {
+        path: ['fields', 'restsOn'],
+        message:
+          'claim:a would rest on itself: claim:a → claim:b → claim:c → claim:a; a reviewed record cannot depend on itself through others',
+      },
+    ]);
+    expect(await on.reviewed.decisions('reef')).toEqual([]);
+    // A record naming itself is no circle (as before), and the same group in a line is accepted.
+    const line = await decideReview(on, 'ada', {
+      ...main,
+      ...claim('claim:a', 'claim:a'),
+      with: [claim('claim:c'), claim('claim:b', 'claim:c')],
+    });
+    expect(line.revision).toBe(1);
+  });
+
+  it('a reject records the decision of each record, and no revision', async () => {
+    const on = await researchDesk();
+    const outcome = await decideReview(
+      on,
+      'ada',
+      group({ decision: 'reject', comment: 'The survey does not say so.' }),
+    );
+    expect([outcome.revision, ...outcome.with.map((w) => w.revision)]).toEqual([null, null, null]);
+    const decisions = await on.reviewed.decisions('reef');
+    expect(decisions.map((d) => [d.name, d.decision]).sort()).toEqual([
+      [FINDING, 'reject'],
+      [PUBLICATION, 'reject'],
+      [STUDY, 'reject'],
+    ]);
+    expect(await on.reviewed.latestRevision('reef')).toBe(0);
   });
 });

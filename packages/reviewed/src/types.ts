@@ -58,6 +58,12 @@ export interface ReviewDecision {
 export interface ReviewedKnowledge extends ReviewedKnowledgeReader {
   /** Records a decision; `accept` creates revision latest+1 holding the record. */
   decide(input: ReviewDecisionInput): Promise<ReviewDecision>;
+  /**
+   * Records one decision on a group of records (a finding with its new study and publication),
+   * all of one document, reviewer and decision, each name once: `accept` creates ONE revision
+   * holding them all, whose links may name each other; all are recorded or none.
+   */
+  decideAll(inputs: readonly ReviewDecisionInput[]): Promise<ReviewDecision[]>;
   /** Every decision on a document, newest first. */
   decisions(documentId: string): Promise<ReviewDecision[]>;
   close(): void;
