@@ -8,7 +8,12 @@ const onServers = process.env.TEST_DATABASES === 'sqld';
 export default defineConfig({
   test: {
     include: onServers
-      ? ['src/work-lease.test.ts', 'src/uploads/queue-ledger.test.ts', 'src/ocr/ocr.test.ts']
+      ? [
+          'src/work-lease.test.ts',
+          'src/uploads/queue-ledger.test.ts',
+          'src/ocr/ocr.test.ts',
+          'src/documents/reading.test.ts',
+        ]
       : ['src/**/*.test.ts'],
     // Real libSQL files, PDF and OCR threads on a 2-core machine: two files at a time, in forks
     // (the native driver is happier in separate processes than in worker threads).

@@ -405,6 +405,7 @@ export const APP_MIGRATIONS: Migration[] = [
   },
   LIBRARY.extractionQueue021,
   LIBRARY.workLeases022,
+  LIBRARY.pageStartsCp023,
 ];
 
 /** The application database's schema as the library's index preparation and repair take it. */

@@ -65,10 +65,10 @@ export {
 /** @public */
 export type { NewInvite, ShareEntry, ShareState, ShareView } from './documents/sharing.ts';
 
-// Reading: a passage at a time, what a document is made of, whether a quote is on a page.
-export { readOwnPassage } from './documents/reading.ts';
+// Reading: a passage at a time, one page, what a document is made of, whether a quote is on a page.
+export { readOwnPassage, readVisiblePage } from './documents/reading.ts';
 /** @public */
-export type { PassageRequest } from './documents/reading.ts';
+export type { DocumentPage, PassageRequest } from './documents/reading.ts';
 export { documentOutline } from './documents/outline.ts';
 /** @public */
 export type { OutlineEntry } from './documents/outline.ts';

@@ -293,6 +293,16 @@ export const LIBRARY_MIGRATIONS = {
       )`,
     ],
   } satisfies Migration,
+  pageStartsCp023: {
+    // Where each page starts counted as SQL's substr() counts (code points), beside page_starts
+    // (JavaScript's UTF-16 offsets), so one page is cut out of the stored text by the database and
+    // the rest never leaves it (documents.page, issue 39). The two differ after a character
+    // outside the Basic Multilingual Plane (math letters, emoji), which PDFs of papers hold. NULL
+    // on a row written before: where the counts agree page_starts serves, else the first reader
+    // works the starts out from the text once and keeps them (documents/reading.ts).
+    name: '023_document_page_starts_cp',
+    statements: ['ALTER TABLE documents ADD COLUMN page_starts_cp TEXT'],
+  } satisfies Migration,
 };
 
 /**
@@ -327,5 +337,6 @@ export const LIBRARY_ALONE: LibrarySchema = {
     LIBRARY_MIGRATIONS.shareConfirmation017,
     LIBRARY_MIGRATIONS.extractionQueue021,
     LIBRARY_MIGRATIONS.workLeases022,
+    LIBRARY_MIGRATIONS.pageStartsCp023,
   ],
 };

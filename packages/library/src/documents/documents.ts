@@ -71,7 +71,11 @@ const ACCESS_SQL = `CASE WHEN d.owner_id = :user THEN 'owner'
                          WHEN s.user_id IS NOT NULL THEN 'shared'
                          WHEN p.document_id IS NOT NULL THEN 'public' END`;
 
-const FROM_VISIBLE = `FROM documents d
+/**
+ * The documents `:user` may read, as `d` (with their owner as `u`): live, and theirs, shared with
+ * them or published. Every read for a reader builds on it (documents/reading.ts too).
+ */
+export const FROM_VISIBLE = `FROM documents d
   JOIN users u ON u.id = d.owner_id
   LEFT JOIN shares s ON s.document_id = d.id AND s.user_id = :user
   LEFT JOIN publications p ON p.document_id = d.id
@@ -237,15 +241,42 @@ export interface NewDocument {
   source?: DocumentSource;
 }
 
-/** The stored text of pages and where each starts in it. */
-export function joinPages(pages: readonly string[]): { text: string; pageStarts: number[] } {
+/**
+ * How many characters SQL counts in `text`: code points, a surrogate pair as one (and, as the
+ * driver stores a lone surrogate as U+FFFD, a lone one as one too).
+ */
+export function codePoints(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++, n++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+  }
+  return n;
+}
+
+/**
+ * The stored text of pages and where each starts in it: in UTF-16 offsets as JavaScript counts
+ * (`pageStarts`) and in code points as SQL counts (`pageStartsCp`, migration 023).
+ */
+export function joinPages(pages: readonly string[]): {
+  text: string;
+  pageStarts: number[];
+  pageStartsCp: number[];
+} {
   const pageStarts: number[] = [];
+  const pageStartsCp: number[] = [];
   let offset = 0;
+  let points = 0;
   for (const page of pages) {
     pageStarts.push(offset);
+    pageStartsCp.push(points);
     offset += page.length + 2;
+    points += codePoints(page) + 2;
   }
-  return { text: pages.join('\n\n'), pageStarts };
+  return { text: pages.join('\n\n'), pageStarts, pageStartsCp };
 }
 
 /**
@@ -257,7 +288,7 @@ function insertDocumentStatement(doc: NewDocument, now: Date): InStatement {
     doc,
     documentChunkCount(doc),
     now,
-    'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)',
+    'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)',
     () => [],
   );
 }
@@ -277,7 +308,7 @@ export function insertDocumentWithinQuotasStatement(
     doc,
     chunks,
     now,
-    `SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?
+    `SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?
        FROM (${USAGE}) AS usage
       WHERE usage.documents + 1 <= ? AND usage.characters + ? <= ? AND usage.chunks + ? <= ?`,
     (characters) => [doc.ownerId, quotas.documents, characters, quotas.characters, chunks, quotas.chunks],
@@ -297,10 +328,10 @@ function insertStatement(
   values: string,
   extraArgs: (characters: number) => InValue[],
 ): InStatement {
-  const { text, pageStarts } = joinPages(doc.pages);
+  const { text, pageStarts, pageStartsCp } = joinPages(doc.pages);
   return {
-    sql: `INSERT INTO documents (id, owner_id, title, authors, abstract, text, source, page_starts, characters,
-            index_total, memory_in_staged_runs, created_at)
+    sql: `INSERT INTO documents (id, owner_id, title, authors, abstract, text, source, page_starts, page_starts_cp,
+            characters, index_total, memory_in_staged_runs, created_at)
           ${values}`,
     args: [
       doc.id,
@@ -311,6 +342,7 @@ function insertStatement(
       text,
       doc.source ?? 'text',
       JSON.stringify(pageStarts),
+      JSON.stringify(pageStartsCp),
       text.length,
       chunks,
       now.toISOString(),
@@ -354,7 +386,7 @@ export async function removeDocument(
   await db.batch(
     [
       {
-        sql: `UPDATE documents SET removed_at = ?, text = '', abstract = '', authors = '[]', page_starts = '[0]',
+        sql: `UPDATE documents SET removed_at = ?, text = '', abstract = '', authors = '[]', page_starts = '[0]', page_starts_cp = '[0]',
                 characters = 0, index_state = 'failed', index_error = 'removed', index_done = 0, index_total = 0
               WHERE id = ? AND ${live('documents')}`,
         args: [now.toISOString(), documentId],

@@ -11,7 +11,7 @@ import { applyMigrations, openDatabase } from '@oh/memory';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { addOwner } from '../alone.ts';
 import { LIBRARY_ALONE } from '../migrations.ts';
-import { insertDocument, listVisibleDocuments } from './documents.ts';
+import { listVisibleDocuments } from './documents.ts';
 
 const at = (iso: string) => new Date(iso);
 
@@ -37,11 +37,11 @@ describe('migration 017_share_confirmation', () => {
     await addOwner(db, { id: 'u-ada', name: 'Ada', email: 'ada@example.org' }, t0);
     await addOwner(db, { id: 'u-early', name: 'Early', email: 'early@example.org' }, t0);
     await addOwner(db, { id: 'u-rosa', name: 'Rosa', email: 'rosa@example.org' }, t0);
-    await insertDocument(
-      db,
-      { id: 'doc', ownerId: 'u-ada', title: 'Reef', authors: [], abstract: '', pages: ['x'] },
-      t0,
-    );
+    // A row as the schema before 017 holds it (insertDocument writes today's columns).
+    await db.execute({
+      sql: `INSERT INTO documents (id, owner_id, title, text, characters, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+      args: ['doc', 'u-ada', 'Reef', 'x', 1, t0.toISOString()],
+    });
     // Before the upgrade: a share to an existing account (granted at once), one to an address
     // that a later sign-up claimed, and one by id, older than an email share to the same person.
     const t1 = '2026-01-02T00:00:00.000Z';

@@ -162,11 +162,12 @@ export async function savePage(
       statements.push({
         // Only if the text is still the one read above (another write to the document, say an
         // edit of its metadata, may have come in between).
-        sql: `UPDATE documents SET text = ?, page_starts = ?, characters = ?, ocr_pages = ?
+        sql: `UPDATE documents SET text = ?, page_starts = ?, page_starts_cp = ?, characters = ?, ocr_pages = ?
               WHERE id = ? AND ${live('documents')} AND text = ? AND ${held}`,
         args: [
           joined.text,
           JSON.stringify(joined.pageStarts),
+          JSON.stringify(joined.pageStartsCp),
           joined.text.length,
           JSON.stringify(ocrPages),
           documentId,

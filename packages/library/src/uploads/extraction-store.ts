@@ -116,7 +116,7 @@ export function finishExtractionStatements(
   },
   quotas: LibraryQuotas,
 ): InStatement[] {
-  const { text, pageStarts } = joinPages(doc.pages);
+  const { text, pageStarts, pageStartsCp } = joinPages(doc.pages);
   const chunks = documentChunkCount({ title: doc.title, abstract: '', pages: doc.pages });
   return [
     {
@@ -127,7 +127,7 @@ export function finishExtractionStatements(
       args: [doc.id, doc.id, text.length, quotas.characters, chunks, quotas.chunks, doc.ownerId, doc.id],
     },
     {
-      sql: `UPDATE documents SET title = ?, authors = ?, text = ?, source = ?, page_starts = ?, characters = ?,
+      sql: `UPDATE documents SET title = ?, authors = ?, text = ?, source = ?, page_starts = ?, page_starts_cp = ?, characters = ?,
               index_state = 'indexing', index_error = NULL, index_done = 0, index_total = ?
             WHERE id = ? AND ${live('documents')}
               AND NOT EXISTS (SELECT 1 FROM extraction_jobs WHERE document_id = ?)`,
@@ -137,6 +137,7 @@ export function finishExtractionStatements(
         text,
         doc.source,
         JSON.stringify(pageStarts),
+        JSON.stringify(pageStartsCp),
         text.length,
         chunks,
         doc.id,
