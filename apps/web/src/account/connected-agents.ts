@@ -1,5 +1,5 @@
 // How the Connected agents page (SPEC §6c) says what each agent is and when it was last seen.
-import { formatDateAndClock, formatDayAndTime } from '../shared/time.ts';
+import { formatWhen } from '../shared/time.ts';
 import type { RouterOutputs } from '../trpc.ts';
 
 type AgentKind = RouterOutputs['auth']['connectedAgents'][number]['kind'];
@@ -9,14 +9,14 @@ export function agentKindText(kind: AgentKind): string {
   return kind === 'api_key' ? 'API key' : 'Signed in with OAuth';
 }
 
-/** "12 Sept 2026, 14:00": when the key was created or the sign-in allowed. */
-export function connectedText(iso: string): string {
-  return formatDateAndClock(iso);
+/** "14:00 today", "12 Sept 2026, 14:00": when the key was created or the sign-in allowed. */
+export function connectedText(iso: string, now: number = Date.now()): string {
+  return formatWhen(iso, now);
 }
 
-/** "today 14:02", "3 Dec 09:15", or "never used" (recorded to the minute). */
+/** "14:02 today", "3 Dec 2026, 09:15", or "never used" (recorded to the minute). */
 export function lastUsedText(iso: string | null, now: number = Date.now()): string {
-  return iso === null ? 'never used' : formatDayAndTime(iso, now);
+  return iso === null ? 'never used' : formatWhen(iso, now);
 }
 
 /** What revoking does, for the confirmation: the two kinds end differently. */

@@ -7,6 +7,9 @@ import {
   WAITING_REFRESH_MS,
   answerState,
   askErrorMessage,
+  runLabel,
+  runMemoryWord,
+  takesQuestions,
   transcriptRefetchMs,
   waitingSince,
 } from './chat.ts';
@@ -87,5 +90,57 @@ describe('askErrorMessage', () => {
     expect(askErrorMessage(offline)).toBe(
       'Could not reach the server (Failed to fetch). Check the connection and ask again.',
     );
+  });
+});
+
+describe('a run, its memory and whether it takes a question', () => {
+  const session = (state: 'opening' | 'open' | 'forgotten' | 'purged' | 'empty', extra = {}) => ({
+    id: 'ses_1',
+    runId: 'run_1',
+    state,
+    version: 1,
+    pinnedRevision: 0,
+    startedAt: iso(t0 - 3_600_000),
+    forgetsAt: iso(t0 + 3_600_000),
+    forgottenAt: null,
+    purgedAt: null,
+    noteCount: 0,
+    ...extra,
+  });
+  const run = (s: ReturnType<typeof session> | null, over = {}) => ({
+    mode: 'chat' as const,
+    status: 'live' as const,
+    memory: s !== null,
+    session: s,
+    ...over,
+  });
+
+  it('names the memory with the one word per state', () => {
+    expect(runMemoryWord(run(session('open')), t0)).toBe('open');
+    expect(runMemoryWord(run(session('open', { forgetsAt: iso(t0 - 1) })), t0)).toBe('expired');
+    expect(runMemoryWord(run(session('forgotten', { forgottenAt: iso(t0) })), t0)).toBe('forgotten');
+    expect(runMemoryWord(run(session('purged', { forgottenAt: iso(t0) })), t0)).toBe('forgotten');
+    expect(runMemoryWord(run(session('purged')), t0)).toBe('purged');
+    expect(runMemoryWord(run(null), t0)).toBe('memory off');
+    expect(runMemoryWord({ memory: true, session: null }, t0)).toBeNull();
+  });
+
+  it('reads "Chat run · 5 min ago · forgotten", in the one "ago" style', () => {
+    expect(runLabel('chat', iso(t0 - 5 * 60_000), 'forgotten', t0)).toBe('Chat run · 5 min ago · forgotten');
+    expect(runLabel('staged', iso(t0 - 2 * 3_600_000), 'memory off', t0)).toBe(
+      'Staged run · 2 h ago · memory off',
+    );
+    expect(runLabel('chat', iso(t0), null, t0)).toBe('Chat run · just now');
+  });
+
+  it('offers Continue this chat only on a live chat run whose memory is open (or off)', () => {
+    expect(takesQuestions(run(session('open')), t0)).toBe(true);
+    expect(takesQuestions(run(session('opening')), t0)).toBe(true);
+    expect(takesQuestions(run(null), t0)).toBe(true);
+    expect(takesQuestions(run(session('forgotten', { forgottenAt: iso(t0) })), t0)).toBe(false);
+    expect(takesQuestions(run(session('purged')), t0)).toBe(false);
+    expect(takesQuestions(run(session('open', { forgetsAt: iso(t0 - 1) })), t0)).toBe(false);
+    expect(takesQuestions(run(session('open'), { status: 'finished' }), t0)).toBe(false);
+    expect(takesQuestions(run(session('open'), { mode: 'staged' }), t0)).toBe(false);
   });
 });

@@ -1,6 +1,11 @@
 import type { TranscriptItem } from '@sponge/contract';
 import { TRPCClientError } from '@trpc/client';
+import { sessionWord, type SessionWord } from '../library/row-words.ts';
 import { errorMessage } from '../shared/errors.ts';
+import { formatAgo } from '../shared/time.ts';
+import type { RouterOutputs } from '../trpc.ts';
+
+type Run = RouterOutputs['runs']['list'][number];
 
 /** Transcripts of live runs refresh so new memory cards show up while the owner reads. */
 export const LIVE_REFRESH_MS = 4000;
@@ -49,4 +54,42 @@ export function askErrorMessage(error: unknown): string {
     return `Could not reach the server (${error.message}). Check the connection and ask again.`;
   }
   return errorMessage(error);
+}
+
+/**
+ * A run's working memory in the one word the library and the Memory panel use too ("open",
+ * "expired", "forgotten", "purged"…), "memory off" for a run without it, or null while its session
+ * cannot be read.
+ */
+export function runMemoryWord(
+  run: Pick<Run, 'memory' | 'session'>,
+  now: number,
+): SessionWord | 'memory off' | null {
+  if (!run.memory) return 'memory off';
+  return run.session ? sessionWord(run.session, now) : null;
+}
+
+/** "Chat run · 2 min ago · open": a run on the document page and a session in the Memory panel's picker. */
+export function runLabel(
+  mode: Run['mode'] | undefined,
+  startedAt: string,
+  word: SessionWord | 'memory off' | null,
+  now: number,
+): string {
+  const parts = [mode === 'staged' ? 'Staged run' : 'Chat run', formatAgo(startedAt, now)];
+  return [...parts, ...(word === null ? [] : [word])].join(' · ');
+}
+
+/**
+ * Only a live chat run takes another question, and only while its memory is open: the API refuses
+ * a question to a run whose session expired or was forgotten or purged, so none is offered
+ * (no *Continue this chat*, no question box).
+ */
+export function takesQuestions(
+  run: Pick<Run, 'mode' | 'status' | 'memory' | 'session'>,
+  now: number,
+): boolean {
+  if (run.mode !== 'chat' || run.status !== 'live') return false;
+  const word = runMemoryWord(run, now);
+  return word === 'memory off' || word === 'open' || word === 'opening';
 }

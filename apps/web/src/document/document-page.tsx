@@ -8,12 +8,19 @@ import { isNotFound } from '../shared/errors.ts';
 import { NotFoundPage } from '../shared/not-found-page.tsx';
 import { memoryPanelPath } from '../shared/paths.ts';
 import { ErrorState, PageLoading, SkeletonRows } from '../shared/states.tsx';
-import { formatAgo, formatDateAndClock } from '../shared/time.ts';
+import { formatWhen } from '../shared/time.ts';
 import { useNow } from '../shared/use-now.ts';
 import { useTitle } from '../shared/use-title.ts';
 import { trpc, type RouterOutputs } from '../trpc.ts';
 import { AskForm } from './ask-form.tsx';
-import { answerState, transcriptRefetchMs, waitingSince } from './chat.ts';
+import {
+  answerState,
+  runLabel,
+  runMemoryWord,
+  takesQuestions,
+  transcriptRefetchMs,
+  waitingSince,
+} from './chat.ts';
 import { CiteSelection } from './cite-selection.tsx';
 import { DocumentActions } from './document-actions.tsx';
 import { DocumentText } from './document-text.tsx';
@@ -25,9 +32,6 @@ type Doc = RouterOutputs['documents']['get'];
 type Run = RouterOutputs['runs']['list'][number];
 
 const INDEX_POLL_MS = 1000;
-
-/** Only a live chat run takes another question. */
-const takesQuestions = (run: Run): boolean => run.mode === 'chat' && run.status === 'live';
 
 export default function DocumentPage() {
   const { id: documentId = '' } = useParams();
@@ -144,11 +148,13 @@ function Runs({
   onSelectRun: (runId: string | null) => void;
 }) {
   const runs = useQuery(trpc.runs.list.queryOptions({ documentId }));
+  // A run's memory expires by the clock, and then takes no question.
+  const now = useNow(30_000);
   // A new run's question box moves from under the list into the run: it takes the focus along.
   const [startedRunId, setStartedRunId] = useState<string | null>(null);
   if (runs.isError && isNotFound(runs.error)) return null;
   const current = runs.data?.find((r) => r.id === currentRunId);
-  const followingUp = current !== undefined && takesQuestions(current);
+  const followingUp = current !== undefined && takesQuestions(current, now);
   return (
     <section className="box runs" aria-label="Runs">
       <h2>Runs</h2>
@@ -169,9 +175,10 @@ function Runs({
             documentId={documentId}
             current={run.id === currentRunId}
             followed={i < FOLLOWED_RUNS || run.id === currentRunId}
+            now={now}
             onLookAt={() => onSelectRun(run.id)}
           >
-            {run.id === currentRunId && takesQuestions(run) && (
+            {run.id === currentRunId && takesQuestions(run, now) && (
               <AskForm
                 documentId={documentId}
                 runId={run.id}
@@ -187,9 +194,8 @@ function Runs({
       {!followingUp &&
         (runsClosedSince !== null ? (
           <p className="notice ask-closed">
-            New runs are closed since{' '}
-            <time dateTime={runsClosedSince}>{formatDateAndClock(runsClosedSince)}</time>; earlier runs stay
-            readable.
+            New runs are closed since <time dateTime={runsClosedSince}>{formatWhen(runsClosedSince)}</time>;
+            earlier runs stay readable.
           </p>
         ) : extracting ? (
           <p className="notice ask-closed">Questions open once the text has been extracted.</p>
@@ -218,6 +224,7 @@ function RunItem({
   documentId,
   current,
   followed,
+  now,
   onLookAt,
   children,
 }: {
@@ -225,6 +232,7 @@ function RunItem({
   documentId: string;
   current: boolean;
   followed: boolean;
+  now: number;
   onLookAt: () => void;
   /** The follow-up question box, when this is the live chat run the owner is looking at. */
   children?: React.ReactNode;
@@ -234,7 +242,7 @@ function RunItem({
     follow: live && followed,
     pollMs: (items) => transcriptRefetchMs(items, live, Date.now()),
   });
-  const state = run.memory ? (run.state ?? 'unknown') : 'memory off';
+  const word = runMemoryWord(run, now);
   const headingId = `run-${run.id}`;
   const since = live ? waitingSince(transcript.data) : null;
   return (
@@ -244,12 +252,11 @@ function RunItem({
       aria-current={current || undefined}
     >
       <div className="run-head">
-        <span className={`dot ${run.state ?? ''}`} aria-hidden="true" />
-        <h3 id={headingId}>
-          {run.mode === 'staged' ? 'Staged run' : 'Chat run'} ·{' '}
-          <span title={run.acceptedAt}>{formatAgo(run.acceptedAt)}</span> · {state}
+        <span className={word === 'open' || word === 'opening' ? `dot ${word}` : 'dot'} aria-hidden="true" />
+        <h3 id={headingId} title={run.acceptedAt}>
+          {runLabel(run.mode, run.acceptedAt, word, now)}
         </h3>
-        {!current && takesQuestions(run) && (
+        {!current && takesQuestions(run, now) && (
           <button
             type="button"
             className="button small-button"
@@ -278,7 +285,11 @@ function RunItem({
           {transcript.data.map((item, i) => (
             <li key={i}>
               {item.type === 'memory' ? (
-                <MemoryCardView card={item} documentId={documentId} />
+                <MemoryCardView
+                  card={item}
+                  documentId={documentId}
+                  closedAs={word === 'purged' ? 'purged' : 'forgotten'}
+                />
               ) : item.type === 'library' ? (
                 <LibraryCardView card={item} />
               ) : (

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { inviteLine, inviteUrl, orderShares, shareLine } from './sharing.ts';
 import type { Share } from './sharing.ts';
 
@@ -38,6 +38,9 @@ describe('shareLine', () => {
 });
 
 describe('inviteLine and inviteUrl', () => {
+  // A British reader: the date below is in their words.
+  beforeAll(() => vi.stubGlobal('navigator', { languages: ['en-GB'] }));
+  afterAll(() => vi.unstubAllGlobals());
   it('gives the day a waiting link stops working, and nothing otherwise', () => {
     expect(inviteLine(nobody)).toBe('An invitation link works once, until 9 Mar 2026.');
     expect(inviteLine(bobWaiting)).toBeNull();

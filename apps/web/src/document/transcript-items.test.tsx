@@ -109,4 +109,17 @@ describe('MemoryCardView', () => {
       { href: '/documents/doc_1/memory?session=ses%201', text: 'View in Memory' },
     ]);
   });
+
+  it('says purged, as the library and the panel do, when the worker cleared it after it expired', () => {
+    const closed = { ...card, names: [], forgotten: true };
+    const purged = render(<MemoryCardView card={closed} documentId="doc_1" closedAs="purged" />).replace(
+      /<[^>]+>/g,
+      ' ',
+    );
+    expect(purged).toContain('Memory purged');
+    expect(purged).not.toContain('forgotten');
+    expect(render(<MemoryCardView card={closed} documentId="doc_1" closedAs="forgotten" />)).toContain(
+      'Memory forgotten',
+    );
+  });
 });

@@ -17,15 +17,27 @@ export function LibraryCardView({ card }: { card: LibraryCard }) {
   );
 }
 
-/** "Remembered 3 notes: …" (or "Removed 2 notes: …") with a link to the panel at that session; nothing named once forgotten. */
-export function MemoryCardView({ card, documentId }: { card: MemoryCard; documentId: string }) {
+/**
+ * "Remembered 3 notes: …" (or "Removed 2 notes: …") with a link to the panel at that session;
+ * nothing named once the session is closed for good, which reads "Memory forgotten" (Forget now)
+ * or "Memory purged" (the worker, after it expired), the words the library and the panel use.
+ */
+export function MemoryCardView({
+  card,
+  documentId,
+  closedAs = 'forgotten',
+}: {
+  card: MemoryCard;
+  documentId: string;
+  closedAs?: 'forgotten' | 'purged';
+}) {
   const href = memoryPanelPath(documentId, card.sessionId);
   if (card.forgotten) {
     return (
       <div className="memory-card forgotten">
         <p>
           <MemoryIcon />
-          Memory forgotten
+          Memory {closedAs}
         </p>
         <Link to={href}>View in Memory</Link>
       </div>

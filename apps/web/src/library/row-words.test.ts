@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   accessLabel,
   activityLabel,
@@ -10,7 +10,7 @@ import {
   inProgress,
   memoryLabel,
   pageLabel,
-  relativeWords,
+  sessionWord,
   shorten,
 } from './row-words.ts';
 import type { MemoryState, RowIndex } from './row-words.ts';
@@ -20,6 +20,9 @@ const at = (d: number, h: number, m = 0) => new Date(2026, 2, d, h, m).getTime()
 const iso = (ms: number) => new Date(ms).toISOString();
 const now = at(10, 14, 2);
 const MIN = 60_000;
+// A British reader: the dates below are in their words.
+beforeAll(() => vi.stubGlobal('navigator', { languages: ['en-GB'] }));
+afterAll(() => vi.unstubAllGlobals());
 
 describe('accessLabel', () => {
   it("names the owner of someone else's document", () => {
@@ -29,44 +32,67 @@ describe('accessLabel', () => {
   });
 });
 
-describe('relativeWords and activityLabel', () => {
-  it('reads as minutes, hours, then days', () => {
-    expect(relativeWords(iso(now - 30_000), now)).toBe('just now');
-    expect(relativeWords(iso(now - 2 * MIN), now)).toBe('2 min ago');
-    expect(relativeWords(iso(at(10, 9, 0)), now)).toBe('5 h ago');
-    expect(relativeWords(iso(at(9, 23, 0)), now)).toBe('yesterday');
-    expect(relativeWords(iso(at(6, 12, 0)), now)).toBe('4 days ago');
-    expect(relativeWords(iso(at(1, 12, 0)), now)).toBe('on 1 Mar');
-  });
-  it('says "added" until something happens, then "active"', () => {
+describe('activityLabel', () => {
+  it('says "added" until something happens, then "active", in the one "ago" style', () => {
     const added = iso(now - 10_000);
     expect(activityLabel({ addedAt: added, lastActivityAt: added }, now)).toBe('added just now');
     expect(activityLabel({ addedAt: iso(at(9, 8)), lastActivityAt: iso(now - 2 * MIN) }, now)).toBe(
       'active 2 min ago',
     );
+    expect(activityLabel({ addedAt: iso(at(1, 8)), lastActivityAt: iso(at(9, 23)) }, now)).toBe(
+      'active yesterday',
+    );
+  });
+});
+
+const memory = (
+  state: MemoryState,
+  forgetsAt = now + 21 * 3600_000 + 59 * MIN,
+  forgottenAt: string | null = null,
+) => ({
+  sessionId: 'ses_1',
+  state,
+  forgetsAt: iso(forgetsAt),
+  forgottenAt,
+});
+
+describe('sessionWord: one word per state', () => {
+  it('names each state once', () => {
+    expect(sessionWord(memory('open'), now)).toBe('open');
+    expect(sessionWord(memory('expired', now - 1), now)).toBe('expired');
+    expect(sessionWord(memory('forgotten', now + MIN, iso(now - MIN)), now)).toBe('forgotten');
+    expect(sessionWord(memory('purged', now - MIN), now)).toBe('purged');
+    expect(sessionWord(memory('opening'), now)).toBe('opening');
+    expect(sessionWord(memory('empty'), now)).toBe('never opened');
+  });
+  it('reads an open session past its time as expired, before the API has noticed', () => {
+    expect(sessionWord(memory('open', now - 1), now)).toBe('expired');
+  });
+  it('keeps calling a session the owner forgot "forgotten" after the worker has cleared it', () => {
+    expect(sessionWord(memory('purged', now + MIN, iso(now - MIN)), now)).toBe('forgotten');
   });
 });
 
 describe('memoryLabel', () => {
-  const memory = (state: MemoryState, forgetsAt = now + 21 * 3600_000 + 59 * MIN) => ({
-    sessionId: 'ses_1',
-    state,
-    forgetsAt: iso(forgetsAt),
-  });
   it('counts down an open session roughly', () => {
-    expect(memoryLabel(memory('open'), now)).toBe('agent memory · forgets in 21 h');
+    expect(memoryLabel(memory('open'), now)).toBe('agent memory · open · forgets in 21 h');
     expect(memoryLabel(memory('open', now + 42 * MIN + 10_000), now)).toBe(
-      'agent memory · forgets in 42 min',
+      'agent memory · open · forgets in 42 min',
     );
-    expect(memoryLabel(memory('open', now + 20_000), now)).toBe('agent memory · forgets in under a minute');
+    expect(memoryLabel(memory('open', now + 20_000), now)).toBe(
+      'agent memory · open · forgets in under a minute',
+    );
   });
   it('reads an open session past its time as expired', () => {
-    expect(memoryLabel(memory('open', now - 1), now)).toBe('expired · waiting to be purged');
-    expect(memoryLabel(memory('expired', now - 1), now)).toBe('expired · waiting to be purged');
+    expect(memoryLabel(memory('open', now - 1), now)).toBe('agent memory · expired · waiting to be purged');
+    expect(memoryLabel(memory('expired', now - 1), now)).toBe(
+      'agent memory · expired · waiting to be purged',
+    );
   });
-  it('names the closed states, and nothing without a session', () => {
-    expect(memoryLabel(memory('forgotten'), now)).toBe('forgotten');
-    expect(memoryLabel(memory('purged'), now)).toBe('purged');
+  it('names the closed states with the same words as the panel and the transcript', () => {
+    expect(memoryLabel(memory('forgotten', now, iso(now - MIN)), now)).toBe('agent memory · forgotten');
+    expect(memoryLabel(memory('purged', now, iso(now - MIN)), now)).toBe('agent memory · forgotten');
+    expect(memoryLabel(memory('purged', now - MIN), now)).toBe('agent memory · purged');
     expect(memoryLabel(memory('opening'), now)).toBe('agent memory · opening');
     expect(memoryLabel(memory('empty'), now)).toBe('agent memory · never opened');
     expect(memoryLabel(null, now)).toBeNull();

@@ -1,6 +1,6 @@
 // The library's row words (UI.md "Library"): access, last activity, the newest session's memory
 // and the search index, each as a researcher would say it. Pure, so the rules are tested once.
-import { DAY, formatDay, HOUR, MINUTE } from '../shared/time.ts';
+import { formatAgo, HOUR, MINUTE } from '../shared/time.ts';
 import type { RouterOutputs } from '../trpc.ts';
 
 // As the API lists a document (`documents.list`); `documents.get` gives the owner the same index.
@@ -20,26 +20,13 @@ export function accessLabel(access: Access, ownerName: string): string {
   return access === 'shared' ? `shared by ${ownerName}` : `public · from ${ownerName}`;
 }
 
-/** "just now", "2 min ago", "3 h ago", "yesterday", "4 days ago", "on 3 Dec". */
-export function relativeWords(iso: string, now: number): string {
-  const ms = now - new Date(iso).getTime();
-  if (ms < MINUTE) return 'just now';
-  if (ms < HOUR) return `${Math.floor(ms / MINUTE)} min ago`;
-  const day = formatDay(iso, now);
-  // Hours while it is still the same day (or less than a day ago); then calendar words.
-  if (ms < DAY && day === 'today') return `${Math.floor(ms / HOUR)} h ago`;
-  if (day === 'yesterday') return 'yesterday';
-  if (ms < 7 * DAY) return `${Math.max(2, Math.round(ms / DAY))} days ago`;
-  return `on ${day}`;
-}
-
 /**
  * "added just now" while nothing happened since the document came in, else "active 2 min ago".
  * A document's last activity is its newest run, note or review (the API decides).
  */
 export function activityLabel(doc: { addedAt: string; lastActivityAt: string }, now: number): string {
   const untouched = new Date(doc.lastActivityAt).getTime() <= new Date(doc.addedAt).getTime();
-  return `${untouched ? 'added' : 'active'} ${relativeWords(doc.lastActivityAt, now)}`;
+  return `${untouched ? 'added' : 'active'} ${formatAgo(doc.lastActivityAt, now)}`;
 }
 
 /** A span as a list says it: "21 h", "42 min", "under a minute". The panel has the exact countdown. */
@@ -50,27 +37,49 @@ function roughDuration(ms: number): string {
 }
 
 /**
+ * A session's state in one word, the same in the library, the Memory panel and a run's transcript
+ * (UI.md "Words and states the panel uses"): *open*; *expired* once past its time (the API may not
+ * have noticed yet); *forgotten* by Forget now — also after the purge worker has cleared it, which
+ * the owner did not do; *purged* by the worker after it expired; and the two that never held
+ * notes, *opening* and *never opened*.
+ */
+export type SessionWord = 'opening' | 'open' | 'expired' | 'forgotten' | 'purged' | 'never opened';
+
+export interface SessionLike {
+  state: MemoryState;
+  forgetsAt: string;
+  /** When the owner pressed Forget now, if they did (null or absent otherwise). */
+  forgottenAt?: string | null;
+}
+
+export function sessionWord(session: SessionLike, now: number): SessionWord {
+  switch (session.state) {
+    case 'open':
+      return new Date(session.forgetsAt).getTime() > now ? 'open' : 'expired';
+    case 'purged':
+      return session.forgottenAt ? 'forgotten' : 'purged';
+    case 'empty':
+      return 'never opened';
+    default:
+      return session.state;
+  }
+}
+
+/**
  * The newest session's memory in a few words, or null when the document has no session:
- * "agent memory · forgets in 21 h", "expired · waiting to be purged", "forgotten", "purged".
- * An open session past its time reads as expired before the API has noticed.
+ * "agent memory · open · forgets in 21 h", "agent memory · expired · waiting to be purged",
+ * "agent memory · forgotten", "agent memory · purged".
  */
 export function memoryLabel(memory: RowMemory | null, now: number): string | null {
   if (!memory) return null;
-  switch (memory.state) {
-    case 'opening':
-      return 'agent memory · opening';
-    case 'open': {
-      const left = new Date(memory.forgetsAt).getTime() - now;
-      return left > 0 ? `agent memory · forgets in ${roughDuration(left)}` : 'expired · waiting to be purged';
-    }
+  const word = sessionWord(memory, now);
+  switch (word) {
+    case 'open':
+      return `agent memory · open · forgets in ${roughDuration(new Date(memory.forgetsAt).getTime() - now)}`;
     case 'expired':
-      return 'expired · waiting to be purged';
-    case 'forgotten':
-      return 'forgotten';
-    case 'purged':
-      return 'purged';
-    case 'empty':
-      return 'agent memory · never opened';
+      return 'agent memory · expired · waiting to be purged';
+    default:
+      return `agent memory · ${word}`;
   }
 }
 

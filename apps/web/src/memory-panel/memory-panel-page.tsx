@@ -1,20 +1,29 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState } from 'react';
 import { useParams, useSearchParams } from 'react-router';
+import { runLabel } from '../document/chat.ts';
 import { useRunTranscript } from '../document/use-run-transcript.ts';
+import { sessionWord, type SessionWord } from '../library/row-words.ts';
 import { ReviewDialog } from '../review/review-dialog.tsx';
 import { Breadcrumb } from '../shared/breadcrumb.tsx';
 import { errorMessage, isNotFound } from '../shared/errors.ts';
 import { NotFoundPage } from '../shared/not-found-page.tsx';
 import { documentPath } from '../shared/paths.ts';
 import { ErrorState, SkeletonRows } from '../shared/states.tsx';
-import { formatAgo, formatClock, formatTimeAndDay } from '../shared/time.ts';
 import { useNow } from '../shared/use-now.ts';
 import { useTitle } from '../shared/use-title.ts';
 import { trpc, type RouterOutputs } from '../trpc.ts';
-import { ExpiredLine, ForgetCountdown } from './countdown.tsx';
+import { ForgetCountdown } from './countdown.tsx';
 import { ForgetDialog } from './forget-dialog.tsx';
 import { MemoryRows } from './memory-rows.tsx';
+import {
+  emptyNotesWords,
+  emptyReviewedWords,
+  noSessionWords,
+  plural,
+  startedWords,
+  stateWords,
+} from './panel-words.ts';
 
 type Panel = RouterOutputs['memory']['panel'];
 type Session = NonNullable<Panel['session']>;
@@ -71,6 +80,8 @@ export default function MemoryPage() {
   }, [forgotten]);
 
   useTitle('Memory', doc.data?.title);
+  // For the header's "14:02 today" and a session's passing its time; the countdown ticks itself.
+  const now = useNow(30_000);
 
   if (panel.isError && isNotFound(panel.error)) return <NotFoundPage />;
 
@@ -117,7 +128,11 @@ export default function MemoryPage() {
   const data = panel.data;
   const session = data.session;
   const isForgottenHere = !!session && forgotten?.sessionId === session.id;
-  const state: Session['state'] | null = session ? (isForgottenHere ? 'forgotten' : session.state) : null;
+  const state: SessionWord | null = session
+    ? isForgottenHere
+      ? 'forgotten'
+      : sessionWord(session, now)
+    : null;
   const closed = state === 'forgotten' || state === 'purged';
   const notes = closed ? [] : data.workingNotes;
   const reviewed = closed ? [] : data.reviewedInView;
@@ -141,14 +156,15 @@ export default function MemoryPage() {
         {session && state && (
           <>
             <p className="session-meta" ref={stateLine} tabIndex={-1}>
-              <span title={session.startedAt}>Started {formatTimeAndDay(session.startedAt)}</span>
+              <span title={session.startedAt}>{startedWords(session, now)}</span>
               <span className="sep" aria-hidden="true">
                 ·
               </span>
               <StateLine
                 session={session}
                 state={state}
-                forgottenAt={isForgottenHere ? forgotten.at : null}
+                now={now}
+                forgottenAt={isForgottenHere ? forgotten.at : session.forgottenAt}
               />
             </p>
             {(state === 'open' || state === 'expired') && (
@@ -200,7 +216,7 @@ export default function MemoryPage() {
                 onPropose={installed.data && installed.data.length > 0 ? setProposing : undefined}
               />
             ) : (
-              <p className="empty-list">{emptyNotesText(state)}</p>
+              <p className="empty-list">{emptyNotesWords(state)}</p>
             )}
           </section>
 
@@ -215,11 +231,7 @@ export default function MemoryPage() {
             {reviewed.length > 0 ? (
               <MemoryRows kind="reviewed" rows={reviewed} reviewerName={reviewerName} />
             ) : (
-              <p className="empty-list">
-                {closed
-                  ? 'Nothing from this session is kept. Reviewed knowledge itself is not affected.'
-                  : `No reviewed knowledge at revision ${session.pinnedRevision}.`}
-              </p>
+              <p className="empty-list">{emptyReviewedWords(state)}</p>
             )}
           </section>
           {recalls.length > 0 && <RecentRecalls recalls={recalls} />}
@@ -289,51 +301,25 @@ function LoadingSection({ title }: { title: string }) {
   );
 }
 
+/** The session's state in its one word; an open one counts down every second. */
 function StateLine({
   session,
   state,
+  now,
   forgottenAt,
 }: {
   session: Session;
-  state: Session['state'];
+  state: SessionWord;
+  now: number;
   forgottenAt: string | null;
 }) {
-  switch (state) {
-    case 'open':
-      return <ForgetCountdown forgetsAt={session.forgetsAt} />;
-    case 'opening':
-      return <span className="state-line">Opening — the agent's memory is not ready yet.</span>;
-    case 'expired':
-      return <ExpiredLine forgetsAt={session.forgetsAt} />;
-    case 'forgotten': {
-      const at = forgottenAt ?? sessionForgottenAt(session);
-      return (
-        <span className="state-line closed" title={at ?? undefined}>
-          {at ? `Forgotten at ${formatClock(at)}.` : 'Forgotten.'} Nothing from this session is kept.
-        </span>
-      );
-    }
-    case 'purged':
-      return <span className="state-line closed">Purged — nothing from this session is kept.</span>;
-    case 'empty':
-      return <span className="state-line closed">This session never finished opening.</span>;
-  }
-}
-
-function sessionForgottenAt(session: Session): string | null {
-  return 'forgottenAt' in session && typeof session.forgottenAt === 'string' ? session.forgottenAt : null;
-}
-
-function emptyNotesText(state: Session['state'] | null): string {
-  switch (state) {
-    case 'forgotten':
-    case 'purged':
-      return 'Nothing from this session is kept.';
-    case 'empty':
-      return 'This session never finished opening, so the agent wrote nothing.';
-    default:
-      return 'The agent has not remembered anything in this session yet.';
-  }
+  if (state === 'open') return <ForgetCountdown forgetsAt={session.forgetsAt} />;
+  const at = state === 'forgotten' ? forgottenAt : state === 'purged' ? session.purgedAt : session.forgetsAt;
+  return (
+    <span className={state === 'opening' ? 'state-line' : 'state-line closed'} title={at ?? undefined}>
+      {stateWords(state, session, now, forgottenAt)}
+    </span>
+  );
 }
 
 function SessionPicker({
@@ -363,33 +349,18 @@ function SessionPicker({
   );
 }
 
-/** "Chat run · 2 h ago · open". */
+/** "Chat run · 2 h ago · open": the words the document page's runs use. */
 function sessionLabel(session: Session, run: Run | undefined, now: number): string {
-  const mode = run?.mode === 'staged' ? 'Staged run' : 'Chat run';
-  const state =
-    session.state === 'open' && new Date(session.forgetsAt).getTime() <= now ? 'expired' : session.state;
-  return `${mode} · ${formatAgo(session.startedAt, now)} · ${state}`;
+  return runLabel(run?.mode, session.startedAt, sessionWord(session, now), now);
 }
 
 /** No session to show: either no run yet, or only runs without working memory (staged). */
 function NoSession({ runs }: { runs: Run[] | undefined }) {
-  const memoryOff = !!runs && runs.length > 0 && runs.every((r) => !r.memory);
-  if (memoryOff) {
-    return (
-      <div className="state-block box">
-        <strong>Working memory is off for this document's runs</strong>
-        <p>Staged research runs keep no working notes unless the document's setting turns memory on.</p>
-      </div>
-    );
-  }
+  const { title, text } = noSessionWords(runs);
   return (
     <div className="state-block box">
-      <strong>No session yet</strong>
-      <p>A session starts when the agent runs on this document with working memory on.</p>
+      <strong>{title}</strong>
+      <p>{text}</p>
     </div>
   );
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }

@@ -1,7 +1,7 @@
 import { useId, useState } from 'react';
 import { Link } from 'react-router';
 import { documentPath } from '../shared/paths.ts';
-import { formatClock, formatDay } from '../shared/time.ts';
+import { formatWhen } from '../shared/time.ts';
 import type { RouterOutputs } from '../trpc.ts';
 
 type Panel = RouterOutputs['memory']['panel'];
@@ -49,21 +49,21 @@ function NoteRow({ note, onPropose }: { note: Note; onPropose?: ((note: Note) =>
       }
       by={
         <span title={`${note.author}, ${note.updatedAt}`}>
-          {shortAuthor(note.author)} · {shortTime(note.updatedAt)}
+          {shortAuthor(note.author)} · {formatWhen(note.updatedAt)}
         </span>
       }
     >
       <Field label="Author">{note.author}</Field>
       <Field label="Written">
         <time dateTime={note.createdAt} title={note.createdAt}>
-          {longTime(note.createdAt)}
+          {formatWhen(note.createdAt)}
         </time>
         {note.updatedAt !== note.createdAt && (
           <>
             {' '}
             · changed{' '}
             <time dateTime={note.updatedAt} title={note.updatedAt}>
-              {longTime(note.updatedAt)}
+              {formatWhen(note.updatedAt)}
             </time>
           </>
         )}
@@ -91,8 +91,7 @@ function ReviewedRow({ rec, reviewerName }: { rec: Reviewed; reviewerName: strin
               <span>a document no longer in the library</span>
             ) : (
               <Link to={documentPath(rec.source.documentId)}>{rec.source.title}</Link>
-            )}{' '}
-            <span className="mono faint">({rec.source.documentId})</span>
+            )}
           </figcaption>
         </figure>
       </Field>
@@ -100,7 +99,7 @@ function ReviewedRow({ rec, reviewerName }: { rec: Reviewed; reviewerName: strin
       <Field label="Decision">
         Accepted by {reviewerName} ·{' '}
         <time dateTime={rec.createdAt} title={rec.createdAt}>
-          {longTime(rec.createdAt)}
+          {formatWhen(rec.createdAt)}
         </time>
       </Field>
       <Field label="Comment">{rec.comment || <span className="faint">No comment</span>}</Field>
@@ -278,13 +277,4 @@ function shortDigest(digest: string): string {
 /** "agent:run-3f…" reads as "agent" in the row; the opened row has it in full. */
 function shortAuthor(author: string): string {
   return author.split(':')[0] || author;
-}
-
-function shortTime(iso: string): string {
-  const day = formatDay(iso);
-  return day === 'today' ? formatClock(iso) : `${day} ${formatClock(iso)}`;
-}
-
-function longTime(iso: string): string {
-  return `${formatDay(iso)} ${formatClock(iso)}`;
 }

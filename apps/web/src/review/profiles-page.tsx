@@ -5,7 +5,7 @@ import { errorMessage, isNotFound } from '../shared/errors.ts';
 import { NotFoundPage } from '../shared/not-found-page.tsx';
 import { documentPath } from '../shared/paths.ts';
 import { ErrorState, SkeletonRows } from '../shared/states.tsx';
-import { formatDayAndTime } from '../shared/time.ts';
+import { formatWhen } from '../shared/time.ts';
 import { useTitle } from '../shared/use-title.ts';
 import { queryClient, trpc, type RouterOutputs } from '../trpc.ts';
 
@@ -108,7 +108,7 @@ function InstalledLine({ pack }: { pack: Summary }) {
       <span aria-hidden="true">✓ </span>Installed {pack.installed.version}
       <span className="muted" title={pack.installed.installedAt}>
         {' '}
-        · {formatDayAndTime(pack.installed.installedAt)}
+        · {formatWhen(pack.installed.installedAt)}
       </span>
       {!pack.installed.current && <span className="warn-text"> · version {pack.version} ships now</span>}
     </p>

@@ -5,7 +5,7 @@ import { isNotFound } from '../shared/errors.ts';
 import { NotFoundPage } from '../shared/not-found-page.tsx';
 import { documentPath, memoryPanelPath } from '../shared/paths.ts';
 import { ErrorState, SkeletonRows } from '../shared/states.tsx';
-import { formatDayAndTime } from '../shared/time.ts';
+import { formatWhen } from '../shared/time.ts';
 import { useTitle } from '../shared/use-title.ts';
 import { trpc, type RouterOutputs } from '../trpc.ts';
 import { ExportReviewedKnowledge } from './export-reviewed-knowledge.tsx';
@@ -94,7 +94,7 @@ function DecisionItem({ d }: { d: Decision }) {
             {accepted && d.revision !== null ? `revision ${d.revision}` : 'no revision'} · by{' '}
             {d.reviewerName ?? d.reviewerId} ·{' '}
             <time dateTime={d.at} title={d.at}>
-              {formatDayAndTime(d.at)}
+              {formatWhen(d.at)}
             </time>
           </span>
         </p>

@@ -1,17 +1,22 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   formatAgo,
+  formatAtWhen,
+  formatCalendarDate,
   formatDate,
-  formatDateAndClock,
-  formatDay,
-  formatDayAndTime,
   formatDuration,
-  formatTimeAndDay,
+  formatWhen,
 } from './time.ts';
 
 // Local-time dates, so the tests hold in any time zone.
-const at = (d: number, h: number, m = 0) => new Date(2026, 2, d, h, m).getTime();
+const at = (d: number, h: number, m = 0, month = 2) => new Date(2026, month, d, h, m).getTime();
 const iso = (ms: number) => new Date(ms).toISOString();
+// ICU puts a narrow no-break space before AM/PM; the tests read it as a space.
+const plain = (s: string) => s.replace(/[\u202f\u00a0]/gu, ' ');
+
+/** The reader's browser states these locales. */
+const reader = (...languages: string[]) => vi.stubGlobal('navigator', { languages });
+afterEach(() => vi.unstubAllGlobals());
 
 describe('formatDuration', () => {
   it('reads as hours, minutes and seconds', () => {
@@ -24,27 +29,60 @@ describe('formatDuration', () => {
   });
 });
 
-describe('days and times', () => {
+describe('a moment, in one style (a British reader)', () => {
+  beforeEach(() => reader('en-GB'));
   const now = at(10, 14, 2);
-  it('names today, tomorrow and yesterday, else the date', () => {
-    expect(formatDay(iso(at(10, 23, 59)), now)).toBe('today');
-    expect(formatDay(iso(at(11, 0, 1)), now)).toBe('tomorrow');
-    expect(formatDay(iso(at(9, 8)), now)).toBe('yesterday');
-    expect(formatDay(iso(at(3, 8)), now)).toBe('3 Mar');
+  it('names today, yesterday and tomorrow after the time', () => {
+    expect(formatWhen(iso(at(10, 14, 2)), now)).toBe('14:02 today');
+    expect(formatWhen(iso(at(10, 0, 13)), now)).toBe('00:13 today');
+    expect(formatWhen(iso(at(9, 8)), now)).toBe('08:00 yesterday');
+    expect(formatWhen(iso(at(11, 14, 2)), now)).toBe('14:02 tomorrow');
   });
-  it('formats the panel header pieces', () => {
-    expect(formatTimeAndDay(iso(at(10, 14, 2)), now)).toBe('14:02 today');
-    expect(formatDayAndTime(iso(at(11, 14, 2)), now)).toBe('tomorrow 14:02');
-    expect(formatTimeAndDay(iso(at(3, 9, 5)), now)).toBe('09:05, 3 Mar');
+  it('gives any other day its date and year, then the time', () => {
+    expect(formatWhen(iso(at(6, 14, 2, 11)), now)).toBe('6 Dec 2026, 14:02');
+    expect(formatWhen(iso(at(3, 9, 5)), now)).toBe('3 Mar 2026, 09:05');
+    expect(formatDate(iso(at(9, 23, 30)))).toBe('9 Mar 2026');
   });
-  it('gives a far-off moment with its year', () => {
-    expect(formatDateAndClock(iso(new Date(2026, 8, 12, 14, 0).getTime()))).toMatch(/^12 Sept? 2026, 14:00$/);
-    expect(formatDate(iso(new Date(2026, 2, 9, 23, 30).getTime()))).toBe('9 Mar 2026');
+  it("gives a record's calendar date in the same style, whatever the reader's time zone", () => {
+    expect(formatCalendarDate('2021-06-01')).toBe('1 Jun 2021');
+    expect(formatCalendarDate('2021-06')).toBe('Jun 2021');
+    expect(formatCalendarDate('2021')).toBe('2021');
+    expect(formatCalendarDate('around 2021')).toBe('around 2021');
   });
-  it('says how long ago', () => {
+  it('reads after a verb', () => {
+    expect(formatAtWhen(iso(at(10, 15, 20)), now)).toBe('at 15:20 today');
+    expect(formatAtWhen(iso(at(3, 9, 5)), now)).toBe('on 3 Mar 2026, 09:05');
+  });
+  it('never mixes a 12-hour clock with seconds into it', () => {
+    const moment = iso(at(6, 0, 13, 11));
+    expect(formatWhen(moment, at(6, 1, 0, 11))).toBe('00:13 today');
+    expect(formatWhen(moment, now)).not.toMatch(/AM|PM|:\d\d:\d\d|\//u);
+  });
+});
+
+describe("a moment in an American reader's locale", () => {
+  beforeEach(() => reader('en-US'));
+  const now = at(10, 14, 2);
+  it('uses their clock and date order, in the same shape', () => {
+    expect(plain(formatWhen(iso(at(10, 14, 2)), now))).toBe('2:02 PM today');
+    expect(plain(formatWhen(iso(at(6, 0, 13, 11)), now))).toBe('Dec 6, 2026, 12:13 AM');
+    expect(formatDate(iso(at(9, 23, 30)))).toBe('Mar 9, 2026');
+  });
+});
+
+describe('how long ago, in one style', () => {
+  beforeEach(() => reader('en-GB'));
+  const now = at(10, 14, 2);
+  it('reads as minutes, hours, then days', () => {
     expect(formatAgo(iso(now - 20_000), now)).toBe('just now');
-    expect(formatAgo(iso(now - 5 * 60_000), now)).toBe('5 m ago');
-    expect(formatAgo(iso(now - 2 * 3600_000 - 60_000), now)).toBe('2 h ago');
-    expect(formatAgo(iso(now - 3 * 86_400_000), now)).toBe('3 d ago');
+    expect(formatAgo(iso(now - 2 * 60_000), now)).toBe('2 min ago');
+    expect(formatAgo(iso(now - 5 * 60_000), now)).toBe('5 min ago');
+    expect(formatAgo(iso(at(10, 9, 0)), now)).toBe('5 h ago');
+    expect(formatAgo(iso(at(9, 23, 0)), now)).toBe('yesterday');
+    expect(formatAgo(iso(at(6, 12, 0)), now)).toBe('4 days ago');
+    expect(formatAgo(iso(at(1, 12, 0)), now)).toBe('on 1 Mar 2026');
+  });
+  it('says yesterday for last night, even under a day ago', () => {
+    expect(formatAgo(iso(at(9, 23, 0)), at(10, 0, 30))).toBe('yesterday');
   });
 });
