@@ -113,6 +113,15 @@ describe('mergeTranscripts', () => {
     expect(mergeTranscripts([q], [q, { ...q, at: at(2) }])).toEqual([q]);
   });
 
+  it("after Forget now, a read's reply text replaces the one that named the notes, even beside newer items", () => {
+    const named = msg(5, 'agent', 'I remembered lead:a and todo:b.');
+    const scrubbed = msg(5, 'agent', 'I remembered a forgotten note and a forgotten note.');
+    const shown = [q, card(4, 'remembered', ['lead:a', 'todo:b']), named, msg(7, 'you', 'Next?')];
+    const merged = mergeTranscripts(shown, [q, forgotten(6), scrubbed]);
+    expect(merged).toEqual([q, scrubbed, forgotten(6), msg(7, 'you', 'Next?')]);
+    expect(JSON.stringify(merged)).not.toMatch(/lead:a|todo:b/);
+  });
+
   it('a forgotten card in either replaces the memory cards', () => {
     const before = [q, search(2), card(4, 'remembered', ['lead:a'])];
     expect(mergeTranscripts(before, [q, forgotten(6)])).toEqual([q, search(2), forgotten(6)]);

@@ -70,8 +70,9 @@ const SAME_QUESTION_MS = 60_000;
  * an event folded in, or the question the page puts up before the server confirms it. Each list
  * only ever grows, so of the data before and after, each list is taken from whichever holds more
  * of it: a refetch that read the database before the stream's latest events (and answers after
- * them) does not take them away. A forgotten card, in either, replaces the memory cards. The
- * question put up after the stream already brought it is shown once.
+ * them) does not take them away. Messages the new data holds are taken as it has them (Forget
+ * now rewrites the names a reply held). A forgotten card, in either, replaces the memory cards.
+ * The question put up after the stream already brought it is shown once.
  */
 export function mergeTranscripts(
   before: readonly TranscriptItem[] | undefined,
@@ -81,7 +82,12 @@ export function mergeTranscripts(
   const [a, b] = [split(before), split(after)];
   const pick = (list: List) => (b[list].length >= a[list].length ? b[list] : a[list]);
   const forgotten = b.f[0] ?? a.f[0];
-  const m = pick('m');
+  // Messages item by item: a read's own text wins for those it holds (after Forget now the server
+  // writes "a forgotten note" for the names a reply held; the page must not keep showing them).
+  const m = [
+    ...b.m.map((item, i) => (a.m[i] && sameItem(a.m[i], item) ? a.m[i] : item)),
+    ...a.m.slice(b.m.length),
+  ];
   const [last, previous] = [m.at(-1), m.at(-2)];
   if (
     last?.type === 'message' &&
@@ -119,6 +125,9 @@ export function addedItems(
     for (const item of b[list].slice(a[list].length)) fresh.add(item);
   return after.filter((item) => fresh.has(item));
 }
+
+/** Two reads of one item, alike in what they show. */
+const sameItem = (x: TranscriptItem, y: TranscriptItem): boolean => JSON.stringify(x) === JSON.stringify(y);
 
 function split(items: readonly TranscriptItem[]): Record<List | 'f', TranscriptItem[]> {
   const out: Record<List | 'f', TranscriptItem[]> = { m: [], w: [], r: [], l: [], f: [] };

@@ -59,6 +59,13 @@ describe('Citations', () => {
     expect(links(html)).toHaveLength(2);
   });
 
+  it('says once what a note of a forgotten session is, naming nothing', () => {
+    const forgotten = render(<Citations citations={[{ status: 'note' }]} memoryHref={null} />);
+    const text = forgotten.replace(/<[^>]+>/g, '');
+    expect(text).toBe('[1] a forgotten note — not evidence');
+    expect(links(forgotten)).toEqual([]);
+  });
+
   it('is a list named Citations', () => {
     expect(html).toMatch(/^<ol class="citations" aria-label="Citations">(<li>.*?<\/li>){3}<\/ol>$/);
   });

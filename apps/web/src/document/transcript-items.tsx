@@ -94,13 +94,18 @@ export function Citations({
               <li key={i}>
                 <span className="cite-chip note">
                   {no}{' '}
-                  {view.href ? (
-                    <Link to={view.href} title="View in Memory">
-                      {view.label}
-                    </Link>
-                  ) : (
-                    <span className="cite-note">{view.label}</span>
-                  )}{' '}
+                  {view.label !== null &&
+                    (view.href ? (
+                      <>
+                        <Link to={view.href} title="View in Memory">
+                          {view.label}
+                        </Link>{' '}
+                      </>
+                    ) : (
+                      <>
+                        <span className="cite-note">{view.label}</span>{' '}
+                      </>
+                    ))}
                   <span className="cite-why">{view.why}</span>
                 </span>
               </li>

@@ -110,9 +110,10 @@ describe('citationView', () => {
     });
     expect(citationView({ note: 'lead:quadrat-count', status: 'note' }, null)).toMatchObject({ href: null });
     // Forgotten since: the name is gone, and so is the link.
-    expect(citationView({ status: 'note' }, memory)).toMatchObject({
+    expect(citationView({ status: 'note' }, memory)).toEqual({
       kind: 'note',
-      label: 'a forgotten working note',
+      label: null,
+      why: 'a forgotten note — not evidence',
       href: null,
     });
   });

@@ -36,8 +36,8 @@ type CitationView =
   | { kind: 'verified'; label: string; quote: string; href: string }
   /** A quote the server did not find where it was cited. */
   | { kind: 'unverified'; label: string; quote: string | null; why: string }
-  /** One of the run's working notes: shown, never as evidence. */
-  | { kind: 'note'; label: string; why: string; href: string | null }
+  /** One of the run's working notes: shown, never as evidence; a forgotten one has no name. */
+  | { kind: 'note'; label: string | null; why: string; href: string | null }
   /** A quote of a document that is no longer the owner's to read (removed since). */
   | { kind: 'gone'; label: string; why: string };
 
@@ -48,19 +48,16 @@ type CitationView =
 export function citationView(c: Citation, memoryHref: string | null): CitationView {
   const isNote = c.note !== undefined || (c.documentId === undefined && c.quote === undefined);
   if (isNote) {
-    // A note's name is shown only while the session holds it: after Forget now it is gone.
-    const label = c.note ?? (c.status === 'note' ? 'a forgotten working note' : 'a working note');
+    // A note's name is shown only while the session holds it: after Forget now it is gone, and
+    // the chip says what it was in the words the reply text uses for it.
     if (c.status === 'note') {
-      return {
-        kind: 'note',
-        label,
-        why: 'working note — not evidence',
-        href: c.note === undefined ? null : memoryHref,
-      };
+      return c.note === undefined
+        ? { kind: 'note', label: null, why: 'a forgotten note — not evidence', href: null }
+        : { kind: 'note', label: c.note, why: 'working note — not evidence', href: memoryHref };
     }
     return {
       kind: 'unverified',
-      label,
+      label: c.note ?? 'a working note',
       quote: null,
       why: 'unverified — no such note in this run’s memory',
     };

@@ -111,6 +111,9 @@ export function useRunTranscript(
           queryClient.setQueryData(trpc.chat.transcript.queryKey({ runId }), (items) =>
             foldEvent(items, id, data),
           );
+          // Forget now rewrites the names the replies held: read them again as the server has them.
+          if (data.type === 'memory' && data.forgotten)
+            void queryClient.invalidateQueries({ queryKey: trpc.chat.transcript.queryKey({ runId }) });
           onItem?.(data);
         },
         onError: (error) => {
