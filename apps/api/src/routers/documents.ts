@@ -8,6 +8,7 @@ import {
   listShareViews,
   pastedDocument,
   publishDocument,
+  readVisiblePage,
 } from '@sponge/library';
 import { requireOwnedDocument } from '../runs/access.ts';
 import { documentView, libraryView, removeOwnDocument, shareWith } from '../runs/documents.ts';
@@ -64,6 +65,15 @@ export const documentsRouter = {
   get: ownerOrApiKeyProcedure
     .input(ownerInputs['documents.get'])
     .query(({ ctx, input }) => documentView(ctx.deps, ctx.user.id, input.documentId)),
+
+  /**
+   * One page of a document the caller may read (`{ documentId, title, page, pages, text, ocr }`):
+   * the review dialog's cited page, cut out by the database, so page 1,900 of 2,000 costs what
+   * page 1 does. A page past the end is `invalid_input`, in words.
+   */
+  page: ownerOrApiKeyProcedure
+    .input(ownerInputs['documents.page'])
+    .query(({ ctx, input }) => readVisiblePage(ctx.deps.app, ctx.user.id, input)),
 
   /**
    * The caller's own documents ranked by keywords and meaning together (SPEC §6b, hybrid):
