@@ -9,6 +9,7 @@ import {
   askErrorMessage,
   runLabel,
   runMemoryWord,
+  closedChatWords,
   takesQuestions,
   transcriptRefetchMs,
   waitingSince,
@@ -142,5 +143,20 @@ describe('a run, its memory and whether it takes a question', () => {
     expect(takesQuestions(run(session('open', { forgetsAt: iso(t0 - 1) })), t0)).toBe(false);
     expect(takesQuestions(run(session('open'), { status: 'finished' }), t0)).toBe(false);
     expect(takesQuestions(run(session('open'), { mode: 'staged' }), t0)).toBe(false);
+  });
+
+  it('says why a live chat takes no more questions once its memory is closed, and nothing otherwise', () => {
+    expect(closedChatWords(run(session('forgotten', { forgottenAt: iso(t0) })), t0)).toBe(
+      'This chat’s working memory was forgotten, so it takes no more questions. Ask below to start a new run.',
+    );
+    expect(closedChatWords(run(session('purged')), t0)).toBe(
+      'This chat’s working memory was purged, so it takes no more questions. Ask below to start a new run.',
+    );
+    expect(closedChatWords(run(session('open', { forgetsAt: iso(t0 - 1) })), t0)).toBe(
+      'This chat’s working memory expired, so it takes no more questions. Ask below to start a new run.',
+    );
+    expect(closedChatWords(run(session('open')), t0)).toBeNull();
+    expect(closedChatWords(run(null), t0)).toBeNull();
+    expect(closedChatWords(run(session('forgotten'), { status: 'finished' }), t0)).toBeNull();
   });
 });

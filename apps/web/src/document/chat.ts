@@ -93,3 +93,26 @@ export function takesQuestions(
   const word = runMemoryWord(run, now);
   return word === 'memory off' || word === 'open' || word === 'opening';
 }
+
+const CLOSED_AS: Partial<Record<SessionWord, string>> = {
+  expired: 'expired',
+  forgotten: 'was forgotten',
+  purged: 'was purged',
+  'never opened': 'never opened',
+};
+
+/**
+ * Why a live chat the owner looks at offers no question box: its memory is closed for good (the
+ * API refuses the question), so a new question starts a new run. Null when it takes questions.
+ */
+export function closedChatWords(
+  run: Pick<Run, 'mode' | 'status' | 'memory' | 'session'>,
+  now: number,
+): string | null {
+  if (run.mode !== 'chat' || run.status !== 'live' || takesQuestions(run, now)) return null;
+  const word = runMemoryWord(run, now);
+  const closed = word === null || word === 'memory off' ? undefined : CLOSED_AS[word];
+  return closed === undefined
+    ? null
+    : `This chat’s working memory ${closed}, so it takes no more questions. Ask below to start a new run.`;
+}

@@ -15,6 +15,7 @@ import { trpc, type RouterOutputs } from '../trpc.ts';
 import { AskForm } from './ask-form.tsx';
 import {
   answerState,
+  closedChatWords,
   runLabel,
   runMemoryWord,
   takesQuestions,
@@ -178,6 +179,9 @@ function Runs({
             now={now}
             onLookAt={() => onSelectRun(run.id)}
           >
+            {run.id === currentRunId && runsClosedSince === null && (
+              <ClosedChatLine words={closedChatWords(run, now)} />
+            )}
             {run.id === currentRunId && takesQuestions(run, now) && (
               <AskForm
                 documentId={documentId}
@@ -210,6 +214,11 @@ function Runs({
         ))}
     </section>
   );
+}
+
+/** Why the live chat looked at takes no more questions, when its memory is closed for good. */
+function ClosedChatLine({ words }: { words: string | null }) {
+  return words === null ? null : <p className="notice small">{words}</p>;
 }
 
 /**
