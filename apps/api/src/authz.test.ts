@@ -253,6 +253,13 @@ const ROWS: Row[] = [
     input: (p, f) => ({ documentId: docFor(p, f) }),
     expect: people({ otherOwner: 'NOT_FOUND', apiKey: 'ok' }),
   },
+  // One page, for whoever reads the document whole (documents.get).
+  {
+    procedure: 'documents.page',
+    kind: 'query',
+    input: (p, f) => ({ documentId: docFor(p, f), page: 1 }),
+    expect: people({ otherOwner: 'NOT_FOUND', apiKey: 'ok' }),
+  },
   {
     procedure: 'documents.search',
     kind: 'query',

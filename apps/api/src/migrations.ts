@@ -406,6 +406,12 @@ export const APP_MIGRATIONS: Migration[] = [
   LIBRARY.extractionQueue021,
   LIBRARY.workLeases022,
   LIBRARY.pageStartsCp023,
+  {
+    // How many similar notes a recall found beside how many it showed the agent (`count`, 0 in
+    // shadow), so the transcript's card and the Memory panel's agree (issue 39). NULL before.
+    name: '024_recall_events_found',
+    statements: ['ALTER TABLE recall_events ADD COLUMN found INTEGER'],
+  },
 ];
 
 /** The application database's schema as the library's index preparation and repair take it. */

@@ -64,12 +64,16 @@ describe('recall, shadow by default', () => {
     for (const r of event!.results) expect(Object.keys(r).sort()).toEqual(['digest', 'name', 'score']);
     expect(JSON.stringify(panel.recentRecalls)).not.toContain('coral bleaching recovery');
 
-    // The transcript card stays content-free: a count, no names.
+    // The panel and the transcript count alike: none shown to the agent, what the index found.
+    const found = event!.results.length;
+    expect(found).toBeGreaterThan(0);
+    expect(event).toMatchObject({ count: 0, found });
+    // The transcript card stays content-free: counts, no names.
     const cards = (await s.client(ada).chat.transcript.query({ runId: run.runId })).filter(
       (i) => i.type === 'memory' && i.action === 'recalled',
     );
     expect(cards).toHaveLength(1);
-    expect(cards[0]).toMatchObject({ names: [] });
+    expect(cards[0]).toMatchObject({ names: [], count: 0, found, mode: 'shadow' });
 
     // Forget now: the panel has no recalls left.
     await s.client(ada).memory.forget.mutate({ sessionId: run.sessionId! });
@@ -163,6 +167,16 @@ describe('recall, live', () => {
       .client(ada)
       .memory.panel.query({ documentId: REEF_DOCUMENT_ID, sessionId: run.sessionId! });
     expect(panel.recentRecalls.map((r) => r.mode)).toEqual(['live', 'live']);
+    // What the agent was shown is what the index found, in the panel and the transcript alike.
+    const shown = [again.rows.length, 2];
+    expect(panel.recentRecalls.map((r) => [r.count, r.found])).toEqual(shown.map((n) => [n, n]));
+    const cards = (await s.client(ada).chat.transcript.query({ runId: run.runId })).flatMap((i) =>
+      i.type === 'memory' && i.action === 'recalled' ? [i] : [],
+    );
+    expect(cards.map((c) => [c.mode, c.count, c.found])).toEqual([
+      ['live', 2, 2],
+      ['live', again.rows.length, again.rows.length],
+    ]);
   });
 });
 

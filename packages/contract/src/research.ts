@@ -187,6 +187,14 @@ export type TranscriptItem =
       sessionId: string;
       at: string;
       forgotten: boolean;
+      /**
+       * On a recall: whether its rows reached the agent (`live`) or were only recorded
+       * (`shadow`); `count` is then the rows the agent was shown (0 in shadow) and `found` the
+       * similar notes the recall index found (absent on a recall recorded before issue 39), as
+       * the Memory panel's recall cards count them.
+       */
+      mode?: 'shadow' | 'live';
+      found?: number;
     }
   | {
       /** What the agent read in the library: "Searched the library for …", "Read p. 4 of …". */

@@ -46,13 +46,15 @@ export {
 export type { InstalledState, ProfileSummary } from './profiles.ts';
 
 // What is on record, for the owner: the history, an export, the findings an agent lists over MCP,
-// and the Memory panel's rows beside the working notes.
+// and the Memory panel: its rows beside the working notes, what was decided from each note.
 export { reviewExport, reviewHistory, reviewedFindings } from './history.ts';
 /** @public */
 export type { HistoryEntry, ReviewRecords } from './history.ts';
-export { panelRows } from './panel.ts';
 /** @public */
 export type { PanelConflict, ReviewedRow, WorkingNoteRow } from './panel.ts';
+export { memoryPanel, toSessionView } from './memory-panel.ts';
+/** @public */
+export type { NoteReview, PanelRecall, PanelStore, SessionView } from './memory-panel.ts';
 
 // The `verify` command's check: every digest recomputed; reviewed records are reported, never rewritten.
 export { verifyReviewed } from './verify.ts';

@@ -76,16 +76,16 @@ export async function recallForRun(
   input: RecallToolInput,
 ): Promise<RecallAnswer> {
   const s = await openSession(deps, agent);
-  const mode = deps.config.recallMode;
-  const result = await deps.store.recall(agent, input, mode);
+  const result = await deps.store.recall(agent, input, deps.config.recallMode);
   const answer: RecallAnswer =
     result.mode === 'live'
       ? { mode: 'live', rows: result.rows.map((r) => ({ name: r.name, digest: r.digest, score: r.score })) }
       : { mode: result.mode, rows: [] };
-  if (mode !== 'off') {
-    // The transcript's card keeps a count only: no note names in this database.
+  if (result.mode !== 'off') {
+    // The transcript's card keeps counts only: no note names in this database.
     const at = deps.now().toISOString();
-    await insertRecallEvent(deps.app, run.id, { sessionId: s.id, at, mode, count: answer.rows.length });
+    const { mode, found, rows } = result;
+    await insertRecallEvent(deps.app, run.id, { sessionId: s.id, at, mode, count: rows.length, found });
   }
   return answer;
 }

@@ -5,6 +5,7 @@
  * client (and no agent of the owner's own) can reach the memory tools.
  */
 import type { RunMode } from '@sponge/contract';
+import { toSessionView } from '@sponge/reviewed';
 import type { AppDeps } from '../deps.ts';
 import { ApiError, invalidInput } from '../errors.ts';
 import { hashToken, newId, newToken } from '../tokens.ts';
@@ -12,7 +13,6 @@ import { requireOwnedDocument, requireOwnedRun } from './access.ts';
 import { liveNotifier, PENDING } from './notifier.ts';
 import { finishRun, getRun, insertRun, listRuns } from './runs.ts';
 import type { Run } from './runs.ts';
-import { toSessionView } from './session-view.ts';
 
 export async function acceptRun(
   deps: AppDeps,

@@ -257,14 +257,17 @@ export async function listMessages(db: Client, runId: string): Promise<Transcrip
 export interface RecallEvent {
   sessionId: string;
   at: string;
-  mode: string;
+  mode: 'shadow' | 'live';
+  /** Rows shown to the agent (0 in shadow). */
   count: number;
+  /** Similar notes the recall index found; null on a recall recorded before migration 024. */
+  found: number | null;
 }
 
 export async function insertRecallEvent(db: Client, runId: string, ev: RecallEvent): Promise<void> {
   await db.execute({
-    sql: 'INSERT INTO recall_events (run_id, session_id, at, mode, count) VALUES (?, ?, ?, ?, ?)',
-    args: [runId, ev.sessionId, ev.at, ev.mode, ev.count],
+    sql: 'INSERT INTO recall_events (run_id, session_id, at, mode, count, found) VALUES (?, ?, ?, ?, ?, ?)',
+    args: [runId, ev.sessionId, ev.at, ev.mode, ev.count, ev.found],
   });
 }
 
@@ -275,14 +278,15 @@ export async function listRecallEvents(
   afterId = 0,
 ): Promise<Array<RecallEvent & { id: number }>> {
   const rs = await db.execute({
-    sql: 'SELECT id, session_id, at, mode, count FROM recall_events WHERE run_id = ? AND id > ? ORDER BY id',
+    sql: 'SELECT id, session_id, at, mode, count, found FROM recall_events WHERE run_id = ? AND id > ? ORDER BY id',
     args: [runId, afterId],
   });
   return rs.rows.map((r) => ({
     id: Number(r.id),
     sessionId: String(r.session_id),
     at: String(r.at),
-    mode: String(r.mode),
+    mode: r.mode === 'live' ? 'live' : 'shadow',
     count: Number(r.count),
+    found: r.found === null ? null : Number(r.found),
   }));
 }

@@ -166,6 +166,8 @@ export async function readTranscript(
         sessionId: s.id,
         at: r.at,
         forgotten: false,
+        mode: r.mode,
+        ...(r.found === null ? {} : { found: r.found }),
       }));
       keys.r = recalls.at(-1)?.id ?? after.r;
     }

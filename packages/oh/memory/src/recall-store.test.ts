@@ -49,6 +49,7 @@ describe('store recall', () => {
         const out = await h.store.recall(ctx, { text: 'coral bleaching recovery', limit: 2 }, 'live');
         expect(out.mode).toBe('live');
         expect(out.rows).toHaveLength(2);
+        expect(out.found).toBe(2);
         expect(out.rows[0]!.name).toBe('lead:reef-heat');
         expect(out.rows[0]!.digest).toBe(res.applied[0]!.digest);
         for (const row of out.rows) expect(Object.keys(row).sort()).toEqual(['digest', 'name', 'score']);
@@ -66,17 +67,21 @@ describe('store recall', () => {
       async (h) => {
         const { ctx } = await h.session();
         await h.store.remember(ctx, { basedOn: 0, requestId: 'r1', changes: NOTES });
+        // No rows for the agent; how many the index found, for the host's own record of it.
         expect(await h.store.recall(ctx, { text: 'heatwave coral' }, 'shadow')).toEqual({
           mode: 'shadow',
           rows: [],
+          found: 3,
         });
         const recent = await h.store.recentRecalls(ctx.sessionId);
         expect(recent).toHaveLength(1);
         expect(recent[0]!.mode).toBe('shadow');
         expect(recent[0]!.results[0]!.name).toBe('lead:reef-heat');
+        expect(recent[0]!.results).toHaveLength(3);
         expect(await h.store.recall(ctx, { text: 'heatwave coral' }, 'off')).toEqual({
           mode: 'off',
           rows: [],
+          found: 0,
         });
         expect(await h.store.recentRecalls(ctx.sessionId)).toHaveLength(1);
         expect(await outcome(h.store.recall(ctx, { text: '' }, 'live'))).toBe('invalid_input');
@@ -111,7 +116,11 @@ describe('store recall', () => {
         fail = true;
         const res = await h.store.remember(ctx, { basedOn: 0, requestId: 'r1', changes: NOTES });
         expect(res.version).toBe(1);
-        expect(await h.store.recall(ctx, { text: 'coral' }, 'shadow')).toEqual({ mode: 'shadow', rows: [] });
+        expect(await h.store.recall(ctx, { text: 'coral' }, 'shadow')).toEqual({
+          mode: 'shadow',
+          rows: [],
+          found: 0,
+        });
         expect(await h.store.recentRecalls(ctx.sessionId)).toEqual([]);
         expect(await outcome(h.store.recall(ctx, { text: 'coral' }, 'live'))).not.toBe('ok');
         fail = false;
@@ -281,7 +290,11 @@ describe('store recall', () => {
     withHarness(async (h) => {
       const { ctx } = await h.session();
       await h.store.remember(ctx, { basedOn: 0, requestId: 'r1', changes: NOTES });
-      expect(await h.store.recall(ctx, { text: 'coral' }, 'live')).toEqual({ mode: 'live', rows: [] });
+      expect(await h.store.recall(ctx, { text: 'coral' }, 'live')).toEqual({
+        mode: 'live',
+        rows: [],
+        found: 0,
+      });
       expect(await h.store.recentRecalls(ctx.sessionId)).toEqual([]);
     }));
 

@@ -227,10 +227,10 @@ export async function createMemoryStore(options: MemoryStoreOptions): Promise<Me
   ): Promise<RecallResult> {
     const session = await requireOpenSession(ctx, agent.sessionId);
     const valid = parseInput(recallInputSchema, input, 'recall input');
-    if (mode === 'off') return { mode: 'off', rows: [] };
+    if (mode === 'off') return { mode: 'off', rows: [], found: 0 };
     if (mode !== 'shadow' && mode !== 'live')
       throw new MemoryError('invalid_input', 'recall mode must be shadow, live or off');
-    if (!recallIndex) return mode === 'live' ? { mode: 'live', rows: [] } : { mode: 'shadow', rows: [] };
+    if (!recallIndex) return { mode, rows: [], found: 0 };
     let rows: Array<{ name: string; digest: string; score: number }>;
     try {
       const digests = await currentDigests(session.id);
@@ -242,11 +242,12 @@ export async function createMemoryStore(options: MemoryStoreOptions): Promise<Me
       rows = hits.map((h) => ({ name: h.name, digest: h.digest, score: h.score }));
     } catch (error) {
       // In shadow mode the agent never sees recall, so an embedding outage must not fail the tool.
-      if (mode === 'shadow' && error instanceof EmbeddingError) return { mode: 'shadow', rows: [] };
+      if (mode === 'shadow' && error instanceof EmbeddingError) return { mode: 'shadow', rows: [], found: 0 };
       throw error;
     }
     await recallIndex.recordRecall(session.id, { mode, text: valid.text, results: rows });
-    return mode === 'live' ? { mode: 'live', rows } : { mode: 'shadow', rows: [] };
+    const found = rows.length;
+    return mode === 'live' ? { mode: 'live', rows, found } : { mode: 'shadow', rows: [], found };
   }
 
   async function recentRecalls(_: StoreContext, sessionId: string, limit = 20): Promise<RecallRecord[]> {

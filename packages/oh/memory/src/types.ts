@@ -313,8 +313,14 @@ export interface RecallRow {
   score: number;
 }
 
-/** What `agent.recall` answers: nothing in shadow/off, names, digests and scores only in live. */
-export type RecallResult = { mode: 'off' | 'shadow'; rows: [] } | { mode: 'live'; rows: RecallRow[] };
+/**
+ * What the store's recall answers: rows (names, digests and scores) only in live, none in
+ * shadow/off; and how many similar notes the index `found` (the rows' number in live, 0 when
+ * nothing was computed), for the host's record of the call. An agent tool in shadow mode passes
+ * `mode` and `rows` on, never `found`: the agent is not to learn what recall would have shown.
+ */
+export type RecallResult =
+  { mode: 'off' | 'shadow'; rows: []; found: number } | { mode: 'live'; rows: RecallRow[]; found: number };
 
 /** One recorded recall, for the owner's panel: names, digests and scores, never text. */
 export interface RecallRecord {
@@ -344,7 +350,8 @@ export interface MemoryStore {
   explain(ctx: AgentContext, input: ExplainInput): Promise<ExplainResult>;
   /**
    * Fuzzy recall over the session's notes. `off` computes nothing; `shadow` computes, records the
-   * result for the owner and returns no rows; `live` returns `{name, digest, score}` rows.
+   * result for the owner and returns no rows; `live` returns `{name, digest, score}` rows. Both
+   * say how many the index `found`, which the agent must not be shown in shadow.
    */
   recall(ctx: AgentContext, input: RecallToolInput, mode: RecallToolMode): Promise<RecallResult>;
   /** The session's recorded recalls, newest first (empty without recall or once forgotten). */
