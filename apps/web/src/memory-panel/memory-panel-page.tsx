@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState } from 'react';
 import { useParams, useSearchParams } from 'react-router';
 import { runLabel } from '../document/chat.ts';
+import { recallEntryWords, recallsHeading } from '../document/memory-card.ts';
 import { useRunTranscript } from '../document/use-run-transcript.ts';
 import { sessionWord, type SessionWord } from '../library/row-words.ts';
 import { ReviewDialog } from '../review/review-dialog.tsx';
@@ -10,6 +11,7 @@ import { errorMessage, isNotFound } from '../shared/errors.ts';
 import { NotFoundPage } from '../shared/not-found-page.tsx';
 import { documentPath } from '../shared/paths.ts';
 import { ErrorState, SkeletonRows } from '../shared/states.tsx';
+import { formatWhen } from '../shared/time.ts';
 import { useNow } from '../shared/use-now.ts';
 import { useTitle } from '../shared/use-title.ts';
 import { trpc, type RouterOutputs } from '../trpc.ts';
@@ -21,6 +23,7 @@ import {
   emptyReviewedWords,
   noSessionWords,
   plural,
+  revisionWords,
   startedWords,
   stateWords,
 } from './panel-words.ts';
@@ -137,6 +140,7 @@ export default function MemoryPage() {
   const notes = closed ? [] : data.workingNotes;
   const reviewed = closed ? [] : data.reviewedInView;
   const recalls = closed ? [] : data.recentRecalls;
+  const revision = session ? revisionWords(session.pinnedRevision, data.latestRevision) : null;
   const runsBySession = new Map<string, Run>();
   for (const run of runs.data ?? []) if (run.sessionId) runsBySession.set(run.sessionId, run);
 
@@ -226,15 +230,16 @@ export default function MemoryPage() {
               <p className="desc" id="reviewed-desc">
                 Reviewed knowledge the agent can read here but not change
               </p>
-              <span className="pin">pinned at revision {session.pinnedRevision}</span>
+              {!closed && revision && <span className="pin">{revision.asOf}</span>}
             </div>
+            {!closed && revision?.newer && <p className="revision-newer small">{revision.newer}</p>}
             {reviewed.length > 0 ? (
               <MemoryRows kind="reviewed" rows={reviewed} reviewerName={reviewerName} />
             ) : (
               <p className="empty-list">{emptyReviewedWords(state)}</p>
             )}
           </section>
-          {recalls.length > 0 && <RecentRecalls recalls={recalls} />}
+          {recalls.length > 0 && <RecentRecalls recalls={recalls} now={now} />}
           {installed.data && installed.data.length > 0 && (
             <ReviewDialog
               documentId={documentId}
@@ -253,33 +258,42 @@ export default function MemoryPage() {
 
 type RecallEvent = RouterOutputs['memory']['panel']['recentRecalls'][number];
 
-/** What recall computed for this session: names and scores only (the query text is never kept). */
-function RecentRecalls({ recalls }: { recalls: RecallEvent[] }) {
+/** The most names one recall lists; the rest are counted. */
+const RECALL_NAMES = 5;
+
+/**
+ * What recall found in this session, newest first: names and similarity only (the agent's query is
+ * never kept). Each recall's count is the one its transcript card gives ("found 2 similar notes").
+ */
+function RecentRecalls({ recalls, now }: { recalls: RecallEvent[]; now: number }) {
+  const modes = recalls.map((r) => r.mode);
   return (
     <section className="mem-section" aria-labelledby="recalls-title" aria-describedby="recalls-desc">
       <div className="mem-section-head">
-        <h2 id="recalls-title">Recent recalls (shadow)</h2>
+        <h2 id="recalls-title">{recallsHeading(modes)}</h2>
         <p className="desc" id="recalls-desc">
-          shadow: not shown to the agent
+          Notes like what the agent looked for; its query is not kept
         </p>
-        <span className="count">{plural(recalls.length, 'recall')}</span>
+        <span className="count">{recalls.length === 1 ? '1 search' : `${recalls.length} searches`}</span>
       </div>
       <ol className="recall-list">
         {recalls.map((r, i) => (
           <li key={`${r.at}-${i}`} className="small">
-            <time dateTime={r.at} className="muted">
-              {new Date(r.at).toLocaleString()}
-            </time>
-            {r.mode === 'live' ? <span className="muted"> · live (shown to the agent)</span> : null}
-            {r.results.length === 0 ? (
-              <span className="muted"> · no matches</span>
-            ) : (
-              <ul aria-label="Recalled notes">
-                {r.results.slice(0, 5).map((h) => (
+            <time dateTime={r.at} title={r.at} className="muted">
+              {formatWhen(r.at, now)}
+            </time>{' '}
+            · {recallEntryWords(r, modes)}
+            {r.results.length > 0 && (
+              <ul aria-label="Notes found">
+                {r.results.slice(0, RECALL_NAMES).map((h) => (
                   <li key={h.name}>
-                    <code>{h.name}</code> <span className="muted">{h.score.toFixed(2)}</span>
+                    <code>{h.name}</code>{' '}
+                    <span className="muted" title="How similar the note is, from 0 to 1">
+                      {h.score.toFixed(2)}
+                    </span>
                   </li>
                 ))}
+                {r.found > RECALL_NAMES && <li className="muted">and {r.found - RECALL_NAMES} more</li>}
               </ul>
             )}
           </li>
