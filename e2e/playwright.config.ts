@@ -93,6 +93,8 @@ export default defineConfig({
   reporter: [['list'], ['json', { outputFile: './test-results/results.json' }]],
   use: {
     baseURL: `http://127.0.0.1:${chosen.main.port}`,
+    // Dates read in the reader's locale (UI.md): the flows read as a British reader, "14:02 today".
+    locale: 'en-GB',
     trace: 'retain-on-failure',
     screenshot: 'only-on-failure',
     launchOptions: {

@@ -1,7 +1,8 @@
 // Flow, on the server whose sessions live SESSION_TTL_SECONDS=4: a session past its time shows
 // "Expired — waiting to be purged" (and the agent is refused at once, by the clock), then a purge
 // pass (`pnpm --filter @sponge/api purge -- --once`, a separate process with the purge key) turns
-// it into "Purged — nothing from this session is kept."
+// it into "Purged at 14:02 today, after it expired. Nothing from this session is kept." — and the
+// run's transcript says purged too, and takes no question.
 import { expect, test } from '@playwright/test';
 import {
   ADA,
@@ -66,7 +67,11 @@ test('a short-lived session shows as expired, and as purged after a purge pass',
   expect(pass.code, pass.output).toBe(0);
 
   // The panel refreshes on its own: purged, and nothing left to list.
-  await expect(page.getByText('Purged — nothing from this session is kept.', { exact: true })).toBeVisible();
+  await expect(
+    page.getByText(
+      /^Purged at \d{2}:\d{2} (today|yesterday), after it expired\. Nothing from this session is kept\.$/,
+    ),
+  ).toBeVisible();
   await expect(expired).toHaveCount(0);
   await expect(notes.getByRole('button')).toHaveCount(0);
   await expect(notes).toContainText('0 notes');
@@ -77,4 +82,16 @@ test('a short-lived session shows as expired, and as purged after a purge pass',
   expect(purged.session?.state).toBe('purged');
   expect(purged.workingNotes).toEqual([]);
   await expectToolRefusal(run.agent.load(), 'session_closed');
+
+  // The document's run says purged in the same word, and offers no question for a memory gone.
+  await page.goto(`${origin}/documents/${encodeURIComponent(reef.id)}`);
+  const ourRun = page
+    .getByRole('region', { name: 'Runs' })
+    .getByRole('article')
+    .filter({ hasText: run.label });
+  await expect(ourRun.getByRole('heading', { level: 3 })).toHaveText(/^Chat run · .+ · purged$/);
+  await expect(ourRun).toContainText('Memory purged');
+  await expect(ourRun).not.toContainText('forgotten');
+  await expect(ourRun).not.toContainText(lead);
+  await expect(ourRun.getByRole('button', { name: 'Continue this chat' })).toHaveCount(0);
 });

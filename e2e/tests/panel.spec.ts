@@ -87,7 +87,9 @@ test('the owner opens the Memory panel from the document and reads the demo sess
     await expect(row).toContainText(`reviewed by ${ADA}`);
     await expect(row).toContainText(`rev ${rec.revision}`);
   }
-  await expect(reviewed).toContainText(`pinned at revision ${expected.session?.pinnedRevision}`);
+  await expect(reviewed).toContainText(
+    `Reviewed knowledge as of revision ${expected.session?.pinnedRevision}`,
+  );
 
   // When it started, and a countdown to when it forgets that ticks.
   const session = expected.session!;
@@ -95,7 +97,7 @@ test('the owner opens the Memory panel from the document and reads the demo sess
   await expect(started).toBeVisible();
   await expect(started).toHaveAttribute('title', session.startedAt);
   const countdown = page.getByText(/^Forgets in /);
-  await expect(countdown).toHaveText(/^Forgets in (\d+ h )?(\d+ m )?\d+ s \((today|tomorrow) \d{2}:\d{2}\)$/);
+  await expect(countdown).toHaveText(/^Forgets in (\d+ h )?(\d+ m )?\d+ s \(\d{2}:\d{2} (today|tomorrow)\)$/);
   await expect(countdown).toHaveAttribute('title', session.forgetsAt);
   expect(Date.parse(session.forgetsAt) - Date.parse(session.startedAt)).toBe(24 * 3600 * 1000);
   const first = await countdown.textContent();
