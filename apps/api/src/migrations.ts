@@ -412,6 +412,12 @@ export const APP_MIGRATIONS: Migration[] = [
     name: '024_recall_events_found',
     statements: ['ALTER TABLE recall_events ADD COLUMN found INTEGER'],
   },
+  {
+    // Where an agent's reply names its session's notes ([start, end) offsets, never the names), so
+    // the transcript reads "a forgotten note" there once the session is closed (issue 39).
+    name: '025_transcript_note_spans',
+    statements: ['ALTER TABLE transcript_messages ADD COLUMN note_spans TEXT'],
+  },
 ];
 
 /** The application database's schema as the library's index preparation and repair take it. */

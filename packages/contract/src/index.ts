@@ -76,6 +76,7 @@ export type {
   TranscriptItem,
 } from './research.ts';
 export { normalisePassage, passageOccursIn } from './passage.ts';
+export { FORGOTTEN_NOTE, forgetMentions, mayNameNotes, noteMentions } from './mentions.ts';
 
 // The MCP tools (SPEC §7d).
 export { MCP_TOOLS, MCP_TOOL_NAMES, mcpToolInputs, mcpToolOutputs } from './mcp.ts';

@@ -4,7 +4,7 @@
  * the load, recall, document and say calls.
  */
 import type { AgentContext, RecallToolInput } from '@oh/memory';
-import { toolDescriptors } from '@sponge/contract';
+import { mayNameNotes, noteMentions, toolDescriptors } from '@sponge/contract';
 import type { CitationInput } from '@sponge/contract';
 import { documentOutline, getOwnDocument, getVisibleDocument } from '@sponge/library';
 import type { DocumentOwner } from '@sponge/library';
@@ -103,12 +103,17 @@ export async function agentSays(
   run: Run,
   input: { text: string; citations?: CitationInput[] },
 ) {
+  // The session's log names its notes: read once a reply cites a note or may name one.
+  const named = input.citations?.some((c) => 'note' in c) || mayNameNotes(input.text);
+  const log = run.sessionId === null || !named ? null : await deps.store.log(run.sessionId);
   const judged = await judgeCitations(
     input.citations ?? [],
     (documentId) => getOwnDocument(deps.app, run.ownerId, documentId),
-    async () => (run.sessionId === null ? null : deps.store.log(run.sessionId)),
+    async () => log,
   );
   const at = deps.now().toISOString();
-  await insertAgentMessage(deps.app, run.id, { text: input.text, at, citations: judged.stored });
+  // Where the reply names a note the log knew: read "a forgotten note" once the session is closed.
+  const noteSpans = noteMentions(input.text, log?.flatMap((e) => e.applied.map((a) => a.name)) ?? []);
+  await insertAgentMessage(deps.app, run.id, { text: input.text, at, citations: judged.stored, noteSpans });
   return { at, citations: judged.answer };
 }

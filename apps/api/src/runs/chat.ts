@@ -3,8 +3,9 @@
  * rules as runs.accept) or asks again in a live one, and a message joins the transcript. The
  * hosted runtime answers; no token comes back.
  */
+import type { SessionState } from '@oh/memory';
 import type { AppDeps } from '../deps.ts';
-import { invalidInput, notFound } from '../errors.ts';
+import { ApiError, invalidInput, notFound } from '../errors.ts';
 import { acceptRun } from './owner-runs.ts';
 import { requireOwnedRun } from './access.ts';
 import { liveNotifier, PENDING, runKey } from './notifier.ts';
@@ -17,9 +18,17 @@ function ownerTurnCommitted(deps: AppDeps, runId: string): void {
   live.notify(PENDING);
 }
 
+/** How the owner reads a closed session's state (UI.md: one word per state). */
+const CLOSED: Partial<Record<SessionState, string>> = {
+  expired: 'has expired',
+  forgotten: 'was forgotten',
+  purged: 'was purged',
+  empty: 'never opened',
+};
+
 /**
  * Asks in the owner's document: without `runId`, a new chat run whose first turn is `text`; with
- * the `runId` of a live chat run of that document, another turn.
+ * the `runId` of a live chat run of that document whose session is open, another turn.
  */
 export async function ask(
   deps: AppDeps,
@@ -36,6 +45,15 @@ export async function ask(
       throw invalidInput('runId: a staged run takes no questions; leave runId out to ask in a new chat run.');
     if (run.status !== 'live')
       throw invalidInput('runId: this run has finished; leave runId out to ask in a new chat run.');
+    // Its agent could not remember or recall anything: the chat goes on in a new run.
+    const state = run.sessionId === null ? null : (await deps.store.getSession(run.sessionId))?.state;
+    const closed = state ? CLOSED[state] : undefined;
+    if (closed)
+      throw new ApiError({
+        code: 'PRECONDITION_FAILED',
+        reason: 'session_closed',
+        message: `This chat’s working memory ${closed}, so it takes no more questions: ask in a new chat.`,
+      });
   }
   await insertMessage(deps.app, run.id, { role: 'you', text: input.text, at: deps.now().toISOString() });
   ownerTurnCommitted(deps, run.id);

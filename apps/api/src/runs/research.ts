@@ -72,13 +72,14 @@ export type StoredCitation =
 export async function insertAgentMessage(
   db: Client,
   runId: string,
-  msg: { text: string; at: string; citations: StoredCitation[] },
+  msg: { text: string; at: string; citations: StoredCitation[]; noteSpans: Array<[number, number]> },
 ): Promise<void> {
   const message = '(SELECT max(id) FROM transcript_messages WHERE run_id = ?)';
+  const spans = msg.noteSpans.length === 0 ? null : JSON.stringify(msg.noteSpans);
   const statements: InStatement[] = [
     {
-      sql: `INSERT INTO transcript_messages (run_id, at, role, text) VALUES (?, ?, 'agent', ?)`,
-      args: [runId, msg.at, msg.text],
+      sql: `INSERT INTO transcript_messages (run_id, at, role, text, note_spans) VALUES (?, ?, 'agent', ?, ?)`,
+      args: [runId, msg.at, msg.text, spans],
     },
     ...msg.citations.map((c, position): InStatement => ({
       sql: `INSERT INTO message_citations (message_id, position, status, document_id, page, quote, note_version, note_index)
@@ -100,6 +101,8 @@ export interface MessageWithCitations {
   at: string;
   /** Only on agent messages that cited something. */
   citations: StoredCitation[];
+  /** Where an agent message names its session's notes (`noteMentions`). */
+  noteSpans: Array<[number, number]>;
 }
 
 /**
@@ -112,7 +115,7 @@ export async function listMessagesWithCitations(
   afterId = 0,
 ): Promise<MessageWithCitations[]> {
   const messages = await db.execute({
-    sql: 'SELECT id, at, role, text FROM transcript_messages WHERE run_id = ? AND id > ? ORDER BY id',
+    sql: 'SELECT id, at, role, text, note_spans FROM transcript_messages WHERE run_id = ? AND id > ? ORDER BY id',
     args: [runId, afterId],
   });
   if (messages.rows.length === 0) return [];
@@ -157,6 +160,7 @@ export async function listMessagesWithCitations(
     role: String(r.role) as 'you' | 'agent',
     text: String(r.text),
     citations: byMessage.get(Number(r.id)) ?? [],
+    noteSpans: r.note_spans === null ? [] : (JSON.parse(String(r.note_spans)) as Array<[number, number]>),
   }));
 }
 

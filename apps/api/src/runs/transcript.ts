@@ -3,10 +3,12 @@
  * citations), a memory card for every remember or recall the agent made, and a library card for
  * every search and read, as the append-only lists the live view reads after a position
  * (transcript-events.ts). Remember cards are derived from the session's log at every read, so a
- * forgotten session's names are gone with it.
+ * forgotten session's names are gone with it; a reply keeps none of them once its session is
+ * closed (the places they were, kept when it was said, read "a forgotten note").
  */
+import { forgetMentions } from '@sponge/contract';
 import type { Citation, TranscriptItem } from '@sponge/contract';
-import type { LogEntry } from '@oh/memory';
+import type { LogEntry, SessionState } from '@oh/memory';
 import { liveTitles } from '@sponge/library';
 import type { AppDeps } from '../deps.ts';
 import { requireOwnedRun } from './access.ts';
@@ -18,18 +20,21 @@ import type { Run } from './runs.ts';
 import { mergeTranscript, SOURCES } from './transcript-events.ts';
 import type { Source, TranscriptSources } from './transcript-events.ts';
 
+/** A session whose notes are gone or going: its run's replies name none of them any more. */
+const CLOSED: ReadonlySet<SessionState> = new Set(['expired', 'forgotten', 'purged', 'empty']);
+
 /**
  * A stored citation as the owner reads it: a passage with its document's title while that is
  * still one of the owner's own live documents (its quote is gone once the document is removed);
- * a working note with its name while the session's log still holds it.
+ * a working note with its name while the session is open and its log holds it.
  */
 function citationView(
   c: StoredCitation,
   titles: ReadonlyMap<string, string>,
-  log: readonly LogEntry[],
+  log: readonly LogEntry[] | null,
 ): Citation {
   if (c.kind === 'note') {
-    const note = c.logRef ? nameAt(log, c.logRef) : undefined;
+    const note = c.logRef && log ? nameAt(log, c.logRef) : undefined;
     return { ...(note === undefined ? {} : { note }), status: c.status };
   }
   const title = titles.get(c.documentId);
@@ -42,12 +47,14 @@ function citationView(
   };
 }
 
+/** A message; with no `log` (a closed session), its note names read "a forgotten note". */
 function messageItem(
   m: MessageWithCitations,
   titles: ReadonlyMap<string, string>,
-  log: readonly LogEntry[],
+  log: readonly LogEntry[] | null,
 ): TranscriptItem {
-  const item: TranscriptItem = { type: 'message', role: m.role, text: m.text, at: m.at };
+  const text = log ? m.text : forgetMentions(m.text, m.noteSpans);
+  const item: TranscriptItem = { type: 'message', role: m.role, text, at: m.at };
   return m.citations.length === 0
     ? item
     : { ...item, citations: m.citations.map((c) => citationView(c, titles, log)) };
@@ -97,7 +104,8 @@ const NOTHING: Record<Source, number> = { m: 0, w: 0, r: 0, l: 0 };
  * reply with its citations), a memory card for every remember or recall the agent made, and a
  * library card for every search and read. Remember cards are derived from the session's log each
  * time, so after Forget now (or the purge) their names are gone and one "forgotten" card stands
- * in for them and the recalls (a cited note loses its name the same way). Titles on citations and
+ * in for them and the recalls. Once the session is closed (expired too) a reply's note names read
+ * "a forgotten note" and a cited note loses its name. Titles on citations and
  * library cards are read now: a document removed since, or no longer the owner's, has none.
  *
  * With `since` (a live view's earlier read), only the items committed after it, with its counts
@@ -117,8 +125,10 @@ export async function readTranscript(
   const messages = await listMessagesWithCitations(deps.app, run.id, after.m);
   const library = await listLibraryEvents(deps.app, run.id, after.l);
   let log: LogEntry[] = [];
+  let closed = false;
   if (run.sessionId !== null) {
     const s = await deps.store.getSession(run.sessionId);
+    closed = !s || CLOSED.has(s.state);
     if (s && (s.state === 'forgotten' || s.state === 'purged')) {
       forgotten = {
         type: 'memory',
@@ -180,7 +190,7 @@ export async function readTranscript(
     ],
     { ownerId: run.ownerId },
   );
-  lists.m = messages.map((m) => messageItem(m, titles, log));
+  lists.m = messages.map((m) => messageItem(m, titles, closed ? null : log));
   lists.l = library.map((e) => libraryItem(e, titles));
   keys.m = messages.at(-1)?.id ?? after.m;
   keys.l = library.at(-1)?.id ?? after.l;
