@@ -9,19 +9,34 @@ import { formatWhen } from '../shared/time.ts';
 import { useTitle } from '../shared/use-title.ts';
 import { trpc, type RouterOutputs } from '../trpc.ts';
 import { ExportReviewedKnowledge } from './export-reviewed-knowledge.tsx';
+import {
+  fieldsInWords,
+  recordTitle,
+  referenceWords,
+  titlesOf,
+  type FieldSpecs,
+  type TitleOf,
+} from './fields-in-words.ts';
+import { FieldsList, useFieldSpecs } from './fields-list.tsx';
+import { codeLabel } from './words.ts';
 
 type Decision = RouterOutputs['review']['history']['decisions'][number];
 
 /**
  * Every review decision on a document, newest first (`/documents/:id/reviews`): accepted ones
  * with the revision they made, rejected ones too, each with its reviewer, comment, time, the
- * profile release that validated it, the fields and links as decided, and the cited passage.
+ * fields and links as decided — in words, a study or publication by its title (fields-in-words.ts)
+ * — the cited passage, and what it was recorded as (profile release, record name, digest).
  * The owner can export the reviewed knowledge from here; anyone else sees the not-found page.
  */
 export default function ReviewHistoryPage() {
   const { id: documentId = '' } = useParams();
   const history = useQuery(trpc.review.history.queryOptions({ documentId }));
   const doc = useQuery({ ...trpc.documents.get.queryOptions({ documentId }), enabled: history.isSuccess });
+  const decisions = history.data?.decisions ?? [];
+  const specsOf = useFieldSpecs(decisions.flatMap((d) => (d.profile ? [d.profile.name] : [])));
+  // A reference names the record as accepted (the newest decision first); a rejected one is not a record.
+  const titleOf = titlesOf(decisions.filter((d) => d.decision === 'accept'));
   useTitle('Review history', doc.data?.title);
 
   if (history.isError && isNotFound(history.error)) return <NotFoundPage />;
@@ -72,7 +87,12 @@ export default function ReviewHistoryPage() {
       ) : (
         <ol className="decisions" aria-label="Decisions, newest first">
           {history.data.decisions.map((d) => (
-            <DecisionItem key={d.id} d={d} />
+            <DecisionItem
+              key={d.id}
+              d={d}
+              specs={specsOf(d.profile?.name ?? null, d.kind)}
+              titleOf={titleOf}
+            />
           ))}
         </ol>
       )}
@@ -80,16 +100,20 @@ export default function ReviewHistoryPage() {
   );
 }
 
-function DecisionItem({ d }: { d: Decision }) {
+function DecisionItem({ d, specs, titleOf }: { d: Decision; specs: FieldSpecs | null; titleOf: TitleOf }) {
   const accepted = d.decision === 'accept';
+  const kind = codeLabel(d.kind);
+  const title = recordTitle(d);
+  const fields = d.fields === null ? [] : fieldsInWords(d.kind, d.fields, specs, titleOf);
   return (
     <li className="box decision">
-      <article aria-label={`${accepted ? 'Accepted' : 'Rejected'}: ${d.name}`}>
+      <article aria-label={`${accepted ? 'Accepted' : 'Rejected'} ${kind.toLowerCase()}: ${title}`}>
         <p className="decision-head">
           <span className={`badge ${accepted ? 'accept' : 'reject'}`}>
             {accepted ? 'Accepted' : 'Rejected'}
           </span>
-          <span className="mono">{d.name}</span>
+          <strong>{kind}</strong>
+          <span>{title}</span>
           <span className="muted small">
             {accepted && d.revision !== null ? `revision ${d.revision}` : 'no revision'} · by{' '}
             {d.reviewerName ?? d.reviewerId} ·{' '}
@@ -99,55 +123,31 @@ function DecisionItem({ d }: { d: Decision }) {
           </span>
         </p>
         <dl>
-          <dt>Comment</dt>
-          <dd>{d.comment || <span className="faint">No comment</span>}</dd>
-          <dt>Profile</dt>
-          <dd>
-            {d.profile === null ? (
-              <span className="faint">None recorded</span>
-            ) : (
-              <>
-                {d.profile.name} {d.profile.version}{' '}
-                {d.profile.digest === null ? (
-                  <span className="faint small">(pack digest not recorded)</span>
-                ) : (
-                  <span className="mono small" title={d.profile.digest}>
-                    pack {d.profile.digest.slice(0, 4)}...
-                  </span>
-                )}
-              </>
-            )}
-          </dd>
           <dt>Fields</dt>
           <dd>
-            {d.fields === null ? (
+            {fields.length === 0 ? (
               <span className="faint">None</span>
             ) : (
-              <ul className="links" aria-label={`Fields of ${d.name}`}>
-                {Object.entries(d.fields).map(([name, value]) => (
-                  <li key={name}>
-                    <span className="rel">{name}</span>:{' '}
-                    <span className="mono">{typeof value === 'string' ? value : JSON.stringify(value)}</span>
-                  </li>
-                ))}
-              </ul>
+              <FieldsList lines={fields} label={`Fields of ${title}`} />
             )}
           </dd>
-          <dt>Links</dt>
-          <dd>
-            {d.links.length === 0 ? (
-              <span className="faint">None</span>
-            ) : (
-              <ul className="links">
-                {d.links.map((link, i) => (
-                  <li key={i}>
-                    <span className="rel">{link.rel.replace('_', ' ')}</span> →{' '}
-                    <span className="mono">{link.to}</span>
-                  </li>
-                ))}
-              </ul>
-            )}
-          </dd>
+          {d.links.length > 0 && (
+            <>
+              <dt>Links</dt>
+              <dd>
+                <ul className="links">
+                  {d.links.map((link, i) => (
+                    <li key={i}>
+                      <span className="rel">{link.rel.replaceAll('_', ' ')}</span>{' '}
+                      {linkTarget(link.to, titleOf)}
+                    </li>
+                  ))}
+                </ul>
+              </dd>
+            </>
+          )}
+          <dt>Comment</dt>
+          <dd>{d.comment || <span className="faint">No comment</span>}</dd>
           <dt>Cited passage</dt>
           <dd>
             <figure className="cited-passage">
@@ -162,12 +162,39 @@ function DecisionItem({ d }: { d: Decision }) {
               </figcaption>
             </figure>
           </dd>
-          <dt>Digest</dt>
-          <dd className="mono small" title={d.digest}>
-            {d.digest.slice(0, 4)}...
+          <dt>Recorded as</dt>
+          <dd className="small">
+            <ProfileRelease profile={d.profile} /> · <span className="mono">{d.name}</span> ·{' '}
+            <span className="mono" title={d.digest}>
+              {d.digest.slice(0, 4)}...
+            </span>
           </dd>
         </dl>
       </article>
     </li>
+  );
+}
+
+/** "the study “Western Cape reef survey”": a link's target by its kind and title. */
+function linkTarget(name: string, titleOf: TitleOf): string {
+  const kind = /^([a-z][a-z0-9_-]*):/u.exec(name)?.[1];
+  const title = `“${referenceWords(name, titleOf)}”`;
+  return kind ? `the ${codeLabel(kind).toLowerCase()} ${title}` : title;
+}
+
+/** "Research 1.0.0 (pack a1c0...)": the release that validated the fields. */
+function ProfileRelease({ profile }: { profile: Decision['profile'] }) {
+  if (profile === null) return <span className="faint">no profile recorded</span>;
+  return (
+    <>
+      {codeLabel(profile.name)} {profile.version}{' '}
+      {profile.digest === null ? (
+        <span className="faint">(pack digest not recorded)</span>
+      ) : (
+        <span className="mono" title={profile.digest}>
+          (pack {profile.digest.slice(0, 4)}...)
+        </span>
+      )}
+    </>
   );
 }
