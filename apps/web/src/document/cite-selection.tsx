@@ -19,7 +19,7 @@ export function CiteSelection({
   documentId: string;
   textRef: RefObject<HTMLElement | null>;
 }) {
-  const [selected, setSelected] = useState('');
+  const [selected, setSelected] = useState<{ text: string; page?: number }>({ text: '' });
   const [kept, setKept] = useState<Kept>(null);
 
   useEffect(() => {
@@ -28,14 +28,14 @@ export function CiteSelection({
       const box = textRef.current;
       const inside =
         !!sel && !sel.isCollapsed && !!box && box.contains(sel.anchorNode) && box.contains(sel.focusNode);
-      setSelected(inside ? sel.toString() : '');
+      setSelected(inside ? { text: sel.toString(), page: pageOf(box, sel.anchorNode) } : { text: '' });
     };
     document.addEventListener('selectionchange', onChange);
     return () => document.removeEventListener('selectionchange', onChange);
   }, [textRef]);
 
   const cite = () => {
-    const passage = passageFromSelection(documentId, selected);
+    const passage = passageFromSelection(documentId, selected.text, selected.page);
     if ('error' in passage) return setKept({ state: 'error', message: passage.error });
     setKept(
       keepSelectedPassage(passage)
@@ -46,7 +46,7 @@ export function CiteSelection({
 
   return (
     <div className="cite-bar">
-      {selected.trim() && (
+      {selected.text.trim() && (
         <button
           type="button"
           className="button small-button primary"
@@ -69,4 +69,13 @@ export function CiteSelection({
       </p>
     </div>
   );
+}
+
+/** The page (1-based) of the text's `.doc-page` that holds `node`, as the document text lays pages out. */
+function pageOf(box: HTMLElement, node: Node | null): number | undefined {
+  const element = node instanceof Element ? node : node?.parentElement;
+  const page = element?.closest('.doc-page');
+  if (!page) return undefined;
+  const index = [...box.querySelectorAll('.doc-page')].indexOf(page);
+  return index >= 0 ? index + 1 : undefined;
 }

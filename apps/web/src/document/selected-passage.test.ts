@@ -9,6 +9,13 @@ describe('passageFromSelection', () => {
       passage: 'Grazing fish regained cover.',
     });
   });
+  it('keeps the page the selection starts on, so the review dialog opens that page', () => {
+    expect(passageFromSelection('doc_1', 'Grazing fish', 1900)).toEqual({
+      documentId: 'doc_1',
+      passage: 'Grazing fish',
+      page: 1900,
+    });
+  });
   it('refuses an empty selection and one over the passage limit', () => {
     expect(passageFromSelection('doc_1', ' \n ')).toEqual({
       error: 'Select some text of the document first.',
@@ -24,6 +31,17 @@ describe('passageFromSelection', () => {
 describe('parseSelectedPassage', () => {
   it('reads what was kept', () => {
     expect(parseSelectedPassage(JSON.stringify({ documentId: 'doc_1', passage: 'p' }))).toEqual({
+      documentId: 'doc_1',
+      passage: 'p',
+    });
+  });
+  it('reads the page when it is a page number, and leaves out any other', () => {
+    expect(parseSelectedPassage(JSON.stringify({ documentId: 'doc_1', passage: 'p', page: 3 }))).toEqual({
+      documentId: 'doc_1',
+      passage: 'p',
+      page: 3,
+    });
+    expect(parseSelectedPassage(JSON.stringify({ documentId: 'doc_1', passage: 'p', page: 0 }))).toEqual({
       documentId: 'doc_1',
       passage: 'p',
     });

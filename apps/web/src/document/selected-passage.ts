@@ -7,6 +7,8 @@ import { SPONGE_LIMITS, normalisePassage } from '@sponge/contract';
 interface SelectedPassage {
   documentId: string;
   passage: string;
+  /** The page the selection starts on, when the page shows pages: the dialog opens that page. */
+  page?: number;
 }
 
 // The key keeps its first name, so a passage a tab kept before the type was renamed is still found.
@@ -16,6 +18,7 @@ const KEY = 'sponge.citation';
 export function passageFromSelection(
   documentId: string,
   selected: string,
+  page?: number,
 ): SelectedPassage | { error: string } {
   const passage = normalisePassage(selected);
   if (!passage) return { error: 'Select some text of the document first.' };
@@ -24,8 +27,10 @@ export function passageFromSelection(
       error: `The selection has ${passage.length.toLocaleString('en')} characters; a cited passage is at most ${SPONGE_LIMITS.passageChars.toLocaleString('en')}. Select a shorter passage.`,
     };
   }
-  return { documentId, passage };
+  return isPage(page) ? { documentId, passage, page } : { documentId, passage };
 }
+
+const isPage = (page: unknown): page is number => Number.isInteger(page) && (page as number) >= 1;
 
 /** What was kept, or null; anything unreadable counts as nothing kept. */
 export function parseSelectedPassage(raw: string | null): SelectedPassage | null {
@@ -33,10 +38,9 @@ export function parseSelectedPassage(raw: string | null): SelectedPassage | null
   try {
     const value: unknown = JSON.parse(raw);
     if (!value || typeof value !== 'object') return null;
-    const { documentId, passage } = value as Record<string, unknown>;
-    return typeof documentId === 'string' && typeof passage === 'string' && documentId && passage
-      ? { documentId, passage }
-      : null;
+    const { documentId, passage, page } = value as Record<string, unknown>;
+    if (typeof documentId !== 'string' || typeof passage !== 'string' || !documentId || !passage) return null;
+    return isPage(page) ? { documentId, passage, page } : { documentId, passage };
   } catch {
     return null;
   }

@@ -68,11 +68,6 @@ export default function MemoryPage() {
       ? me.data.name
       : demoUsers.data?.find((u) => u.id === rec.reviewerId)?.name) ??
     rec.reviewerId;
-  // Working notes can be proposed for review once the document has a profile installed.
-  const installed = useQuery({
-    ...trpc.profiles.installed.queryOptions({ documentId }),
-    enabled: panel.isSuccess,
-  });
   const [proposing, setProposing] = useState<Panel['workingNotes'][number] | null>(null);
 
   // A forget that just succeeded shows at once, before the refetch confirms it.
@@ -214,11 +209,7 @@ export default function MemoryPage() {
               <span className="count">{plural(notes.length, 'note')}</span>
             </div>
             {notes.length > 0 ? (
-              <MemoryRows
-                kind="note"
-                rows={notes}
-                onPropose={installed.data && installed.data.length > 0 ? setProposing : undefined}
-              />
+              <MemoryRows kind="note" rows={notes} onPropose={setProposing} />
             ) : (
               <p className="empty-list">{emptyNotesWords(state)}</p>
             )}
@@ -240,16 +231,13 @@ export default function MemoryPage() {
             )}
           </section>
           {recalls.length > 0 && <RecentRecalls recalls={recalls} now={now} />}
-          {installed.data && installed.data.length > 0 && (
-            <ReviewDialog
-              documentId={documentId}
-              session={session}
-              note={proposing}
-              installed={installed.data}
-              knownNames={[...notes.map((n) => n.name), ...reviewed.map((r) => r.name)]}
-              onClose={() => setProposing(null)}
-            />
-          )}
+          {/* Always there, closed: it reads what it needs before the first click (≤ 300 ms to open). */}
+          <ReviewDialog
+            documentId={documentId}
+            session={session}
+            note={proposing}
+            onClose={() => setProposing(null)}
+          />
         </>
       )}
     </>

@@ -3,15 +3,17 @@ import * as Dialog from '@radix-ui/react-dialog';
 import { useId } from 'react';
 import { errorIssues, errorMessage } from '../shared/errors.ts';
 import { FieldErrors } from './field-errors.tsx';
+import { MAIN } from './use-review-form.ts';
 import type { ReviewForm } from './use-review-form.ts';
 
 /**
  * Accept or reject, the reviewer's comment, why the last attempt was refused (messages the
  * inputs above have no place for included), and the buttons.
  */
-export function DecisionFooter({ form }: { form: ReviewForm }) {
+export function DecisionFooter({ form, children }: { form: ReviewForm; children?: React.ReactNode }) {
   const commentId = useId();
-  const { at, decide, decision, unplaced } = form;
+  const { decide, decision, unplaced } = form;
+  const at = (path: string) => form.at(MAIN, path);
   return (
     <>
       <fieldset className="wb-row plain">
@@ -56,12 +58,14 @@ export function DecisionFooter({ form }: { form: ReviewForm }) {
         </div>
       </div>
 
+      {children}
+
       {decide.isError && (
         <p className="notice error" role="alert">
           {errorIssues(decide.error).length > 0
             ? 'The decision was not recorded: see the messages next to the fields.'
             : errorMessage(decide.error)}
-          {unplaced.length > 0 && ` ${unplaced.map((i) => `${i.path}: ${i.message}`).join('; ')}`}
+          {unplaced.length > 0 && ` ${unplaced.map((i) => i.message).join('; ')}`}
         </p>
       )}
       <div className="dialog-actions">
