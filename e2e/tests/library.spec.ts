@@ -152,39 +152,41 @@ test('add a PDF, find it by a question, cite a passage of it, and accept a note 
   const reef = await documentTitled(ada, REEF_TITLE);
   const run = await startChatRun(ada, reef.id, 'library cite');
   const lead = `lead:kelp-${unique()}`;
-  await run.agent.remember({
-    changes: [{ op: 'add', name: lead, text: 'kelp canopy shrank by about two thirds at the warm sites' }],
-  });
+  const statement = 'Kelp canopy shrank by about two thirds at the warm sites.';
+  await run.agent.remember({ changes: [{ op: 'add', name: lead, text: statement }] });
   await page.goto(panelPath(reef.id, run.sessionId));
   await panelSections(page)
     .notes.getByRole('listitem')
     .filter({ has: page.getByRole('button', { name: new RegExp(literal(lead)) }) })
     .getByRole('button', { name: 'Propose for review' })
     .click();
-  const workbench = page.getByRole('dialog', { name: `Propose for review: ${lead}` });
-  await workbench.getByLabel('Profile kind').selectOption({ label: 'Research › finding' });
-  // A finding's study must already be reviewed knowledge of the document (the seeded one is).
-  await workbench.getByLabel('study').fill('study:reef-resurvey-2016');
-  // The kept passage is offered for its own document: choose the PDF, then use it.
+  const workbench = page.getByRole('dialog', { name: `Propose for review: “${statement}”` });
+  await expect(workbench.getByRole('radio', { name: 'Finding' })).toBeChecked();
+  // A finding's study, picked from the document's reviewed records by its title.
+  await workbench
+    .getByRole('combobox', { name: 'From study (required)' })
+    .selectOption({ label: 'Resurvey of the northern reef, 2015–2020' });
+  // The kept passage is offered for its own document: choose the PDF, then use it on its page.
   await expect(
     workbench.getByRole('button', { name: `Use the passage you selected in “${title}”` }),
   ).toBeVisible();
-  await workbench.getByLabel('Source', { exact: true }).selectOption({ label: title });
-  const source = workbench.getByRole('region', { name: `Source text: ${title}` });
-  await expect(source.getByRole('heading', { name: 'Page 2' })).toBeVisible();
+  await workbench.getByRole('combobox', { name: 'Source' }).selectOption({ label: title });
+  await expect(workbench.getByRole('region', { name: `Source text: ${title}, page 1` })).toBeVisible();
   await workbench.getByRole('button', { name: 'Use the passage you selected on the document page' }).click();
-  await expect(workbench.getByLabel('Passage')).toHaveValue(CITED);
-  await expect(workbench.getByText('✓ passage found in the source')).toBeVisible();
+  await expect(workbench.getByRole('textbox', { name: 'Passage' })).toHaveValue(CITED);
+  await expect(workbench.getByRole('region', { name: `Source text: ${title}, page 2` })).toBeVisible();
+  await expect(workbench.getByText('✓ passage found in the source (p. 2)')).toBeVisible();
   await workbench.getByRole('radio', { name: 'Accept' }).check();
-  await workbench.getByLabel('Comment').fill('Page 2 of the survey report.');
+  await workbench.getByRole('textbox', { name: 'Comment' }).fill('Page 2 of the survey report.');
   await workbench.getByRole('button', { name: 'Record decision' }).click();
   await expect(workbench.getByText(/^Revision \d+ created\./)).toBeVisible();
 
   const decision = (await ada.api.review.history.query({ documentId: reef.id })).decisions.find(
-    (d) => d.name === `finding:${lead.slice('lead:'.length)}`,
+    (d) => d.text === statement,
   );
   expect(decision).toMatchObject({
     decision: 'accept',
+    name: expect.stringMatching(/^finding:kelp-canopy-shrank-by-about-two-thirds/),
     passage: CITED,
     source: { documentId: pdfDoc.id, title },
   });

@@ -1,7 +1,8 @@
-// Flow: a document without a profile → its working notes have no "Propose for review" → Document
-// actions → Profiles → preview Language (kinds, fields with how each value is written, the example
-// record as JSON) → Install on this document → installed state shown → the panel now offers
-// "Propose for review". The reef document shows the Research profile the demo installed.
+// Flow: a document without a profile → Propose for review on its working note opens the dialog,
+// which says which profile fits (Research) → Document actions → Profiles → preview Language (kinds,
+// fields with how each value is written, the example record as JSON) → Install on this document →
+// installed state shown → the dialog now asks what the note is among Language's kinds, and still
+// offers Research. The reef document shows the Research profile the demo installed.
 import { expect, test } from '@playwright/test';
 import {
   ADA,
@@ -28,7 +29,7 @@ test('the owner previews a profile and installs it on a document', async ({ page
   );
   const expected = await ada.api.profiles.preview.query({ name: 'language' });
 
-  // A working note on a document where nothing is installed yet cannot be proposed for review.
+  // A working note on a document where nothing is installed yet: the dialog says which profile fits.
   const run = await startChatRun(ada, doc.id, 'profiles');
   const note = `lead:sst-gap-${unique()}`;
   await run.agent.remember({ changes: [{ op: 'add', name: note, text: 'logger gaps 2012–2014' }] });
@@ -37,9 +38,15 @@ test('the owner previews a profile and installs it on a document', async ({ page
   await page.goto(panelPath(doc.id, run.sessionId));
   const { notes } = panelSections(page);
   await expect(notes.getByRole('button', { name: new RegExp(literal(note)) })).toBeVisible();
+  await notes.getByRole('button', { name: 'Propose for review' }).click();
+  const offering = page.getByRole('dialog', { name: 'Propose for review: “logger gaps 2012–2014”' });
   if (installedBefore.length === 0) {
-    await expect(notes.getByRole('button', { name: 'Propose for review' })).toHaveCount(0);
+    await expect(offering.getByRole('group', { name: 'The Research profile' })).toContainText(
+      'Research fits this note',
+    );
   }
+  await offering.getByRole('button', { name: 'Cancel' }).click();
+  await expect(offering).toBeHidden();
 
   // Document actions → Profiles.
   await page.goto(`/documents/${encodeURIComponent(doc.id)}`);
@@ -95,15 +102,16 @@ test('the owner previews a profile and installs it on a document', async ({ page
       .filter({ has: page.getByRole('heading', { name: /^Language/ }) }),
   ).toContainText(`Installed ${expected.version}`);
 
-  // Now the panel offers review for that document's notes, with the Language kinds.
+  // Now the dialog asks what the note is among the Language kinds, by their labels, and still
+  // says that Research (not installed) describes findings.
   await page.goto(panelPath(doc.id, run.sessionId));
   const propose = panelSections(page).notes.getByRole('button', { name: 'Propose for review' });
   await expect(propose).toHaveCount(1);
   await propose.click();
-  const dialog = page.getByRole('dialog', { name: `Propose for review: ${note}` });
-  await expect(
-    dialog.getByLabel('Profile kind').locator('option', { hasText: 'Language › term' }),
-  ).toHaveCount(1);
+  const dialog = page.getByRole('dialog', { name: 'Propose for review: “logger gaps 2012–2014”' });
+  await expect(dialog.getByRole('radio', { name: 'Term' })).toHaveCount(1);
+  await expect(dialog.getByRole('radio', { name: 'Usage example' })).toHaveCount(1);
+  await expect(dialog.getByRole('group', { name: 'The Research profile' })).toBeVisible();
   await dialog.getByRole('button', { name: 'Cancel' }).click();
   await expect(dialog).toBeHidden();
 

@@ -133,10 +133,12 @@ test('ask in a document: live library and memory cards, a cited reply, the passa
     .filter({ has: page.getByRole('button', { name: new RegExp(literal(lead)) }) })
     .getByRole('button', { name: 'Propose for review' })
     .click();
-  const dialog = page.getByRole('dialog', { name: `Propose for review: ${lead}` });
+  // Titled by what the note found, not by the question that led to it.
+  const dialog = page.getByRole('dialog', { name: /^Propose for review: “/ });
   await expect(dialog).toBeVisible();
-  await expect(dialog.getByLabel('Source', { exact: true })).toHaveValue(documentId);
-  await expect(dialog.getByLabel('Passage')).toHaveValue(quote);
+  await expect(dialog).not.toHaveAccessibleName(/Asked/);
+  await expect(dialog.getByRole('combobox', { name: 'Source' })).toHaveValue(documentId);
+  await expect(dialog.getByRole('textbox', { name: 'Passage' })).toHaveValue(quote);
   await expect(dialog.getByText('✓ passage found in the source')).toBeVisible();
   await expect(
     dialog.getByText(`Filled in from the note’s source: p. ${citedPage} of “${REEF_TITLE}”.`),
@@ -148,7 +150,7 @@ test('ask in a document: live library and memory cards, a cited reply, the passa
   await keepScreenshot(page, testInfo, 'research-proposed-from-source');
 
   // Changed, the passage is checked as any other; put back, it is the note's again.
-  const passage = dialog.getByLabel('Passage');
+  const passage = dialog.getByRole('textbox', { name: 'Passage' });
   await passage.fill(`${quote} And more words the document never said.`);
   await expect(dialog.getByText('✗ passage not found in the source')).toBeVisible();
   await expect(dialog.getByText(/^Filled in from the note’s source/)).toHaveCount(0);

@@ -1,8 +1,10 @@
-// Flow: a working note in the Memory panel → "Propose for review" → the workbench (kind of the
-// installed Research profile, fields prefilled from the note, a passage selected in the source,
-// the live check, the server's messages next to the fields) → Accept → "Revision N created…" →
-// a NEW run's panel lists the finding under "Reviewed knowledge in view" while the proposing
-// session keeps its revision; a second note is rejected; both decisions are in the review history.
+// Flow: a working note in the Memory panel → "Propose for review" → the dialog in words (a finding
+// of the installed Research profile, fields prefilled from the note, the study picked from the
+// document's reviewed records, a note without a source starting with none, a passage selected in
+// the source, the live check, the server's messages next to the fields, the record name under
+// Advanced) → Accept → "Revision N created…" → a NEW run's panel lists the finding under "Reviewed
+// knowledge in view" while the proposing session keeps its revision; a second note is rejected;
+// both decisions are in the review history, in words.
 import { readFile } from 'node:fs/promises';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
@@ -24,6 +26,8 @@ import {
 /** A sentence of the reef document's text (Results), cited by the finding. */
 const PASSAGE =
   'Sites with high densities of grazing fish regained a third of their lost cover within four years';
+/** The seeded study's title (apps/api/src/demo/library.json), as a reference offers it. */
+const SURVEY_STUDY = 'Resurvey of the northern reef, 2015–2020';
 
 /** The Propose for review button of one working note's row. */
 function proposeButton(page: Page, name: string): Locator {
@@ -34,7 +38,7 @@ function proposeButton(page: Page, name: string): Locator {
     .getByRole('button', { name: 'Propose for review' });
 }
 
-/** Selects `text` inside the workbench's source text, as a person would with the mouse. */
+/** Selects `text` inside the dialog's source text, as a person would with the mouse. */
 async function selectInSource(source: Locator, text: string): Promise<void> {
   await source.evaluate((box, wanted) => {
     const p = [...box.querySelectorAll('p')].find((el) => el.textContent?.includes(wanted));
@@ -59,14 +63,15 @@ test('propose a working note, accept it, and a new run sees the finding as revie
   const ada = await login(ADA);
   const reef = await documentTitled(ada, REEF_TITLE);
   const run = await startChatRun(ada, reef.id, 'review');
-  const slug = `grazers-${unique()}`;
-  const lead = `lead:${slug}`;
-  const rejectMe = `todo:only-grazers-${unique()}`;
-  const leadText = 'grazing fish density decides recovery: a third of lost cover back within four years';
+  const id = unique();
+  const lead = `lead:grazers-${id}`;
+  const rejectMe = `todo:only-grazers-${id}`;
+  const leadText = 'Grazing fish density decides recovery: a third of lost cover back within four years.';
+  const rejectText = 'Grazers are the only thing that matters for recovery.';
   await run.agent.remember({
     changes: [
       { op: 'add', name: lead, text: leadText, data: { effect: { value: '33.3', unit: '%' } } },
-      { op: 'add', name: rejectMe, text: 'grazers are the only thing that matters for recovery' },
+      { op: 'add', name: rejectMe, text: rejectText },
     ],
   });
   const pinned = (await ada.api.memory.panel.query({ documentId: reef.id, sessionId: run.sessionId }))
@@ -76,41 +81,53 @@ test('propose a working note, accept it, and a new run sees the finding as revie
   await page.goto(panelPath(reef.id, run.sessionId));
   await proposeButton(page, lead).click();
 
-  const dialog = page.getByRole('dialog', { name: `Propose for review: ${lead}` });
+  const dialog = page.getByRole('dialog', { name: `Propose for review: “${leadText}”` });
   await expect(dialog).toBeVisible();
-  const kind = dialog.getByLabel('Profile kind');
-  await kind.selectOption({ label: 'Research › finding' });
-  await expect(kind.locator('option:checked')).toHaveText('Research › finding');
-  // Prefilled from the note: its text in the statement, its data by field name, a name of the kind.
-  await expect(dialog.getByLabel('statement')).toHaveValue(leadText);
-  await expect(dialog.getByLabel('effect value')).toHaveValue('33.3');
-  await expect(dialog.getByLabel('effect unit')).toHaveValue('%');
-  await expect(dialog.getByLabel('Record name')).toHaveValue(`finding:${slug}`);
-  await expect(dialog.getByLabel('Record text')).toHaveValue(leadText);
-  await expect(dialog.getByLabel('Source', { exact: true })).toHaveValue(reef.id);
+  // A lead is most often a finding: the kind by its label, the statement and the effect from the note.
+  await expect(dialog.getByRole('radio', { name: 'Finding' })).toBeChecked();
+  const finding = dialog.getByRole('group', { name: 'The finding' });
+  await expect(finding.getByRole('textbox', { name: 'Statement (required)' })).toHaveValue(leadText);
+  await expect(finding.getByRole('textbox', { name: 'Effect Value' })).toHaveValue('33.3');
+  await expect(finding.getByRole('combobox', { name: 'Effect Unit' }).locator('option:checked')).toHaveText(
+    'percent',
+  );
+  // The note does not say where it came from: no source is chosen for it.
+  const source = dialog.getByRole('combobox', { name: 'Source' });
+  await expect(source).toHaveValue('');
+  await expect(dialog.getByText('This note does not say where it came from')).toBeVisible();
+  await source.selectOption({ label: REEF_TITLE });
 
-  // The live check, on the fetched source text.
-  const passage = dialog.getByLabel('Passage');
+  // The live check, on the source's page.
+  const passage = dialog.getByRole('textbox', { name: 'Passage' });
   await passage.fill('grazing fish restored all of the lost cover');
   await expect(dialog.getByText('✗ passage not found in the source')).toBeVisible();
 
   // Record it anyway, with the required study left empty: the server refuses, and says so next to
   // each field; nothing is recorded.
-  await dialog.getByLabel('Comment').fill('Stated in the results.');
+  await dialog.getByRole('textbox', { name: 'Comment' }).fill('Stated in the results.');
   await dialog.getByRole('button', { name: 'Record decision' }).click();
   await expect(dialog.getByRole('alert')).toContainText('The decision was not recorded');
-  await expect(dialog.getByLabel('study')).toHaveAccessibleDescription(/required/);
+  const study = finding.getByRole('combobox', { name: 'From study (required)' });
+  await expect(study).toHaveAccessibleDescription(/required/);
   await expect(passage).toHaveAccessibleDescription(/passage not found in the source/);
   expect(
-    (await ada.api.review.history.query({ documentId: reef.id })).decisions.map((d) => d.name),
-  ).not.toContain(`finding:${slug}`);
+    (await ada.api.review.history.query({ documentId: reef.id })).decisions.filter(
+      (d) => d.text === leadText,
+    ),
+  ).toEqual([]);
 
-  // Fix both: the study, and a passage selected in the source text.
-  await dialog.getByLabel('study').fill('study:reef-resurvey-2016');
+  // Fix both: the study picked by its title, and a passage selected in the source text.
+  await study.selectOption({ label: SURVEY_STUDY });
   await selectInSource(dialog.getByRole('region', { name: `Source text: ${REEF_TITLE}` }), PASSAGE);
   await expect(passage).toHaveValue(PASSAGE);
   await expect(dialog.getByText('✓ passage found in the source')).toBeVisible();
   await dialog.getByRole('radio', { name: 'Accept' }).check();
+  // The record's name, generated from the statement, is the reviewer's to change under Advanced.
+  await dialog.getByRole('button', { name: 'Advanced' }).click();
+  const recordName = dialog.getByRole('textbox', { name: 'Record name' });
+  await expect(recordName).toHaveValue(/^finding:grazing-fish-density-decides-recovery/);
+  const name = `finding:grazers-${id}`;
+  await recordName.fill(name);
 
   const axe = await new AxeBuilder({ page })
     .include('[role="dialog"]')
@@ -127,8 +144,14 @@ test('propose a working note, accept it, and a new run sees the finding as revie
   );
   await expect(created).toBeVisible();
   const history = await ada.api.review.history.query({ documentId: reef.id });
-  const accepted = history.decisions.find((d) => d.name === `finding:${slug}`);
-  expect(accepted).toMatchObject({ decision: 'accept', reviewerName: ADA, passage: PASSAGE });
+  const accepted = history.decisions.find((d) => d.name === name);
+  expect(accepted).toMatchObject({
+    decision: 'accept',
+    reviewerName: ADA,
+    passage: PASSAGE,
+    text: leadText,
+    fields: { statement: leadText, study: 'study:reef-resurvey-2016', effect: { value: '33.3', unit: '%' } },
+  });
   const revision = accepted!.revision!;
   await expect(created).toHaveText(
     `Revision ${revision} created. New runs will see it; running sessions keep revision ${pinned}.`,
@@ -140,18 +163,19 @@ test('propose a working note, accept it, and a new run sees the finding as revie
 
   // The proposing session keeps its pin: the new finding is not in its view.
   const { reviewed } = panelSections(page);
-  await expect(reviewed).toContainText(`pinned at revision ${pinned}`);
-  await expect(reviewed.getByRole('button', { name: new RegExp(literal(`finding:${slug}`)) })).toHaveCount(0);
+  await expect(reviewed.getByRole('button', { name: new RegExp(literal(name)) })).toHaveCount(0);
 
   // Reject the other note: a decision on record, no revision.
   await proposeButton(page, rejectMe).click();
-  const second = page.getByRole('dialog', { name: `Propose for review: ${rejectMe}` });
-  await second.getByLabel('Profile kind').selectOption({ label: 'Research › finding' });
-  await expect(second.getByLabel('Record name')).toHaveValue(`finding:${rejectMe.slice('todo:'.length)}`);
-  await second.getByLabel('study').fill('study:reef-resurvey-2016');
-  await second.getByLabel('Passage').fill(PASSAGE);
+  const second = page.getByRole('dialog', { name: `Propose for review: “${rejectText}”` });
+  await expect(second.getByRole('radio', { name: 'Finding' })).toBeChecked();
+  await second.getByRole('combobox', { name: 'From study (required)' }).selectOption({ label: SURVEY_STUDY });
+  await second.getByRole('combobox', { name: 'Source' }).selectOption({ label: REEF_TITLE });
+  await second.getByRole('textbox', { name: 'Passage' }).fill(PASSAGE);
   await second.getByRole('radio', { name: 'Reject' }).check();
-  await second.getByLabel('Comment').fill('The survey does not say grazers are the only factor.');
+  await second
+    .getByRole('textbox', { name: 'Comment' })
+    .fill('The survey does not say grazers are the only factor.');
   await second.getByRole('button', { name: 'Record decision' }).click();
   await expect(
     second.getByText(
@@ -164,42 +188,41 @@ test('propose a working note, accept it, and a new run sees the finding as revie
   const next = await startChatRun(ada, reef.id, 'after review');
   await page.goto(panelPath(reef.id, next.sessionId));
   const after = panelSections(page);
-  const latest = (await ada.api.review.history.query({ documentId: reef.id })).latestRevision;
-  await expect(after.reviewed).toContainText(`pinned at revision ${latest}`);
-  const findingRow = after.reviewed.getByRole('button', { name: new RegExp(literal(`finding:${slug}`)) });
+  const findingRow = after.reviewed.getByRole('button', { name: new RegExp(literal(name)) });
   await expect(findingRow).toBeVisible();
   await expect(findingRow).toContainText(`reviewed by ${ADA} · rev ${revision}`);
   await findingRow.click();
   const detail = page.locator(`#${await findingRow.getAttribute('aria-controls')}`);
   await expect(detail).toContainText(PASSAGE);
-  await expect(detail).toContainText('"profile": "research"');
-  await expect(
-    after.reviewed.getByRole('button', { name: new RegExp(literal(rejectMe.slice('todo:'.length))) }),
-  ).toHaveCount(0);
+  await expect(detail).toContainText('Effect: 33.3 %');
+  await expect(detail).not.toContainText('"profile"');
   // …and the agent of that run reads it as reviewed.
-  const read = await next.agent.read({ name: `finding:${slug}` });
+  const read = await next.agent.read({ name });
   expect(read).toMatchObject({ source: 'reviewed' });
   await keepScreenshot(page, testInfo, 'review-new-run-panel');
 
-  // The review history, from Document actions: both decisions, newest first.
+  // The review history, from Document actions: both decisions, newest first, in words.
   await page.goto(`/documents/${encodeURIComponent(reef.id)}`);
   await page.getByRole('button', { name: 'Document actions' }).click();
   await page.getByRole('menuitem', { name: 'Review history' }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'Review history' })).toBeVisible();
   const decisions = page.getByRole('list', { name: 'Decisions, newest first' }).getByRole('listitem');
-  const rejected = page.getByRole('article', { name: `Rejected: finding:${rejectMe.slice('todo:'.length)}` });
+  const rejected = page.getByRole('article', { name: `Rejected finding: ${rejectText}` });
   await expect(rejected).toContainText('no revision');
   await expect(rejected).toContainText('The survey does not say grazers are the only factor.');
-  const acceptedItem = page.getByRole('article', { name: `Accepted: finding:${slug}` });
+  const acceptedItem = page.getByRole('article', { name: `Accepted finding: ${leadText}` });
   await expect(acceptedItem).toContainText(`revision ${revision} · by ${ADA}`);
+  await expect(acceptedItem.getByRole('list', { name: `Fields of ${leadText}` })).toContainText(
+    `From study: ${SURVEY_STUDY}`,
+  );
   await expect(acceptedItem).toContainText(PASSAGE);
   await expect(acceptedItem.getByRole('link', { name: REEF_TITLE })).toBeVisible();
   // Newest first: the reject comes before the accept.
   const names = await decisions
     .locator('article')
     .evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
-  expect(names.indexOf(`Rejected: finding:${rejectMe.slice('todo:'.length)}`)).toBeLessThan(
-    names.indexOf(`Accepted: finding:${slug}`),
+  expect(names.indexOf(`Rejected finding: ${rejectText}`)).toBeLessThan(
+    names.indexOf(`Accepted finding: ${leadText}`),
   );
   await keepScreenshot(page, testInfo, 'review-history');
 });
@@ -219,20 +242,24 @@ test('a language tag recorded in its preferred form is shown in the outcome', as
   await signInBrowser(context, ada);
   await page.goto(panelPath(reef.id, run.sessionId));
   await proposeButton(page, lead).click();
-  const dialog = page.getByRole('dialog', { name: `Propose for review: ${lead}` });
-  await dialog.getByLabel('Profile kind').selectOption({ label: 'Research › publication' });
-  await dialog
-    .getByRole('textbox', { name: 'title (required)', exact: true })
+  const dialog = page.getByRole('dialog', {
+    name: 'Propose for review: “a report written in British English”',
+  });
+  await dialog.getByRole('radio', { name: 'Publication' }).check();
+  const publication = dialog.getByRole('group', { name: 'The publication' });
+  await publication
+    .getByRole('textbox', { name: 'Title (required)' })
     .fill('Reef recovery after the 2016 bleaching');
-  await dialog.getByRole('combobox', { name: 'status (required)', exact: true }).selectOption('published');
-  await dialog.getByRole('textbox', { name: 'language', exact: true }).fill('en-UK');
-  await dialog.getByLabel('Passage').fill(SURVEY);
+  await publication.getByRole('combobox', { name: 'Status (required)' }).selectOption({ label: 'Published' });
+  await publication.getByRole('textbox', { name: 'Language', exact: true }).fill('en-UK');
+  await dialog.getByRole('combobox', { name: 'Source' }).selectOption({ label: REEF_TITLE });
+  await dialog.getByRole('textbox', { name: 'Passage' }).fill(SURVEY);
   await dialog.getByRole('radio', { name: 'Accept' }).check();
-  await dialog.getByLabel('Comment').fill('As on the title page.');
+  await dialog.getByRole('textbox', { name: 'Comment' }).fill('As on the title page.');
   await dialog.getByRole('button', { name: 'Record decision' }).click();
   await expect(dialog.getByText(/^Revision \d+ created\./)).toBeVisible();
   const normalized = dialog.getByRole('list', { name: 'Values recorded in their preferred form' });
-  await expect(normalized).toContainText('language: en-UK → en-GB: ');
+  await expect(normalized).toContainText('Language: en-UK → en-GB (');
 });
 
 test('history shows profile, fields and links; a correction is marked in the panel; the export downloads', async ({
@@ -290,18 +317,19 @@ test('history shows profile, fields and links; a correction is marked in the pan
   );
   await keepScreenshot(page, testInfo, 'review-correction-marked');
 
-  // The history: the profile release, the fields as accepted and the links.
+  // The history: the profile release, the fields as accepted and the links, in words.
   const history = await ada.api.review.history.query({ documentId: reef.id });
   const entry = history.decisions.find((d) => d.name === finding)!;
   await page.goto(`/documents/${encodeURIComponent(reef.id)}/reviews`);
-  const item = page.getByRole('article', { name: `Accepted: ${finding}` });
+  const title = `The finding ${finding}.`;
+  const item = page.getByRole('article', { name: `Accepted finding: ${title}` });
   await expect(item).toContainText(
-    `research ${entry.profile!.version} pack ${entry.profile!.digest!.slice(0, 4)}...`,
+    `Research ${entry.profile!.version} (pack ${entry.profile!.digest!.slice(0, 4)}...)`,
   );
-  const fields = item.getByRole('list', { name: `Fields of ${finding}` });
-  await expect(fields).toContainText('statement: Grazing fish decided recovery.');
-  await expect(fields).toContainText('study: study:reef-resurvey-2016');
-  await expect(item).toContainText('depends on → sample:reef-sites-112');
+  const fields = item.getByRole('list', { name: `Fields of ${title}` });
+  await expect(fields).toContainText('Statement: Grazing fish decided recovery.');
+  await expect(fields).toContainText(`From study: ${SURVEY_STUDY}`);
+  await expect(item).toContainText('depends on the sample “The 112 reef sites mapped in 2015.”');
   await expect(item).toContainText(`Checked ${finding}.`);
   await expect(item).toContainText(PASSAGE);
   await keepScreenshot(page, testInfo, 'review-history-fields');

@@ -129,16 +129,18 @@ export async function startChatRun(owner: User, documentId: string, topic: strin
   const label = `e2e ${topic} ${unique()}`;
   const asked = await owner.api.chat.ask.mutate({ documentId, text: label });
   if (!asked.sessionId) throw new Error('a chat run was accepted without a working-memory session');
-  const claim = await apiClient(owner.server, RUNTIME_KEY).runtime.claim.mutate({ runId: asked.runId });
-  const agent = createMemoryTools({ url: originOf(owner.server), runToken: claim.runToken, retries: 0 });
-  return {
-    runId: asked.runId,
-    runToken: claim.runToken,
-    sessionId: asked.sessionId,
-    documentId,
-    label,
-    agent,
-  };
+  const { runToken, agent } = await claimRun(owner.server, asked.runId);
+  return { runId: asked.runId, runToken, sessionId: asked.sessionId, documentId, label, agent };
+}
+
+/** Claims a run with RUNTIME_KEY, as the hosted runtime does: the test then plays its agent. */
+export async function claimRun(
+  server: ServerInfo,
+  runId: string,
+): Promise<{ runToken: string; agent: MemoryTools }> {
+  const claim = await apiClient(server, RUNTIME_KEY).runtime.claim.mutate({ runId });
+  const agent = createMemoryTools({ url: originOf(server), runToken: claim.runToken, retries: 0 });
+  return { runToken: claim.runToken, agent };
 }
 
 export const panelPath = (documentId: string, sessionId?: string): string =>
