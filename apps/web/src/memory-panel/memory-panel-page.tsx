@@ -5,6 +5,8 @@ import { runLabel } from '../document/chat.ts';
 import { recallEntryWords, recallsHeading } from '../document/memory-card.ts';
 import { useRunTranscript } from '../document/use-run-transcript.ts';
 import { sessionWord, type SessionWord } from '../library/row-words.ts';
+import { fieldsInWords, profileFieldsOf, titlesOf } from '../review/fields-in-words.ts';
+import { useFieldSpecs } from '../review/fields-list.tsx';
 import { ReviewDialog } from '../review/review-dialog.tsx';
 import { Breadcrumb } from '../shared/breadcrumb.tsx';
 import { errorMessage, isNotFound } from '../shared/errors.ts';
@@ -68,6 +70,18 @@ export default function MemoryPage() {
       ? me.data.name
       : demoUsers.data?.find((u) => u.id === rec.reviewerId)?.name) ??
     rec.reviewerId;
+  // Reviewed rows' fields in words: labels and codecs from their packs, references by title.
+  const inView = panel.data?.reviewedInView ?? [];
+  const specsOf = useFieldSpecs(inView.flatMap((r) => profileNameOf(r.data)));
+  const titleOf = titlesOf(
+    inView.map((r) => ({ name: r.name, text: r.text, fields: profileFieldsOf(r.data) })),
+  );
+  const fieldsOf = (rec: Panel['reviewedInView'][number]) => {
+    const fields = profileFieldsOf(rec.data);
+    return fields === null
+      ? []
+      : fieldsInWords(rec.kind, fields, specsOf(profileNameOf(rec.data)[0] ?? null, rec.kind), titleOf);
+  };
   const [proposing, setProposing] = useState<Panel['workingNotes'][number] | null>(null);
 
   // A forget that just succeeded shows at once, before the refetch confirms it.
@@ -225,7 +239,7 @@ export default function MemoryPage() {
             </div>
             {!closed && revision?.newer && <p className="revision-newer small">{revision.newer}</p>}
             {reviewed.length > 0 ? (
-              <MemoryRows kind="reviewed" rows={reviewed} reviewerName={reviewerName} />
+              <MemoryRows kind="reviewed" rows={reviewed} reviewerName={reviewerName} fieldsOf={fieldsOf} />
             ) : (
               <p className="empty-list">{emptyReviewedWords(state)}</p>
             )}
@@ -365,4 +379,11 @@ function NoSession({ runs }: { runs: Run[] | undefined }) {
       <p>{text}</p>
     </div>
   );
+}
+
+/** The pack a reviewed record's data names (`{ profile, version, fields }`), as a list of none or one. */
+function profileNameOf(data: unknown): string[] {
+  return typeof data === 'object' && data !== null && 'profile' in data && typeof data.profile === 'string'
+    ? [data.profile]
+    : [];
 }

@@ -1,8 +1,12 @@
 import { useId, useState } from 'react';
-import { Link } from 'react-router';
-import { documentPath } from '../shared/paths.ts';
+import { Link, useParams } from 'react-router';
+import { markReviewOpen } from '../review/open-timing.ts';
+import { documentPath, reviewHistoryPath } from '../shared/paths.ts';
+import type { FieldInWords } from '../review/fields-in-words.ts';
+import { FieldsList } from '../review/fields-list.tsx';
 import { formatWhen } from '../shared/time.ts';
 import type { RouterOutputs } from '../trpc.ts';
+import { noteReviewWords } from './panel-words.ts';
 
 type Panel = RouterOutputs['memory']['panel'];
 type Note = Panel['workingNotes'][number];
@@ -12,7 +16,13 @@ type Conflict = Note['conflicts'][number];
 
 type Props =
   | { kind: 'note'; rows: Note[]; onPropose?: ((note: Note) => void) | undefined }
-  | { kind: 'reviewed'; rows: Reviewed[]; reviewerName: (rec: Reviewed) => string };
+  | {
+      kind: 'reviewed';
+      rows: Reviewed[];
+      reviewerName: (rec: Reviewed) => string;
+      /** The record's profile fields in words (review/fields-in-words.ts). */
+      fieldsOf: (rec: Reviewed) => FieldInWords[];
+    };
 
 /** A list of disclosure rows: each opens to the record's text, data, links (and review). */
 export function MemoryRows(props: Props) {
@@ -21,7 +31,12 @@ export function MemoryRows(props: Props) {
       {props.kind === 'note'
         ? props.rows.map((note) => <NoteRow key={note.name} note={note} onPropose={props.onPropose} />)
         : props.rows.map((rec) => (
-            <ReviewedRow key={rec.name} rec={rec} reviewerName={props.reviewerName(rec)} />
+            <ReviewedRow
+              key={rec.name}
+              rec={rec}
+              reviewerName={props.reviewerName(rec)}
+              fields={props.fieldsOf(rec)}
+            />
           ))}
     </ul>
   );
@@ -33,20 +48,7 @@ function NoteRow({ note, onPropose }: { note: Note; onPropose?: ((note: Note) =>
     <Row
       record={note}
       nameId={nameId}
-      action={
-        onPropose && (
-          // A plain button, not a dialog trigger: no aria-expanded, so the row's disclosure button
-          // stays the only expandable control of the row. Its description names the note.
-          <button
-            type="button"
-            className="button small-button"
-            onClick={() => onPropose(note)}
-            aria-describedby={nameId}
-          >
-            Propose for review
-          </button>
-        )
-      }
+      action={onPropose && <ReviewAction note={note} nameId={nameId} onPropose={onPropose} />}
       by={
         <span title={`${note.author}, ${note.updatedAt}`}>
           {shortAuthor(note.author)} · {formatWhen(note.updatedAt)}
@@ -72,10 +74,78 @@ function NoteRow({ note, onPropose }: { note: Note; onPropose?: ((note: Note) =>
   );
 }
 
-function ReviewedRow({ rec, reviewerName }: { rec: Reviewed; reviewerName: string }) {
+/**
+ * *Propose for review* on every working note, or, once the note was decided, what became of it
+ * (panel-words.ts `noteReviewWords`): accepted links to the review history, where the record is;
+ * rejected offers *Propose again*. The buttons are plain buttons, not dialog triggers: no
+ * aria-expanded, so the row's disclosure button stays the only expandable control of the row;
+ * their description names the note.
+ */
+function ReviewAction({
+  note,
+  nameId,
+  onPropose,
+}: {
+  note: Note;
+  nameId: string;
+  onPropose: (note: Note) => void;
+}) {
+  const { id: documentId = '' } = useParams();
+  const review = note.review;
+  const { state, propose } = noteReviewWords(review);
+  const button = propose && (
+    <button
+      type="button"
+      className="button small-button"
+      onClick={() => {
+        markReviewOpen();
+        onPropose(note);
+      }}
+      aria-describedby={nameId}
+    >
+      {propose}
+    </button>
+  );
+  if (review?.decision === 'accept') {
+    return (
+      <Link
+        className="review-state accepted small"
+        to={reviewHistoryPath(documentId)}
+        aria-describedby={nameId}
+      >
+        <span aria-hidden="true">✓ </span>
+        {state} <span aria-hidden="true">→</span>
+      </Link>
+    );
+  }
+  return state ? (
+    <span className="review-state rejected small">
+      {state} {button}
+    </span>
+  ) : (
+    button
+  );
+}
+
+function ReviewedRow({
+  rec,
+  reviewerName,
+  fields,
+}: {
+  rec: Reviewed;
+  reviewerName: string;
+  fields: FieldInWords[];
+}) {
   return (
     <Row
       record={rec}
+      dataView={
+        fields.length === 0 ? (
+          <span className="faint">None</span>
+        ) : (
+          <FieldsList lines={fields} label={`Fields of ${rec.name}`} />
+        )
+      }
       by={
         <span title={rec.createdAt}>
           reviewed by {reviewerName} · rev {rec.revision}
@@ -123,11 +193,14 @@ function Row({
   by,
   action,
   nameId,
+  dataView,
   children,
 }: {
   record: RecordLike;
   nameId?: string;
   by: React.ReactNode;
+  /** A reviewed record's fields in words, shown instead of its data. */
+  dataView?: React.ReactNode;
   /** A control beside the row (Propose for review); never inside the disclosure button. */
   action?: React.ReactNode;
   children: React.ReactNode;
@@ -170,13 +243,17 @@ function Row({
             <Field label="Text">
               <div className="text">{record.text}</div>
             </Field>
-            <Field label="Data">
-              {record.data === null || record.data === undefined ? (
-                <span className="faint">None</span>
-              ) : (
-                <pre>{JSON.stringify(record.data, null, 2)}</pre>
-              )}
-            </Field>
+            {dataView !== undefined ? (
+              <Field label="Fields">{dataView}</Field>
+            ) : (
+              <Field label="Data">
+                {record.data === null || record.data === undefined ? (
+                  <span className="faint">None</span>
+                ) : (
+                  <pre>{JSON.stringify(record.data, null, 2)}</pre>
+                )}
+              </Field>
+            )}
             <Field label="Links">
               {record.links.length === 0 ? (
                 <span className="faint">None</span>

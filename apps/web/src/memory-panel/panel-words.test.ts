@@ -4,6 +4,7 @@ import {
   emptyNotesWords,
   emptyReviewedWords,
   noSessionWords,
+  noteReviewWords,
   revisionWords,
   startedWords,
   stateWords,
@@ -105,5 +106,35 @@ describe('the revision the session sees', () => {
       newer: 'Revision 4 has been accepted since; new runs will see it.',
     });
     expect(revisionWords(0, 3).newer).toBe('Revision 3 has been accepted since; new runs will see it.');
+  });
+});
+
+describe("a working note's review", () => {
+  const decided = (decision: 'accept' | 'reject', over = {}) => ({
+    decision,
+    kind: 'finding',
+    name: 'finding:kelp-canopy-recovered-37-percent-by-2021',
+    revision: decision === 'accept' ? 5 : null,
+    at: iso(at(6, 13, 0)),
+    ...over,
+  });
+  it('offers Propose for review on a note nobody has proposed', () => {
+    expect(noteReviewWords(null)).toEqual({ state: null, propose: 'Propose for review' });
+  });
+  it('says an accepted note was accepted, as what and in which revision, and offers nothing more', () => {
+    expect(noteReviewWords(decided('accept'))).toEqual({
+      state: 'Accepted as a finding, rev 5',
+      propose: null,
+    });
+    expect(noteReviewWords(decided('accept', { kind: 'expression-of-concern', revision: 12 }))).toEqual({
+      state: 'Accepted as an expression of concern, rev 12',
+      propose: null,
+    });
+  });
+  it('says a rejected proposal was rejected, and offers to propose it again', () => {
+    expect(noteReviewWords(decided('reject'))).toEqual({
+      state: 'Rejected as a finding',
+      propose: 'Propose again',
+    });
   });
 });

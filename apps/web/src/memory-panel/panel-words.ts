@@ -5,6 +5,7 @@
  * functions, so each state's text is tested once, beside them.
  */
 import type { SessionWord } from '../library/row-words.ts';
+import { kindInSentence } from '../review/words.ts';
 import { formatAtWhen, formatDuration, formatWhen } from '../shared/time.ts';
 
 const KEPT_NOTHING = 'Nothing from this session is kept.';
@@ -107,6 +108,30 @@ export function noSessionWords(runs: ReadonlyArray<{ memory: boolean }> | undefi
         title: 'No session yet',
         text: 'A session starts when the agent runs on this document with working memory on.',
       };
+}
+
+/** The newest decision proposed from a working note (memory.panel's per-note `review`). */
+interface NoteReview {
+  decision: 'accept' | 'reject';
+  kind: string;
+  name: string;
+  revision: number | null;
+  at: string;
+}
+
+/**
+ * What a working note's row says of its review, and the button it offers: *Propose for review*
+ * until it is proposed; "Accepted as a finding, rev 5" and nothing to press once it is reviewed
+ * knowledge (it is not proposed twice); "Rejected as a finding" with *Propose again*.
+ */
+export function noteReviewWords(review: NoteReview | null): { state: string | null; propose: string | null } {
+  if (!review) return { state: null, propose: 'Propose for review' };
+  const as = kindInSentence(review.kind);
+  if (review.decision === 'reject') return { state: `Rejected as ${as}`, propose: 'Propose again' };
+  return {
+    state: `Accepted as ${as}${review.revision === null ? '' : `, rev ${review.revision}`}`,
+    propose: null,
+  };
 }
 
 /** "1 note", "12 notes". */

@@ -5,7 +5,7 @@
 
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
-export const DAY = 24 * HOUR;
+const DAY = 24 * HOUR;
 
 interface Formats {
   clock: Intl.DateTimeFormat;
