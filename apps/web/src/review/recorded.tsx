@@ -2,13 +2,14 @@ import * as Dialog from '@radix-ui/react-dialog';
 import { Link } from 'react-router';
 import { reviewHistoryPath } from '../shared/paths.ts';
 import type { ReviewForm } from './use-review-form.ts';
-import { codeLabel, fieldLabel } from './words.ts';
+import { rewritesOf } from './review-form.ts';
+import { codeLabel } from './words.ts';
 
 /**
  * What the decision did: one new revision holding every record of the group (which running
  * sessions do not see, being pinned), or a rejection on record, with the records in words and
- * the way to the review history. Values the profile's codecs rewrote (a language tag `en-UK`
- * recorded as `en-GB`) are listed with the reason, so nothing changes unseen.
+ * the way to the review history. Values the profile's codecs rewrote in any of the records are
+ * listed with the reason (rewritesOf), so nothing changes unseen.
  */
 export function Recorded({
   outcome,
@@ -23,6 +24,7 @@ export function Recorded({
   pinnedRevision: number;
 }) {
   const accepted = outcome.decision === 'accept' && outcome.revision !== null;
+  const rewrites = rewritesOf(outcome);
   return (
     <>
       <Dialog.Description asChild>
@@ -40,14 +42,14 @@ export function Recorded({
           </li>
         ))}
       </ul>
-      {outcome.normalized.length > 0 && (
+      {rewrites.length > 0 && (
         <div className="small">
           <p>Recorded in the preferred form:</p>
           <ul aria-label="Values recorded in their preferred form">
-            {outcome.normalized.map((n) => (
-              <li key={n.path}>
-                {pathWords(n.path)}: <span className="mono">{n.from}</span> →{' '}
-                <span className="mono">{n.to}</span> ({n.why})
+            {rewrites.map((n) => (
+              <li key={`${n.where}/${n.from}`}>
+                {n.where}: <span className="mono">{n.from}</span> → <span className="mono">{n.to}</span> (
+                {n.why})
               </li>
             ))}
           </ul>
@@ -64,12 +66,4 @@ export function Recorded({
       </div>
     </>
   );
-}
-
-/** `versions.1.doi` → "Versions, row 2, DOI". */
-function pathWords(path: string): string {
-  return path
-    .split('.')
-    .map((seg) => (/^\d+$/.test(seg) ? `row ${Number(seg) + 1}` : fieldLabel(seg)))
-    .join(', ');
 }

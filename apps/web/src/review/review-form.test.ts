@@ -14,6 +14,7 @@ import {
   primaryTextField,
   removeRow,
   reviewedChoices,
+  rewritesOf,
   rowsKey,
   showsNoteSource,
   sourcePrefill,
@@ -409,5 +410,40 @@ describe('source and passage', () => {
     expect(passageCheck({ passage: 'x', page: { state: 'loading' }, fromNote: true }).text).toBe(
       'Checking the source…',
     );
+  });
+});
+
+describe('rewritesOf', () => {
+  it('lists what the codecs rewrote in every record of the decision, in words', () => {
+    const rewrote = (path: string, from: string, to: string) => ({
+      path,
+      from,
+      to,
+      why: 'the preferred form',
+    });
+    expect(
+      rewritesOf({
+        normalized: [rewrote('effect.unit', 'percent', '%')],
+        with: [
+          { kind: 'study', normalized: [] },
+          {
+            kind: 'publication',
+            normalized: [
+              rewrote('language', 'en-UK', 'en-GB'),
+              rewrote('versions.1.doi', 'DOI:10.1/X', '10.1/x'),
+            ],
+          },
+        ],
+      }),
+    ).toEqual([
+      { where: 'Effect, Unit', from: 'percent', to: '%', why: 'the preferred form' },
+      { where: 'New publication, Language', from: 'en-UK', to: 'en-GB', why: 'the preferred form' },
+      {
+        where: 'New publication, Versions, row 2, DOI',
+        from: 'DOI:10.1/X',
+        to: '10.1/x',
+        why: 'the preferred form',
+      },
+    ]);
   });
 });

@@ -420,6 +420,40 @@ export function issuesAt(
     });
 }
 
+interface Rewrite {
+  path: string;
+  from: string;
+  to: string;
+  why: string;
+}
+
+/**
+ * What the profile's codecs rewrote to its preferred form (a language tag `en-UK` recorded as
+ * `en-GB`), in every record of the decision, each where it is in words ("New publication,
+ * Language"), so nothing changes unseen.
+ */
+export function rewritesOf(outcome: {
+  normalized: readonly Rewrite[];
+  with: ReadonlyArray<{ kind: string; normalized: readonly Rewrite[] }>;
+}): Array<{ where: string; from: string; to: string; why: string }> {
+  const words = (path: string) =>
+    path
+      .split('.')
+      .map((seg) => (/^\d+$/.test(seg) ? `row ${Number(seg) + 1}` : fieldLabel(seg)))
+      .join(', ');
+  return [
+    ...outcome.normalized.map((n) => ({ where: words(n.path), from: n.from, to: n.to, why: n.why })),
+    ...outcome.with.flatMap((r) =>
+      r.normalized.map((n) => ({
+        where: `New ${codeLabel(r.kind).toLowerCase()}, ${words(n.path)}`,
+        from: n.from,
+        to: n.to,
+        why: n.why,
+      })),
+    ),
+  ];
+}
+
 type Decision = RouterOutputs['review']['history']['decisions'][number];
 
 /** A reviewed record a reference may pick, named by its title. */
