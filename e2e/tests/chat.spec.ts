@@ -1,7 +1,8 @@
 // Flow, on the server with the hosted runtime beside it (`pnpm --filter @sponge/agent runtime`,
 // scripted agent, offline): the owner asks about a document on its page and sees the question at
 // once, then the agent's reply and its memory card; the card opens the panel at the run's
-// session; after Forget now, a follow-up in the same run is answered with the refusal explained.
+// session; after Forget now the run takes no more questions and its reply names no forgotten
+// note, and a question asked then starts a new run, which the runtime answers.
 // And on the usual server, where no runtime runs: a question that cannot be sent says why, and
 // one nobody answers shows "Working…", then, after a minute, that the runtime has not answered.
 import { expect, test } from '@playwright/test';
@@ -27,7 +28,7 @@ const SCRIPTED = 'Scripted agent (no model configured';
 /** A run token as the API mints them: `rt_` and 32 random bytes in base64url. */
 const RUN_TOKEN = /rt_[A-Za-z0-9_-]{43}/;
 
-test('the owner asks, the runtime answers; after Forget now a follow-up is answered with the refusal explained', async ({
+test('the owner asks, the runtime answers; after Forget now the run takes no question and names no note', async ({
   page,
 }, testInfo) => {
   test.setTimeout(90_000);
@@ -86,7 +87,7 @@ test('the owner asks, the runtime answers; after Forget now a follow-up is answe
   const dialog = page.getByRole('dialog', { name: 'Forget this session now?' });
   await dialog.getByRole('button', { name: 'Forget now' }).click();
   await expect(
-    page.getByText(/^Forgotten at \d{2}:\d{2}\. Nothing from this session is kept\.$/),
+    page.getByText(/^Forgotten at \d{2}:\d{2} today\. Nothing from this session is kept\.$/),
   ).toBeVisible();
 
   // Back on the document, the same run is still the one looked at; its card now names nothing.
@@ -98,18 +99,29 @@ test('the owner asks, the runtime answers; after Forget now a follow-up is answe
     0,
   );
 
-  // A follow-up in that run: asked there, not in a new run, and answered from the document alone.
-  const second = `And which sites were surveyed again in 2017? (${unique()})`;
-  await followUp.fill(second);
-  await run.getByRole('button', { name: 'Ask', exact: true }).click();
-  await expect(run.getByRole('listitem').filter({ hasText: second })).toHaveText(`you: ${second}`);
-  await expect(replies).toHaveCount(2, { timeout: 30_000 });
-  await expect(replies.nth(1)).toContainText(SCRIPTED);
-  await expect(replies.nth(1)).toContainText(
-    "This run's working memory was forgotten (the owner pressed Forget now)",
+  // The run's memory is gone for good, so it takes no more question (the API would refuse it):
+  // no follow-up box, no Continue this chat, a line saying why. Its reply names no forgotten note:
+  // the server reads it with "a forgotten note" in the name's place.
+  await expect(run.getByRole('textbox', { name: 'Ask a follow-up' })).toHaveCount(0);
+  await expect(run.getByRole('button', { name: 'Continue this chat' })).toHaveCount(0);
+  await expect(run).toContainText(
+    'This chat’s working memory was forgotten, so it takes no more questions. Ask below to start a new run.',
   );
-  await expect(runs.getByRole('article').filter({ hasText: second })).toHaveCount(1);
-  await keepScreenshot(page, testInfo, 'chat-follow-up-after-forget');
+  await expect(replies.first()).toContainText('Working memory: remembered a forgotten note');
+  await expect(run).not.toContainText(lead ?? 'lead:');
+  await keepScreenshot(page, testInfo, 'chat-after-forget');
+
+  // The question box under the runs starts a new run, which the runtime answers.
+  const second = `And which sites were surveyed again in 2017? (${unique()})`;
+  await expect(box).toBeVisible();
+  await box.fill(second);
+  await runs.getByRole('button', { name: 'Ask', exact: true }).click();
+  const next = runs.getByRole('article').filter({ hasText: second });
+  await expect(next).toHaveCount(1);
+  await expect(next).toHaveAttribute('aria-current', 'true');
+  await expect(run).not.toContainText(second);
+  await expect(next.getByRole('listitem').filter({ hasText: /^agent:/ })).toHaveCount(1, { timeout: 30_000 });
+  await expect(next).toContainText(SCRIPTED);
 
   expect(leaked).toEqual([]);
 });

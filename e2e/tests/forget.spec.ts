@@ -1,10 +1,12 @@
 // Flow: Forget now → confirm in the dialog, by keyboard → the lists are empty, the state says
-// forgotten (also after a reload), the transcript's card reads "Memory forgotten", and the
-// agent's next write is refused with session_closed.
+// forgotten (also after a reload), the transcript's card reads "Memory forgotten", the run no
+// longer offers Continue this chat, its reply names no note and its note chip says once what it
+// was; and the agent's next write is refused with session_closed.
 import { expect, test } from '@playwright/test';
 import {
   ADA,
   REEF_TITLE,
+  apiClient,
   documentTitled,
   expectToolRefusal,
   keepScreenshot,
@@ -12,6 +14,7 @@ import {
   login,
   panelPath,
   panelSections,
+  servers,
   signInBrowser,
   startChatRun,
   unique,
@@ -38,7 +41,25 @@ test('Forget now empties the session for good and the agent can no longer write'
     ],
   });
 
+  // The agent's reply names both notes and cites the lead.
+  const said = unique();
+  await apiClient(servers.main, run.runToken).agent.say.mutate({
+    text: `I remembered ${lead} and ${todo} (${said}).`,
+    citations: [{ note: lead }],
+  });
+
   await signInBrowser(context, ada);
+  // Before: the run, not the one looked at, offers Continue this chat, and its chip names the note.
+  await page.goto(`/documents/${encodeURIComponent(reef.id)}`);
+  const ourRun = page
+    .getByRole('region', { name: 'Runs' })
+    .getByRole('article')
+    .filter({ hasText: run.label });
+  await expect(ourRun.getByRole('button', { name: 'Continue this chat' })).toBeVisible();
+  const chip = ourRun.getByRole('list', { name: 'Citations' }).getByRole('listitem');
+  await expect(chip).toHaveText(`[1] ${lead} working note — not evidence`);
+  await expect(ourRun).toContainText(`I remembered ${lead} and ${todo} (${said}).`);
+
   await page.goto(panelPath(reef.id, run.sessionId));
   const { notes, reviewed } = panelSections(page);
   await expect(notes.getByRole('button', { name: new RegExp(literal(lead)) })).toBeVisible();
@@ -83,7 +104,9 @@ test('Forget now empties the session for good and the agent can no longer write'
   await page.keyboard.press('Enter');
   await expect(dialog).toBeHidden();
 
-  const forgottenLine = page.getByText(/^Forgotten at \d{2}:\d{2}\. Nothing from this session is kept\.$/);
+  const forgottenLine = page.getByText(
+    /^Forgotten at \d{2}:\d{2} today\. Nothing from this session is kept\.$/,
+  );
   await expect(forgottenLine).toBeVisible();
   await expect(page.getByRole('button', { name: 'Forget now' })).toHaveCount(0);
   await expect(page.getByText(/^Forgets in /)).toHaveCount(0);
@@ -102,19 +125,23 @@ test('Forget now empties the session for good and the agent can no longer write'
   await expect(panelSections(page).notes.getByRole('button')).toHaveCount(0);
   await keepScreenshot(page, testInfo, 'memory-panel-forgotten');
 
-  // The transcript's card names nothing any more.
+  // The transcript names nothing any more: not the card, not the reply (the server reads it with
+  // "a forgotten note" in each name's place), not the chip, which says once what it was. The run
+  // is forgotten in the same word as the panel's and takes no question: no Continue this chat.
   await page.goto(`/documents/${encodeURIComponent(reef.id)}`);
-  const ourRun = page
-    .getByRole('region', { name: 'Runs' })
-    .getByRole('article')
-    .filter({ hasText: run.label });
   await expect(ourRun).toHaveCount(1);
   await expect(ourRun).toContainText('Memory forgotten');
+  await expect(ourRun.getByRole('heading', { level: 3 })).toHaveText(/^Chat run · .+ · forgotten$/);
+  await expect(ourRun).toContainText(`I remembered a forgotten note and a forgotten note (${said}).`);
   await expect(ourRun).not.toContainText(lead);
   await expect(ourRun).not.toContainText(todo);
   await expect(ourRun).not.toContainText(/Remembered \d+ note/);
+  await expect(chip).toHaveText('[1] a forgotten note — not evidence');
+  await expect(ourRun).not.toContainText(/working note|note working/);
+  await expect(ourRun.getByRole('button', { name: 'Continue this chat' })).toHaveCount(0);
   const cardLink = ourRun.getByRole('link', { name: 'View in Memory' });
   await expect(cardLink).toHaveAttribute('href', panelPath(reef.id, run.sessionId));
+  await keepScreenshot(page, testInfo, 'transcript-forgotten');
 
   // The agent's next write is refused, and so is every other tool.
   const refused = await expectToolRefusal(

@@ -1,6 +1,9 @@
 // Flow: sign in → library → the reef document → Document actions → Memory, on the demo run's
 // session: both lists with the demo notes and the reviewed knowledge, the start time and a live
-// countdown, a row opened to its text, conflicts marked on both rows.
+// countdown, a row opened to its text, conflicts marked on both rows. And a session of its own: the
+// panel's words — which revision the session sees and the line once a newer one is accepted, every
+// working note with Propose for review until it is accepted ("Accepted as a finding, rev N →"), and
+// what recall found, counted as the run's transcript counts it.
 import { expect, test } from '@playwright/test';
 import {
   ADA,
@@ -9,9 +12,17 @@ import {
   keepScreenshot,
   literal,
   login,
+  panelPath,
   panelSections,
   shortDigest,
+  signInBrowser,
+  startChatRun,
+  unique,
 } from './support.ts';
+
+/** A sentence of the reef document's text (Results), cited by the finding. */
+const PASSAGE =
+  'Sites with high densities of grazing fish regained a third of their lost cover within four years';
 
 test('the owner opens the Memory panel from the document and reads the demo session', async ({
   page,
@@ -137,4 +148,108 @@ test('the owner opens the Memory panel from the document and reads the demo sess
   await expect(todoRow).not.toContainText('conflicts');
 
   await keepScreenshot(page, testInfo, 'memory-panel');
+});
+
+test("the panel's words: the revision the session sees, a newer one, a note's review and what recall found", async ({
+  page,
+  context,
+}, testInfo) => {
+  const ada = await login(ADA);
+  const reef = await documentTitled(ada, REEF_TITLE);
+  const run = await startChatRun(ada, reef.id, 'panel words');
+  const slug = unique();
+  const lead = `lead:grazers-${slug}`;
+  const todo = `todo:grazers-${slug}`;
+  await run.agent.remember({
+    changes: [
+      { op: 'add', name: lead, text: 'Grazing fish decided how fast the reef sites recovered.' },
+      { op: 'add', name: todo, text: 'check which survey table 2 uses' },
+    ],
+  });
+  // Recall in shadow mode (the server's default): it looks, and shows the agent nothing.
+  const recalled = await run.agent.recall({ text: 'grazing fish recovery' });
+  expect(recalled).toMatchObject({ mode: 'shadow', rows: [] });
+  const before = await ada.api.memory.panel.query({ documentId: reef.id, sessionId: run.sessionId });
+  const pinned = before.session!.pinnedRevision;
+  expect(pinned).toBeGreaterThan(0);
+  expect(before.latestRevision).toBe(pinned);
+  const found = before.recentRecalls[0]!.results.length;
+
+  await signInBrowser(context, ada);
+  await page.goto(panelPath(reef.id, run.sessionId));
+  const { notes, reviewed } = panelSections(page);
+  const row = (name: string) => notes.getByRole('listitem').filter({ hasText: name });
+  await expect(row(lead)).toBeVisible();
+
+  // The header in the one date style; the revision the session sees, and nothing newer yet.
+  await expect(page.getByText(/^Started \d{2}:\d{2} today$/)).toBeVisible();
+  await expect(reviewed).toContainText(`Reviewed knowledge as of revision ${pinned}`);
+  await expect(page.getByText(/has been accepted since/)).toHaveCount(0);
+  await expect(page.getByText(/pinned at|\(shadow\)|shadow:|Recent recalls/)).toHaveCount(0);
+
+  // Every working note offers Propose for review.
+  await expect(row(lead).getByRole('button', { name: 'Propose for review' })).toBeVisible();
+  await expect(row(todo).getByRole('button', { name: 'Propose for review' })).toBeVisible();
+
+  // What recall found, in words, counted as the run's transcript counts it.
+  const recalls = page.getByRole('region', { name: 'Similar notes found (not shown to the agent)' });
+  await expect(recalls).toBeVisible();
+  const foundWords =
+    found === 0 ? 'found no similar notes' : `found ${found} similar note${found === 1 ? '' : 's'}`;
+  await expect(recalls.getByRole('listitem').first()).toContainText(
+    new RegExp(`^\\d{2}:\\d{2} today · ${foundWords}`),
+  );
+  await expect(recalls).toContainText('1 search');
+  await keepScreenshot(page, testInfo, 'memory-panel-words');
+
+  // The lead is accepted as a finding: a newer revision than the session's.
+  const decided = await ada.api.review.decide.mutate({
+    documentId: reef.id,
+    fromSession: run.sessionId,
+    fromNote: lead,
+    profile: 'research',
+    kind: 'finding',
+    name: `finding:grazers-${slug}`,
+    text: 'Grazing fish decided how fast the reef sites recovered.',
+    fields: {
+      statement: 'Grazing fish decided how fast the reef sites recovered.',
+      study: 'study:reef-resurvey-2016',
+      sample: 'sample:reef-sites-112',
+    },
+    sourceDocumentId: reef.id,
+    passage: PASSAGE,
+    decision: 'accept',
+    comment: 'As the results say.',
+  });
+  const revision = decided.revision!;
+  expect(revision).toBeGreaterThan(pinned);
+  await page.reload();
+
+  // The session keeps its revision, and says a newer one exists that new runs will see.
+  await expect(reviewed).toContainText(`Reviewed knowledge as of revision ${pinned}`);
+  await expect(
+    page.getByText(`Revision ${revision} has been accepted since; new runs will see it.`),
+  ).toBeVisible();
+  // The accepted note says so and links to the review history; it is not offered for review again.
+  const accepted = row(lead).getByRole('link', { name: `Accepted as a finding, rev ${revision}` });
+  await expect(accepted).toHaveText(`✓ Accepted as a finding, rev ${revision} →`);
+  await expect(accepted).toHaveAttribute('href', `/documents/${encodeURIComponent(reef.id)}/reviews`);
+  await expect(row(lead).getByRole('button', { name: /Propose/ })).toHaveCount(0);
+  await expect(row(todo).getByRole('button', { name: 'Propose for review' })).toBeVisible();
+  await keepScreenshot(page, testInfo, 'memory-panel-accepted');
+
+  // The run's transcript counts the recall as the panel does.
+  await page.goto(`/documents/${encodeURIComponent(reef.id)}`);
+  const ourRun = page
+    .getByRole('region', { name: 'Runs' })
+    .getByRole('article')
+    .filter({ hasText: run.label });
+  const card =
+    found === 0 ? 'Found no similar notes' : `Found ${found} similar note${found === 1 ? '' : 's'}`;
+  await expect(ourRun).toContainText(`${card} — not shown to the agent`);
+  await expect(ourRun).not.toContainText(/Recalled \d+ note/);
+  await expect(ourRun.getByRole('heading', { level: 3 })).toHaveText(
+    /^Chat run · (just now|\d+ min ago) · open$/,
+  );
+  await keepScreenshot(page, testInfo, 'transcript-recall');
 });
