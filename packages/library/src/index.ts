@@ -76,7 +76,15 @@ export { quoteOnPage } from './documents/quotes.ts';
 
 // Search and its indexes.
 /** @public */
-export type { DocumentHit, LibrarySearch, SearchMode, SearchOptions } from './search/search.ts';
+export type {
+  DocumentHit,
+  KeywordCandidate,
+  LibrarySearch,
+  Ranked,
+  SearchLists,
+  SearchMode,
+  SearchOptions,
+} from './search/search.ts';
 /** @public */
 export type { Indexer, IndexerLog } from './search/indexer.ts';
 export { OwnerVectorIndex } from './search/vector-index.ts';

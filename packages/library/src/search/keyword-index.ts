@@ -35,6 +35,33 @@ export function queryTerms(query: string): string[] {
   return terms;
 }
 
+/**
+ * English function words: they say nothing about which passage a query is about, so they neither
+ * make a passage a keyword hit nor are marked in it (they still rank, where BM25 gives them an idf
+ * worth counting). The list of the local embedding adapter's features, which ignore them too.
+ */
+const STOP_WORDS = new Set(
+  (
+    'a about above after again against all also am an and any are as at be because been before ' +
+    'being below between both but by can could did do does doing down during each few for from ' +
+    'further had has have having he her here hers herself him himself his how i if in into is it ' +
+    'its itself just me more most my myself no nor not now of off on once only or other our ours ' +
+    'ourselves out over own same she should so some such than that the their theirs them ' +
+    'themselves then there these they this those through to too under until up very was we were ' +
+    'what when where which while who whom why will with would you your yours yourself yourselves ' +
+    'via per vs etc may might must shall us let lets get got'
+  ).split(' '),
+);
+
+/**
+ * The terms that say what a query is about: its terms (queryTerms) without function words, or all
+ * of them when every one is a function word ("The Who").
+ */
+export function contentTerms(terms: readonly string[]): string[] {
+  const content = terms.filter((t) => !STOP_WORDS.has(t.toLowerCase()));
+  return content.length > 0 ? content : [...terms];
+}
+
 /** A quoted FTS5 phrase: the only syntax user text ever appears in. */
 function phrase(text: string): string {
   return `"${text.replaceAll('"', '""')}"`;
@@ -130,19 +157,10 @@ export const RANKED_ROWS = 12_000;
 export async function rankingTerms(db: Client, terms: readonly string[], rows?: number): Promise<string[]> {
   rows ??= Number((await db.execute(`SELECT ${INDEXED_ROWS} AS n`)).rows[0]!.n ?? 0);
   if (rows < COMMON_TERMS_FROM) return [...terms];
-  // Counting stops at the bound: a rare term costs its few rows, a common one the bound.
-  const bound = Math.min(Math.ceil(rows / 2), RANKED_ROWS + 1);
-  const rs = await db.execute({
-    sql: `SELECT ${terms
-      .map(
-        (_, i) =>
-          `(SELECT count(*) FROM (SELECT 1 FROM document_keywords WHERE document_keywords MATCH ? LIMIT ${bound})) AS c${i}`,
-      )
-      .join(', ')}`,
-    args: terms.map((t) => `text : (${phrase(t)})`),
-  });
+  const bound = countBound(rows);
+  const counts = await countTermRows(db, terms, bound);
   const counted = terms
-    .map((term, i) => ({ term, n: Number(rs.rows[0]![`c${i}`]) }))
+    .map((term, i) => ({ term, n: counts[i]! }))
     .filter((t) => t.n < bound)
     .sort((a, b) => a.n - b.n);
   const kept = new Set<string>();
@@ -153,6 +171,74 @@ export async function rankingTerms(db: Client, terms: readonly string[], rows?: 
     kept.add(term);
   }
   return terms.filter((t) => kept.has(t));
+}
+
+/**
+ * Where counting a term's rows stops: a rare term costs its few rows, a common one the bound. In a
+ * small index every count is exact; from COMMON_TERMS_FROM rows on, a term in half the rows or in
+ * more than RANKED_ROWS is as good as common.
+ */
+function countBound(rows: number): number {
+  return rows < COMMON_TERMS_FROM ? rows + 1 : Math.min(Math.ceil(rows / 2), RANKED_ROWS + 1);
+}
+
+/** How many rows of the whole index each term matches, each counted up to `bound`. */
+async function countTermRows(db: Client, terms: readonly string[], bound: number): Promise<number[]> {
+  if (terms.length === 0) return [];
+  const rs = await db.execute({
+    sql: `SELECT ${terms
+      .map(
+        (_, i) =>
+          `(SELECT count(*) FROM (SELECT 1 FROM document_keywords WHERE document_keywords MATCH ? LIMIT ${bound})) AS c${i}`,
+      )
+      .join(', ')}`,
+    args: terms.map((t) => `text : (${phrase(t)})`),
+  });
+  return terms.map((_, i) => Number(rs.rows[0]![`c${i}`]));
+}
+
+/**
+ * What each of a query's content terms weighs in telling passages apart: its inverse document
+ * frequency over the whole index, ln(1 + (N − n + 0.5) / (n + 0.5)) for a term in n of N rows
+ * (BM25's, the form that is never negative), counted as FTS5 counts for BM25 (every owner's rows:
+ * a coarse statistic, never a passage). A term in no row weighs most.
+ */
+export async function termWeights(db: Client, terms: readonly string[]): Promise<number[]> {
+  const rows = Number((await db.execute(`SELECT ${INDEXED_ROWS} AS n`)).rows[0]!.n ?? 0);
+  const counts = await countTermRows(db, terms, countBound(rows));
+  return counts.map((n) => Math.log(1 + (Math.max(rows, n) - n + 0.5) / (n + 0.5)));
+}
+
+/**
+ * Which of `terms` each of some chunks (their rows in the index) holds, as FTS5 matches them:
+ * tokenized and stemmed as the passages were, so "bleaching" is held by a passage saying
+ * "bleached". One look-up by row per chunk and term.
+ */
+export async function termsHeld(
+  db: Client,
+  rows: readonly number[],
+  terms: readonly string[],
+): Promise<Map<number, Set<number>>> {
+  const held = new Map<number, Set<number>>();
+  if (rows.length === 0 || terms.length === 0) return held;
+  const ids = JSON.stringify(rows);
+  const rs = await db.execute({
+    sql: terms
+      .map(
+        (_, i) =>
+          `SELECT ${i} AS term, h.value AS row FROM json_each(?) h
+           CROSS JOIN document_keywords k ON k.rowid = h.value WHERE document_keywords MATCH ?`,
+      )
+      .join(' UNION ALL '),
+    args: terms.flatMap((t) => [ids, `text : (${phrase(t)})`]),
+  });
+  for (const r of rs.rows) {
+    const row = Number(r.row);
+    let set = held.get(row);
+    if (!set) held.set(row, (set = new Set()));
+    set.add(Number(r.term));
+  }
+  return held;
 }
 
 /**
@@ -192,6 +278,8 @@ export const UNSCOPED_SHARE = 0.75;
 export interface KeywordHit {
   documentId: string;
   chunk: number;
+  /** The chunk's row in the index (termsHeld). */
+  row: number;
   /** BM25 as FTS5 gives it: lower is better (negative). */
   bm25: number;
 }
@@ -245,7 +333,7 @@ async function rankOwned(
   // The documents' check is answered from documents_searchable (owner_id, id), without reading
   // the documents' rows.
   const rs = await db.execute({
-    sql: `SELECT s.document_id, s.chunk, k.score FROM (
+    sql: `SELECT s.document_id, s.chunk, s.id, k.score FROM (
             SELECT rowid, bm25(document_keywords, 1.0, 0.0) AS score FROM document_keywords
             WHERE document_keywords MATCH ? ORDER BY score LIMIT ?
           ) k
@@ -259,6 +347,7 @@ async function rankOwned(
   return rs.rows.map((r) => ({
     documentId: String(r.document_id),
     chunk: Number(r.chunk),
+    row: Number(r.id),
     bm25: Number(r.score),
   }));
 }
@@ -273,24 +362,42 @@ async function countMatches(db: Client, match: string, bound: number): Promise<n
 }
 
 /**
- * The terms of `query` found in a passage, spelt as the passage spells them (case aside), for
- * highlighting: each whole term, or failing that its stem without a plural ending.
+ * What highlight() puts around a matched word: control characters, which text documents are stripped
+ * of. Should a PDF's text hold one, a marked word is cut wrong, never more: the words are only marked.
  */
-export function matchedTerms(query: string, passage: string): string[] {
-  const found: string[] = [];
-  for (const term of queryTerms(query)) {
-    const forms = [term, term.replace(/(?:es|s)$/iu, '')].filter((f) => HAS_TOKEN.test(f));
-    for (const form of forms) {
-      const m = new RegExp(escapeRegExp(form), 'iu').exec(passage);
-      if (m) {
-        if (!found.includes(m[0])) found.push(m[0]);
-        break;
-      }
-    }
-  }
-  return found;
-}
+const OPEN = '\u0001';
+const CLOSE = '\u0002';
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+/**
+ * The words of each passage that match the query's content terms, spelt as the passage spells them
+ * ("bleached" for "bleaching", "DHW" for "dhw"), for highlighting: FTS5's own highlight() marks the
+ * tokens its match found, so what is marked is what matched. Passages that hold none are left out.
+ */
+export async function matchedWords(
+  db: Client,
+  passages: ReadonlyArray<{ documentId: string; chunk: number }>,
+  terms: readonly string[],
+): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  const match = matchQuery(terms);
+  if (passages.length === 0 || match === null) return out;
+  const rs = await db.execute({
+    sql: `SELECT s.document_id, s.chunk, highlight(document_keywords, 0, ?, ?) AS marked
+          FROM json_each(?) AS h
+          CROSS JOIN document_chunk_spans s
+            ON s.document_id = json_extract(h.value, '$[0]') AND s.chunk = json_extract(h.value, '$[1]')
+          CROSS JOIN document_keywords ON document_keywords.rowid = s.id
+          WHERE document_keywords MATCH ?`,
+    args: [OPEN, CLOSE, JSON.stringify(passages.map((p) => [p.documentId, p.chunk])), match],
+  });
+  for (const r of rs.rows) {
+    const words: string[] = [];
+    // Each piece after an opening mark holds a matched word up to its closing mark.
+    for (const piece of String(r.marked).split(OPEN).slice(1)) {
+      const word = piece.split(CLOSE)[0]!;
+      if (word !== '' && !words.some((w) => w.toLowerCase() === word.toLowerCase())) words.push(word);
+    }
+    out.set(`${String(r.document_id)}#${Number(r.chunk)}`, words);
+  }
+  return out;
 }

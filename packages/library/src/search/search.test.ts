@@ -23,14 +23,16 @@ import {
   COMMON_TERMS_FROM,
   RANKED_ROWS,
   UNSCOPED_SHARE,
+  contentTerms,
   matchQuery,
-  matchedTerms,
+  matchedWords,
   queryTerms,
   rankingTerms,
   scopeToken,
   searchKeywords,
 } from './keyword-index.ts';
-import { RRF_K, VECTOR_WEIGHT, createLibrarySearch, fuse } from './search.ts';
+import { LOCAL_CALIBRATION, hitScore } from './calibration.ts';
+import { RRF_K, VECTOR_WEIGHT, chooseHits, createLibrarySearch, fuse } from './search.ts';
 import type { LibrarySearch } from './search.ts';
 
 const log = pino({ level: 'silent' });
@@ -63,6 +65,14 @@ const DOCS = {
   flag: ['The import tool', `${filler(3)}\n\nRun it with --max-pages 40 to stop after forty pages.`],
   plain: ['Reef surveys', `${filler(4)}\n\n${filler(5)}`],
   nature: ['Other numbers', `${filler(6)}\n\nThe nature of 21707 reefs and 10 more, 1038 in all.`],
+  // A dataset named once in a long passage about something else: its meaning is far from the name.
+  dataset: [
+    'Sampling log',
+    `${filler(7)}\n\nDivers logged the transects of the northern sites over three seasons, counting ` +
+      'colonies along fixed tapes, photographing each quadrat at the same height and noting the ' +
+      'water temperature, the visibility and the state of the tide; the counts were checked twice ' +
+      'by a second diver before they were entered, with the series deposited as GSE10123.',
+  ],
 } as const;
 
 let db: Client;
@@ -146,6 +156,67 @@ describe('hybrid search', () => {
     expect(passages.map((h) => h.chunk)).toEqual([1, 0]);
   });
 
+  it('says no: a word in no document finds nothing, while a keyword hit under the floor is kept', async () => {
+    for (const mode of ['keyword', 'vector', 'hybrid'] as const)
+      expect(await search.search('u1', 'ETXTBSY', 5, { mode })).toEqual([]);
+    // The dataset's passage is found by its name alone: its meaning is under the floor.
+    const { vector } = await search.lists('u1', 'GSE10123');
+    const similarity = vector.find((h) => h.documentId === 'dataset')?.score ?? 0;
+    expect(similarity).toBeLessThan(LOCAL_CALIBRATION.floor);
+    expect(await ids('GSE10123', 'vector')).toEqual([]);
+    const [hit] = await search.search('u1', 'GSE10123', 5);
+    expect(hit).toMatchObject({ id: 'dataset', terms: ['GSE10123'] });
+    // A question about nothing here that shares one common word with every document finds nothing.
+    expect(await search.search('u1', 'how do I bake sourdough bread at the site', 5)).toEqual([]);
+  });
+
+  it('scores a hit by its chance of relevance, so a hit holding one common word of the query reads weak', async () => {
+    const hits = await search.search('u1', 'DHW reefs', 10);
+    expect(hits[0]).toMatchObject({ id: 'dhw', terms: ['DHW'] });
+    expect(hits[0]!.score).toBeGreaterThanOrEqual(0.5);
+    // The others hold "reefs" only, which every document holds: they come back, and say so.
+    expect(hits.length).toBeGreaterThan(1);
+    for (const h of hits.slice(1)) {
+      expect(h.terms.map((t) => t.toLowerCase())).toEqual(['reefs']);
+      expect(h.score).toBeLessThan(0.2);
+    }
+  });
+
+  it('marks the passage’s own words that matched the query’s content words, stemmed as FTS5 matched them', async () => {
+    expect(contentTerms(queryTerms('What is the bleaching of the reefs?'))).toEqual(['bleaching', 'reefs']);
+    expect(contentTerms(queryTerms('The Who'))).toEqual(['The', 'Who']);
+    const [hit] = await search.search('u1', 'What is the bleaching threshold in DHW?', 1);
+    expect(hit).toMatchObject({ id: 'dhw', terms: ['bleaching', 'DHW'] });
+    const words = await matchedWords(db, [{ documentId: 'plain', chunk: 0 }], ['bleaching', 'colony']);
+    // "bleach" and "bleached" match "bleaching", "colonies" matches "colony"; "the" is never marked.
+    expect(words.get('plain#0')).toEqual(['bleach', 'bleached', 'colonies']);
+  });
+
+  it('chooses hits: keyword matches and passages at the floor, in fused order, or none without a substantial one', () => {
+    const c = { perChunk: false, mode: 'hybrid' as const, calibration: LOCAL_CALIBRATION };
+    const kw = (documentId: string, held: number, share: number) => ({
+      documentId,
+      chunk: 0,
+      score: 1,
+      held,
+      share,
+    });
+    const vec = (documentId: string, score: number) => ({ documentId, chunk: 0, score });
+    // One common word in each passage and nothing near by meaning: nothing.
+    expect(chooseHits([kw('a', 1, 0.2), kw('b', 1, 0.2)], [vec('c', 0.2)], c)).toEqual([]);
+    // Function words only are no keyword match at all.
+    expect(chooseHits([kw('a', 0, 0)], [], c)).toEqual([]);
+    // One passage holds two content words: it and the one-word matches come back; the vector-only
+    // passage under the floor does not, though its rank still counts for a document it shares.
+    const hits = chooseHits([kw('a', 1, 0.2), kw('b', 2, 0.4)], [vec('a', 0.24), vec('c', 0.24)], c);
+    expect(hits.map((h) => h.documentId)).toEqual(['a', 'b']);
+    expect(hits[0]!.score).toBe(hitScore(LOCAL_CALIBRATION, 0.2, 0.24));
+    // A passage at the floor is substantial alone, and comes back without a keyword match.
+    expect(chooseHits([], [vec('c', LOCAL_CALIBRATION.floor)], c).map((h) => h.documentId)).toEqual(['c']);
+    // One rare term that carries half the query's weight is substantial alone.
+    expect(chooseHits([kw('a', 1, 0.5)], [], c).map((h) => h.documentId)).toEqual(['a']);
+  });
+
   it('fuses by reciprocal rank (k = 60): both lists count, and the better-ranked chunk is shown', () => {
     const keyword = [
       { documentId: 'a', chunk: 3, score: 9 },
@@ -157,21 +228,18 @@ describe('hybrid search', () => {
       { documentId: 'a', chunk: 2, score: 0.7 },
     ];
     const fused = fuse([keyword, vector], false);
-    const top = 2 / (RRF_K + 1);
     expect(fused.map((h) => [h.documentId, h.chunk])).toEqual([
       ['b', 1], // 1/62 + 1/61, shown with its vector chunk (rank 1 there, 2 by keyword)
       ['a', 3], // 1/61 + 1/63
       ['c', 0], // 1/62
     ]);
-    expect(fused[1]!.score).toBeCloseTo((1 / 61 + 1 / 63) / top, 5);
-    expect(fused[2]!.score).toBeCloseTo(1 / 62 / top, 5);
-    expect(fuse([keyword, keyword], false)[0]!.score).toBe(1);
+    expect(fused[1]!.score).toBeCloseTo(1 / (RRF_K + 1) + 1 / (RRF_K + 3), 12);
+    expect(fused[2]!.score).toBeCloseTo(1 / (RRF_K + 2), 12);
     // Per chunk, each chunk is its own entry.
     expect(fuse([keyword, vector], true)).toHaveLength(5);
     // Weighted: a keyword first stays first over a keyword second that is the vector first.
     const weighted = fuse([keyword, vector], false, [1, VECTOR_WEIGHT]);
     expect(weighted.map((h) => h.documentId)).toEqual(['a', 'b', 'c']);
-    expect(fuse([keyword, keyword], false, [1, VECTOR_WEIGHT])[0]!.score).toBe(1);
   });
 });
 
@@ -221,10 +289,6 @@ describe('the keyword index', () => {
     expect(matchQuery('!! --', scope)).toBeNull();
     // Another owner's scope token is never reachable from the text column.
     expect(matchQuery('o75320', [scopeToken('o', 'u1')])).toBe('scope : ("o75310") AND text : ("o75320")');
-  });
-
-  it('reports the terms a passage holds as the passage spells them', () => {
-    expect(matchedTerms('dhw corals ABSENT', 'At 8 DHW the coral bleaches')).toEqual(['DHW', 'coral']);
   });
 
   it('removing a document removes its keyword and vector entries', async () => {

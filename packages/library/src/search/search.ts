@@ -1,7 +1,10 @@
 /**
- * `documents.search` (SPEC §6b): ranks only the caller's own documents, hybrid by default: the
+ * `documents.search` (SPEC §6b, §6d): ranks only the caller's own documents, hybrid by default: the
  * keyword index (keyword-index.ts, FTS5 BM25) and the vector index each rank candidates, and
- * reciprocal rank fusion (k = 60, the vector list weighted by VECTOR_WEIGHT) merges the two lists. Across the library the lists are of
+ * reciprocal rank fusion (k = 60, the vector list weighted by VECTOR_WEIGHT) merges the two lists.
+ * It can say no: a hit comes back only when its passage holds a content word of the query or its
+ * similarity reaches a floor, and a query that finds nothing substantial gets `[]` (chooseHits);
+ * a hit's score is the calibrated chance that it is relevant (calibration.ts). Across the library the lists are of
  * documents (each document's best chunk, as vector search has always answered) and a hit is a
  * document with its best passage; within one document (`documentId`) they are of chunks, and
  * every hit is a passage of it. The passage shown is the chunk of the list that ranked the
@@ -20,8 +23,17 @@
 import type { Client } from '@libsql/client';
 import type { EmbeddingAdapter } from '@oh/embeddings';
 import { libraryVersion, loadPassages, loadVectors, readyDocumentIds } from './index-store.ts';
-import { matchedTerms, searchKeywords } from './keyword-index.ts';
+import {
+  contentTerms,
+  matchedWords,
+  queryTerms,
+  searchKeywords,
+  termWeights,
+  termsHeld,
+} from './keyword-index.ts';
 import { OwnerVectorIndex } from './vector-index.ts';
+import { WORDS_ONLY_CALIBRATION, calibrationFor, hitScore } from './calibration.ts';
+import type { SearchCalibration } from './calibration.ts';
 import { searchable } from '../documents/rules.ts';
 
 export interface DocumentHit {
@@ -30,8 +42,11 @@ export interface DocumentHit {
   documentId: string;
   title: string;
   /**
-   * 0..1, higher is better. Hybrid: the fused score scaled so that first in both lists is 1;
-   * keyword: the same for one list; vector: the passage's cosine similarity (≤ 0 left out).
+   * 0..1: the chance that a reader asking the query judges this document relevant, estimated from
+   * the share of the query's content words its best keyword passage holds and its best passage's
+   * similarity, calibrated on the relevance set (calibration.ts). 0.9 means about 9 in 10 such
+   * hits were relevant there; a hit holding one common word of the query scores a few hundredths. Hits
+   * are ordered by the fusion, so a score may be below the next hit's.
    */
   score: number;
   access: 'owner';
@@ -42,7 +57,10 @@ export interface DocumentHit {
   /** The passage's span in the document's text ([0, 0) for a passage of the abstract). */
   start: number;
   end: number;
-  /** The query's terms found in the passage, as it spells them (for highlighting). */
+  /**
+   * The passage's words that matched the query's content words, as the passage spells them
+   * ("bleached" for "bleaching"), for highlighting; empty for a passage found by meaning alone.
+   */
   terms: string[];
 }
 
@@ -79,6 +97,11 @@ const KEYWORD_CHUNKS = 400;
 
 export interface LibrarySearch {
   search(ownerId: string, query: string, limit: number, options?: SearchOptions): Promise<DocumentHit[]>;
+  /**
+   * The two lists a search chooses its hits from (chooseHits), unfused: the relevance test
+   * measures the floor and the calibration from them.
+   */
+  lists(ownerId: string, query: string, options?: SearchOptions): Promise<SearchLists>;
   /** Drops an owner's in-memory index (it is rebuilt on their next search). */
   forget(ownerId: string): void;
   /** Resolves when the owner's index holds every vector it loaded in its graph (bench, tests). */
@@ -113,10 +136,18 @@ export function createLibrarySearch(options: {
   adapter: EmbeddingAdapter;
   /** See DEFAULT_MAX_VECTORS; an owner being searched is always kept. */
   maxVectors?: number;
+  /** The floor and the scores' meaning for the adapter (calibration.ts); the measured one unless told. */
+  calibration?: SearchCalibration;
   log?: { warn(details: object, message: string): void };
 }): LibrarySearch {
   const { db, adapter } = options;
   const maxVectors = options.maxVectors ?? DEFAULT_MAX_VECTORS;
+  const calibration = options.calibration ?? calibrationFor(adapter.id) ?? WORDS_ONLY_CALIBRATION;
+  if (options.calibration === undefined && calibrationFor(adapter.id) === null)
+    options.log?.warn(
+      { adapter: adapter.id },
+      'search has no similarity floor measured for this embedding model: passages are found by their words until one is (bench figure relevance)',
+    );
   const owners = new Map<string, OwnerEntry>();
 
   function entryOf(ownerId: string): OwnerEntry {
@@ -198,7 +229,11 @@ export function createLibrarySearch(options: {
   }
 
   /** The keyword list: documents by their best chunk, or one document's chunks. */
-  async function keywordList(ownerId: string, query: string, options: SearchOptions): Promise<Ranked[]> {
+  async function keywordList(
+    ownerId: string,
+    query: string,
+    options: SearchOptions,
+  ): Promise<KeywordCandidate[]> {
     const { documentId } = options;
     const chunks = await searchKeywords(
       db,
@@ -207,10 +242,40 @@ export function createLibrarySearch(options: {
       documentId ? CANDIDATES : KEYWORD_CHUNKS,
       documentId,
     );
-    const ranked = chunks.map((h) => ({ documentId: h.documentId, chunk: h.chunk, score: -h.bm25 }));
-    if (documentId !== undefined) return ranked;
-    const seen = new Set<string>();
-    return ranked.filter((h) => !seen.has(h.documentId) && seen.add(h.documentId)).slice(0, CANDIDATES);
+    let ranked = chunks;
+    if (documentId === undefined) {
+      const seen = new Set<string>();
+      ranked = ranked.filter((h) => !seen.has(h.documentId) && seen.add(h.documentId)).slice(0, CANDIDATES);
+    }
+    const content = contentTerms(queryTerms(query));
+    const [weights, held] = await Promise.all([
+      termWeights(db, content),
+      termsHeld(
+        db,
+        ranked.map((h) => h.row),
+        content,
+      ),
+    ]);
+    const total = weights.reduce((a, b) => a + b, 0);
+    return ranked.map((h) => {
+      const terms = [...(held.get(h.row) ?? [])];
+      return {
+        documentId: h.documentId,
+        chunk: h.chunk,
+        score: -h.bm25,
+        held: terms.length,
+        share: total > 0 ? terms.reduce((a, i) => a + weights[i]!, 0) / total : 0,
+      };
+    });
+  }
+
+  async function lists(ownerId: string, query: string, options: SearchOptions = {}): Promise<SearchLists> {
+    const mode = options.mode ?? 'hybrid';
+    const [vector, keyword] = await Promise.all([
+      mode === 'keyword' ? [] : vectorList(ownerId, query, options),
+      mode === 'vector' ? [] : keywordList(ownerId, query, options),
+    ]);
+    return { keyword, vector };
   }
 
   async function ownsReady(ownerId: string, documentId: string): Promise<boolean> {
@@ -222,21 +287,19 @@ export function createLibrarySearch(options: {
   }
 
   return {
+    lists,
     async search(ownerId, query, limit, options = {}) {
       const mode = options.mode ?? 'hybrid';
-      const [vector, keyword] = await Promise.all([
-        mode === 'keyword' ? [] : vectorList(ownerId, query, options),
-        mode === 'vector' ? [] : keywordList(ownerId, query, options),
+      const { keyword, vector } = await lists(ownerId, query, options);
+      const top = chooseHits(keyword, vector, {
+        perChunk: options.documentId !== undefined,
+        mode,
+        calibration,
+      }).slice(0, limit);
+      const [passages, words] = await Promise.all([
+        loadPassages(db, ownerId, top),
+        matchedWords(db, top, contentTerms(queryTerms(query))),
       ]);
-      const perChunk = options.documentId !== undefined;
-      const fused =
-        mode === 'vector'
-          ? vector.map((h) => ({ ...h, score: Math.min(1, Math.round(h.score * 1e6) / 1e6) }))
-          : mode === 'keyword'
-            ? fuse([keyword], perChunk)
-            : fuse([keyword, vector], perChunk, [1, VECTOR_WEIGHT]);
-      const top = fused.slice(0, limit);
-      const passages = await loadPassages(db, ownerId, top);
       const out: DocumentHit[] = [];
       for (const h of top) {
         const p = passages.get(`${h.documentId}#${h.chunk}`);
@@ -252,7 +315,7 @@ export function createLibrarySearch(options: {
           chunk: p.chunk,
           start: p.start,
           end: p.end,
-          terms: matchedTerms(query, p.text),
+          terms: words.get(`${h.documentId}#${h.chunk}`) ?? [],
         });
       }
       return out;
@@ -273,17 +336,77 @@ export function createLibrarySearch(options: {
   };
 }
 
+/** The keyword list and the vector list of one search, each best first. */
+export interface SearchLists {
+  keyword: KeywordCandidate[];
+  /** `score` is the passage's cosine similarity to the query (> 0). */
+  vector: Ranked[];
+}
+
 /** A candidate of one list, best first; `score` only orders within its list. */
-interface Ranked {
+export interface Ranked {
   documentId: string;
   chunk: number;
   score: number;
 }
 
+/** A candidate of the keyword list, with how much of the query it holds. */
+export interface KeywordCandidate extends Ranked {
+  /** How many of the query's content terms (contentTerms) the chunk holds. */
+  held: number;
+  /** Their share of the content terms' weight (termWeights), 0..1. */
+  share: number;
+}
+
+/**
+ * A passage holding at least this many of the query's content words, or at least this share of
+ * their weight, shows that the library treats what the query asks (see chooseHits). Chosen with
+ * the floor on the relevance set: requiring 3 words lost descriptive queries (success@3 0.833 →
+ * 0.792); the share is what lets a query of one rare term, or a rare term beside a common one
+ * ("dataset GSE10123"), be found by that term alone.
+ */
+const SUBSTANTIAL_WORDS = 2;
+const SUBSTANTIAL_SHARE = 0.5;
+
+/**
+ * What comes back, in what order and with what score (SPEC §6d). A candidate comes back when its
+ * passage holds a content word of the query (a keyword match: function words never count) or its
+ * similarity reaches the calibration's floor — and only when the query found something
+ * substantial: some passage holding two of its content words or half their weight, or one at the
+ * floor. Otherwise the answer is empty: a word in no document (ETXTBSY), or a question about
+ * nothing in the library that shares only a common word with it ("bread", "home"), finds nothing.
+ * Order is reciprocal rank fusion of both lists as they came (a passage under the floor still
+ * moves its document up by its vector rank); the score is the calibrated chance of relevance.
+ */
+export function chooseHits(
+  keyword: readonly KeywordCandidate[],
+  vector: readonly Ranked[],
+  options: { perChunk: boolean; mode: SearchMode; calibration: SearchCalibration },
+): Ranked[] {
+  const { perChunk, mode, calibration } = options;
+  const key = (h: Ranked) => (perChunk ? `${h.documentId}#${h.chunk}` : h.documentId);
+  const matched = keyword.filter((h) => h.held > 0);
+  const near = vector.filter((h) => h.score >= calibration.floor);
+  const substantial =
+    near.length > 0 || matched.some((h) => h.held >= SUBSTANTIAL_WORDS || h.share >= SUBSTANTIAL_SHARE);
+  if (!substantial) return [];
+  const kept = new Set([...matched.map(key), ...near.map(key)]);
+  const share = new Map(matched.map((h) => [key(h), h.share]));
+  const similarity = new Map(vector.map((h) => [key(h), h.score]));
+  const lists = mode === 'keyword' ? [matched] : mode === 'vector' ? [vector] : [matched, vector];
+  return fuse(lists, perChunk, mode === 'hybrid' ? [1, VECTOR_WEIGHT] : [1])
+    .filter((h) => kept.has(key(h)))
+    .map((h) => ({
+      ...h,
+      score: hitScore(calibration, share.get(key(h)) ?? 0, similarity.get(key(h)) ?? 0),
+    }));
+}
+
 /**
  * Reciprocal rank fusion of lists (best first) of documents (`perChunk` false: one entry each)
  * or of chunks. Each entry keeps the chunk of the list that ranked it highest (the earlier list
- * on a tie); its score is the fused sum scaled so that first in every list is 1.
+ * on a tie); its score is the fused sum, which only orders (a rank says nothing of how well a
+ * passage matches: second in both lists is second however weak both lists are).
  */
 export function fuse(
   lists: ReadonlyArray<readonly Ranked[]>,
@@ -307,7 +430,6 @@ export function fuse(
       }
     });
   });
-  const top = lists.reduce((sum, _, l) => sum + (weights[l] ?? 1), 0) / (RRF_K + 1);
   return [...fused.values()]
     .sort(
       (a, b) =>
@@ -316,7 +438,7 @@ export function fuse(
         (a.hit.documentId < b.hit.documentId ? -1 : a.hit.documentId > b.hit.documentId ? 1 : 0) ||
         a.hit.chunk - b.hit.chunk,
     )
-    .map(({ hit, sum }) => ({ ...hit, score: Math.round((sum / top) * 1e6) / 1e6 }));
+    .map(({ hit, sum }) => ({ documentId: hit.documentId, chunk: hit.chunk, score: sum }));
 }
 
 function cosine(a: Float32Array, b: Float32Array): number {

@@ -2,7 +2,7 @@
  * The library's relevance set (issue 27, SPEC §6b): excerpts of 18 State of the Union addresses
  * (relevance/corpus, sources and licences in relevance/README.md) and 48 queries judged by
  * reading them (relevance/judgments.json; 20 more held out in heldout.json), half exact-term and
- * half descriptive, with the measures the relevance test and the bench report: success@k, MRR@k
+ * half descriptive, and 10 about nothing in them (nothing.json), with the measures the relevance test and the bench report: success@k, MRR@k
  * and nDCG@k over a ranking of document ids.
  *
  * Relevance is binary and per document: a judged document is one a reader asking the query wants
@@ -38,6 +38,11 @@ export interface RelevanceSet {
    * `queries` and never used to choose anything: how far that choice carries to queries it never saw.
    */
   heldout: JudgedQuery[];
+  /**
+   * 10 queries about nothing in the documents (../nothing.json, issue 40): names no document holds
+   * and questions on subjects none treats. Search must answer each with no hit.
+   */
+  nothing: Array<{ id: string; kind: QueryKind; query: string }>;
 }
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', 'relevance');
@@ -57,6 +62,9 @@ export function loadRelevanceSet(): RelevanceSet {
     queries: judgments.queries,
     heldout: (JSON.parse(readFileSync(join(ROOT, 'heldout.json'), 'utf8')) as { queries: JudgedQuery[] })
       .queries,
+    nothing: (
+      JSON.parse(readFileSync(join(ROOT, 'nothing.json'), 'utf8')) as { queries: RelevanceSet['nothing'] }
+    ).queries,
   };
 }
 
@@ -135,4 +143,55 @@ export function formatTable(
       `| ${method} | ${kind} (${scores.queries}) | ${scores.success3.toFixed(3)} | ${scores.mrr10.toFixed(3)} | ${scores.ndcg10.toFixed(3)} |`,
     );
   return lines.join('\n');
+}
+
+/**
+ * Logistic regression by Newton's method: the weights w (the first feature of every row is 1,
+ * the intercept) maximising the likelihood of the labels, as search's calibration is fitted
+ * (search/calibration.ts). Deterministic: the same rows give the same weights.
+ */
+export function fitLogistic(rows: ReadonlyArray<{ x: readonly number[]; y: 0 | 1 }>, steps = 50): number[] {
+  const d = rows[0]?.x.length ?? 0;
+  let w = new Array<number>(d).fill(0);
+  for (let step = 0; step < steps; step++) {
+    const g = new Array<number>(d).fill(0);
+    const h = Array.from({ length: d }, () => new Array<number>(d).fill(0));
+    for (const { x, y } of rows) {
+      const p = logistic(x, w);
+      for (let a = 0; a < d; a++) {
+        g[a]! += (p - y) * x[a]!;
+        for (let b = 0; b < d; b++) h[a]![b]! += p * (1 - p) * x[a]! * x[b]!;
+      }
+    }
+    const dw = solve(h, g);
+    w = w.map((v, i) => v - dw[i]!);
+  }
+  return w;
+}
+
+/** 1 / (1 + e^-(w·x)). */
+function logistic(x: readonly number[], w: readonly number[]): number {
+  return 1 / (1 + Math.exp(-x.reduce((z, v, i) => z + v * w[i]!, 0)));
+}
+
+/** The mean squared difference of predicted chances and labels (lower is better). */
+export function brierScore(rows: ReadonlyArray<{ p: number; y: 0 | 1 }>): number {
+  return rows.reduce((s, r) => s + (r.p - r.y) ** 2, 0) / rows.length;
+}
+
+/** Solves a x = b by Gaussian elimination with partial pivoting (a small dense system). */
+function solve(a: number[][], b: number[]): number[] {
+  const n = b.length;
+  const m = a.map((row, i) => [...row, b[i]!]);
+  for (let c = 0; c < n; c++) {
+    let p = c;
+    for (let r = c + 1; r < n; r++) if (Math.abs(m[r]![c]!) > Math.abs(m[p]![c]!)) p = r;
+    [m[c], m[p]] = [m[p]!, m[c]!];
+    for (let r = 0; r < n; r++) {
+      if (r === c) continue;
+      const k = m[r]![c]! / m[c]![c]!;
+      for (let j = c; j <= n; j++) m[r]![j]! -= k * m[c]![j]!;
+    }
+  }
+  return m.map((row, i) => row[n]! / row[i]!);
 }
