@@ -148,6 +148,10 @@ describe('with the default TTL', () => {
     const report = await purgeOnce(s.memoryUrl);
     expect(report.purgedSessions).toBeGreaterThanOrEqual(1);
     expect((await s.app.store.getSession(run.sessionId!))?.state).toBe('purged');
+    // The library's row says when the owner forgot it, so it reads "forgotten" as the panel does.
+    const row = (await s.client(ada).documents.list.query()).find((d) => d.id === REEF_DOCUMENT_ID)!;
+    expect(row.memory).toMatchObject({ sessionId: run.sessionId, state: 'purged' });
+    expect(Date.parse(row.memory!.forgottenAt!)).toBeGreaterThan(0);
     const late = await errorOf(
       agent.agent.remember.mutate({
         basedOn: 1,

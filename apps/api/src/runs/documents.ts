@@ -115,15 +115,15 @@ function runsClosedSince(until: Date | null, now: Date): string | null {
 
 export async function libraryView(deps: AppDeps, readerId: string) {
   const docs = await listReadableDocuments(deps.app, readerId);
-  const sessionIds = docs.flatMap((d) =>
-    d.access === 'owner' && d.newestSessionId ? [d.newestSessionId] : [],
-  );
+  const sessionIds = docs.flatMap((d) => (d.newestSessionId ? [d.newestSessionId] : []));
   const sessions = await deps.store.getSessions(sessionIds);
   return docs.map((d) => {
     const s = d.access === 'owner' && d.newestSessionId ? sessions.get(d.newestSessionId) : undefined;
     return {
       ...summaryView(d),
-      memory: s ? { sessionId: s.id, state: s.state, forgetsAt: s.expiresAt } : null,
+      memory: s
+        ? { sessionId: s.id, state: s.state, forgetsAt: s.expiresAt, forgottenAt: s.forgottenAt }
+        : null,
     };
   });
 }
