@@ -1,24 +1,14 @@
-import { useState } from 'react';
-import type { FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
-import { documentPagePath, documentPath, memoryPanelPath } from '../shared/paths.ts';
+import { documentPath, memoryPanelPath } from '../shared/paths.ts';
 import { ErrorState, SkeletonRows } from '../shared/states.tsx';
 import { useNow } from '../shared/use-now.ts';
 import { useTitle } from '../shared/use-title.ts';
 import { trpc, type RouterOutputs } from '../trpc.ts';
 import { AddDocumentDialog } from './add-document-dialog.tsx';
 import { IndexState } from './index-state.tsx';
-import {
-  accessLabel,
-  activityLabel,
-  anyIndexing,
-  holdsMemory,
-  memoryLabel,
-  pageLabel,
-  excerpt,
-  highlight,
-} from './row-words.ts';
+import { accessLabel, activityLabel, anyIndexing, holdsMemory, memoryLabel } from './row-words.ts';
+import { LibrarySearch } from './library-search.tsx';
 
 type Doc = RouterOutputs['documents']['list'][number];
 
@@ -107,85 +97,5 @@ function DocumentList({ docs }: { docs: Doc[] }) {
         );
       })}
     </ul>
-  );
-}
-
-/**
- * `documents.search`: the caller's own documents ranked by keywords and meaning, with the passage
- * that matched, its matched terms marked; a hit opens the document at its page.
- */
-function LibrarySearch({ documents }: { documents: Doc[] | undefined }) {
-  const [draft, setDraft] = useState('');
-  const [query, setQuery] = useState('');
-  const results = useQuery({ ...trpc.documents.search.queryOptions({ query }), enabled: query !== '' });
-  const sourceOf = (id: string) => documents?.find((d) => d.id === id)?.source;
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    setQuery(draft.trim());
-  };
-  return (
-    <section className="box library-search" aria-labelledby="library-search-label">
-      <form role="search" onSubmit={submit}>
-        <label id="library-search-label" htmlFor="library-search-input">
-          Search your documents
-        </label>{' '}
-        <input
-          id="library-search-input"
-          type="search"
-          value={draft}
-          maxLength={1000}
-          placeholder="Ask a question or name a topic"
-          onChange={(e) => setDraft(e.target.value)}
-        />{' '}
-        <button type="submit" className="button">
-          Search
-        </button>
-      </form>
-      {query === '' ? null : results.isPending ? (
-        <p className="small muted" aria-live="polite">
-          Searching…
-        </p>
-      ) : results.isError ? (
-        <ErrorState error={results.error} onRetry={() => void results.refetch()} title="Search failed" />
-      ) : results.data.length === 0 ? (
-        <p className="small muted" aria-live="polite">
-          None of your documents matches “{query}”. Documents still being indexed are not searched yet.
-        </p>
-      ) : (
-        <ol className="hit-list" aria-label="Search results">
-          {results.data.map((hit) => {
-            const page = pageLabel(hit.page, sourceOf(hit.id));
-            return (
-              <li key={`${hit.id}/${hit.chunk}`}>
-                <div className="hit-head">
-                  <Link
-                    to={
-                      page && typeof hit.page === 'number'
-                        ? documentPagePath(hit.id, hit.page)
-                        : documentPath(hit.id)
-                    }
-                  >
-                    {hit.title}
-                  </Link>
-                  {page && <span className="small muted">{page}</span>}
-                  <span
-                    className="small faint"
-                    title="How well the passage matches, by its words and its meaning together, 0 to 1"
-                  >
-                    <span className="visually-hidden">Score </span>
-                    {hit.score.toFixed(2)}
-                  </span>
-                </div>
-                <p className="small hit-passage">
-                  {highlight(excerpt(hit.passage, hit.terms), hit.terms).map((piece, i) =>
-                    piece.mark ? <mark key={i}>{piece.text}</mark> : piece.text,
-                  )}
-                </p>
-              </li>
-            );
-          })}
-        </ol>
-      )}
-    </section>
   );
 }

@@ -178,6 +178,16 @@ describe('search hit highlighting', () => {
       { text: ' c', mark: false },
     ]);
   });
+  it('marks a term only where it is a whole word', () => {
+    const marked = (text: string, terms: string[]) =>
+      highlight(text, terms)
+        .filter((p) => p.mark)
+        .map((p) => p.text);
+    expect(marked('At 8 DHW in 80 days of 2018', ['8'])).toEqual(['8']);
+    expect(marked('one coral, two corals', ['coral'])).toEqual(['coral']);
+    expect(marked('two corals, one coral', ['corals', 'coral'])).toEqual(['corals', 'coral']);
+  });
+
   it('starts the excerpt near the first matched term when it lies past the cut', () => {
     const text = `${'filler '.repeat(60)}the marker term here ${'tail '.repeat(40)}`;
     const shown = excerpt(text, ['marker'], 120);

@@ -144,7 +144,9 @@ export function excerpt(text: string, terms: readonly string[], max = 240): stri
 
 /**
  * Cuts a passage into plain and matched pieces, case aside, so the matched terms can be shown in
- * `<mark>`: the longest term wins where two start at the same place, and a term starts a word.
+ * `<mark>`: the longest term wins where two start at the same place, and a term is a whole word.
+ * The terms are the passage's own words as the search matched them ("bleached" for a search of
+ * "bleaching"), so a whole word is what matched: "8" is not marked inside "80".
  */
 export function highlight(text: string, terms: readonly string[]): Array<{ text: string; mark: boolean }> {
   const wanted = [...new Set(terms.map((t) => t.trim()).filter((t) => t !== ''))].sort(
@@ -154,8 +156,9 @@ export function highlight(text: string, terms: readonly string[]): Array<{ text:
   const escaped = wanted.map((t) => t.replace(/[.*+?^${}()|[\]\\/]/gu, '\\$&'));
   const pieces: Array<{ text: string; mark: boolean }> = [];
   let at = 0;
-  // A term starts a word ("8" is not marked inside "2018"); it may end inside one ("coral" of "corals").
-  for (const m of text.matchAll(new RegExp(`(?<![\\p{L}\\p{N}])(?:${escaped.join('|')})`, 'giu'))) {
+  for (const m of text.matchAll(
+    new RegExp(`(?<![\\p{L}\\p{N}])(?:${escaped.join('|')})(?![\\p{L}\\p{N}])`, 'giu'),
+  )) {
     if (m.index > at) pieces.push({ text: text.slice(at, m.index), mark: false });
     pieces.push({ text: m[0], mark: true });
     at = m.index + m[0].length;
