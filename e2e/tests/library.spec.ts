@@ -46,16 +46,29 @@ async function seriousViolations(page: Page, include?: string) {
     .map((v) => ({ id: v.id, targets: v.nodes.map((n) => n.target.join(' ')) }));
 }
 
-/** Selects `text` inside one paragraph of `box`, as a person would with the mouse. */
+/**
+ * Selects `text` inside one paragraph of `box`, as a person would with the mouse; the paragraph
+ * may be cut by a highlighted passage's `<mark>`.
+ */
 async function selectText(box: Locator, text: string): Promise<void> {
   await box.evaluate((el, wanted) => {
     const p = [...el.querySelectorAll('p')].find((node) => node.textContent?.includes(wanted));
-    const node = p?.firstChild;
-    if (!p || !node) throw new Error(`"${wanted}" is not in the text`);
+    if (!p) throw new Error(`"${wanted}" is not in the text`);
     const start = (p.textContent ?? '').indexOf(wanted);
+    // The text node and offset at a character of the paragraph's text.
+    const at = (offset: number): [Node, number] => {
+      const walker = el.ownerDocument.createTreeWalker(p, NodeFilter.SHOW_TEXT);
+      let seen = 0;
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        const length = n.textContent?.length ?? 0;
+        if (offset <= seen + length) return [n, offset - seen];
+        seen += length;
+      }
+      throw new Error(`offset ${offset} is past the paragraph`);
+    };
     const range = el.ownerDocument.createRange();
-    range.setStart(node, start);
-    range.setEnd(node, start + wanted.length);
+    range.setStart(...at(start));
+    range.setEnd(...at(start + wanted.length));
     const selection = el.ownerDocument.getSelection()!;
     selection.removeAllRanges();
     selection.addRange(range);
@@ -135,7 +148,8 @@ test('add a PDF, find it by a question, cite a passage of it, and accept a note 
 
   // The document page: the text with its page markers; a selected passage is kept for review.
   await expect(page.getByRole('heading', { level: 1, name: title })).toBeVisible();
-  await expect(page).toHaveURL(/\?page=2#page-2$/);
+  // At the passage, highlighted, by the link a citation chip uses (issue 40).
+  await expect(page).toHaveURL(/\?page=2&quote=/);
   const text = page.getByRole('article', { name: 'Document' });
   await expect(text.getByRole('heading', { name: 'Page 1' })).toBeVisible();
   await expect(text.getByRole('heading', { name: 'Page 2' })).toBeVisible();
