@@ -418,6 +418,12 @@ export const APP_MIGRATIONS: Migration[] = [
     name: '025_transcript_note_spans',
     statements: ['ALTER TABLE transcript_messages ADD COLUMN note_spans TEXT'],
   },
+  {
+    // Whether a cited passage supports its sentence, as the hosted runtime's check found it, kept
+    // on a verified quote only (issue 40); NULL before and on a note, read as `unchecked`.
+    name: '026_citation_support',
+    statements: ['ALTER TABLE message_citations ADD COLUMN support TEXT'],
+  },
 ];
 
 /** The application database's schema as the library's index preparation and repair take it. */

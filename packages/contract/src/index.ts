@@ -57,7 +57,9 @@ export {
   QUOTE_MAX,
   READ_PASSAGE_MAX,
   RESEARCH_TOOL_NAMES,
+  agentSayInputSchema,
   chatEventsInputSchema,
+  keptSupport,
   libraryInputs,
   noteSourceOf,
   noteSourceSchema,
@@ -70,9 +72,11 @@ export type {
   Citation,
   CitationInput,
   CitationStatus,
+  CitationSupport,
   LibraryHit,
   LibraryPassage,
   NoteSource,
+  SaidCitation,
   TranscriptItem,
 } from './research.ts';
 export { normalisePassage, passageOccursIn } from './passage.ts';

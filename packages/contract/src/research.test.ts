@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import {
   QUOTE_MAX,
   READ_PASSAGE_MAX,
+  agentSayInputSchema,
+  keptSupport,
   libraryInputs,
   noteSourceOf,
   quoteTooShort,
@@ -29,6 +31,46 @@ describe('the research contract', () => {
       expect(sayInputSchema.safeParse({ text: 'ok', citations: [bad] }).success, JSON.stringify(bad)).toBe(
         false,
       );
+  });
+
+  it('takes support from the runtime on a passage, one of three values, and never from the model', () => {
+    const passage = { documentId: 'doc-1', page: 4, quote: 'Recovery was uneven across the sites.' };
+    for (const support of ['supported', 'unsupported', 'unchecked'])
+      expect(
+        agentSayInputSchema.safeParse({ text: 'ok', citations: [{ ...passage, support }] }).success,
+      ).toBe(true);
+    expect(
+      agentSayInputSchema.safeParse({ text: 'ok', citations: [passage, { note: 'lead:a' }] }).success,
+    ).toBe(true);
+    for (const bad of [
+      { ...passage, support: 'verified' },
+      { ...passage, support: 'yes' },
+      { ...passage, support: null },
+      { ...passage, status: 'verified' },
+      { note: 'lead:a', support: 'supported' },
+    ]) {
+      const parsed = agentSayInputSchema.safeParse({ text: 'ok', citations: [bad] });
+      expect(parsed.success, JSON.stringify(bad)).toBe(false);
+    }
+    expect(
+      agentSayInputSchema.safeParse({ text: 'ok', citations: [{ ...passage, support: 'maybe' }] }).error
+        ?.issues[0]?.message,
+    ).toBe('support is supported, unsupported or unchecked');
+    // The model's answer tool (and its JSON Schema) has no such field: a model cannot vouch for itself.
+    expect(
+      sayInputSchema.safeParse({ text: 'ok', citations: [{ ...passage, support: 'supported' }] }).success,
+    ).toBe(false);
+    const answer = researchToolDescriptors().find((t) => t.name === 'answer')!;
+    expect(JSON.stringify(answer.inputSchema)).not.toMatch(/"support":/);
+  });
+
+  it('keeps a claim of support only on a verified quote', () => {
+    expect(keptSupport('verified', 'supported')).toBe('supported');
+    expect(keptSupport('verified', 'unsupported')).toBe('unsupported');
+    expect(keptSupport('verified', undefined)).toBe('unchecked');
+    expect(keptSupport('verified', 'maybe')).toBe('unchecked');
+    expect(keptSupport('unverified', 'supported')).toBe('unchecked');
+    expect(keptSupport('note', 'supported')).toBe('unchecked');
   });
 
   it('bounds a read to 4,000 characters and a search to 20 hits', () => {

@@ -92,21 +92,60 @@ export interface LibraryPassage {
   more: boolean;
 }
 
+const passageCitationSchema = z.strictObject({ documentId: idSchema, page: pageSchema, quote: quoteSchema });
+const noteCitationSchema = z.strictObject({ note: nameSchema });
+
 /** A citation as the agent sends it: a passage it read, or one of its working notes. */
-const citationInputSchema = z.union([
-  z.strictObject({ documentId: idSchema, page: pageSchema, quote: quoteSchema }),
-  z.strictObject({ note: nameSchema }),
-]);
+const citationInputSchema = z.union([passageCitationSchema, noteCitationSchema]);
 export type CitationInput = z.infer<typeof citationInputSchema>;
 
-/** The agent's reply in the transcript (`agent.say`), with what it cites. */
+const citationsOf = <T extends z.ZodType>(citation: T) =>
+  z.array(citation).max(CITATIONS_MAX, `citations takes at most ${CITATIONS_MAX}`).optional();
+
+/**
+ * The model's reply and what it cites: the `answer` tool's arguments. It has no `support`: whether
+ * a passage supports a sentence is checked by another call (SPEC §7b), never said by the model.
+ */
 export const sayInputSchema = z.strictObject({
   text: messageTextSchema,
-  citations: z
-    .array(citationInputSchema)
-    .max(CITATIONS_MAX, `citations takes at most ${CITATIONS_MAX}`)
-    .optional(),
+  citations: citationsOf(citationInputSchema),
 });
+
+/**
+ * Whether a cited passage supports the sentence of the reply that cites it (SPEC §7b, "What a chip
+ * claims"), beside `verified` (the quote occurs on the page): the hosted runtime's check with a
+ * model, one call per cited sentence that sees only that sentence and the passage. `unchecked`
+ * when no check ran, failed or gave no plain answer, for every citation of the scripted agent, and
+ * for every quote the server did not find on its page.
+ */
+export const CITATION_SUPPORT = ['supported', 'unsupported', 'unchecked'] as const;
+export type CitationSupport = (typeof CITATION_SUPPORT)[number];
+
+/**
+ * The reply as the hosted runtime posts it (`agent.say`, run token): the model's answer, each
+ * passage with what the support check found.
+ */
+export const agentSayInputSchema = z.strictObject({
+  text: messageTextSchema,
+  citations: citationsOf(
+    z.union([
+      passageCitationSchema.extend({
+        // A refinement rather than an enum: a wrong value is then named as such, where a failed
+        // enum makes the union answer "Invalid input" for the whole citation.
+        support: z
+          .string()
+          .refine(
+            (v) => CITATION_SUPPORT.some((s) => s === v),
+            'support is supported, unsupported or unchecked',
+          )
+          .transform((v) => v as CitationSupport)
+          .optional(),
+      }),
+      noteCitationSchema,
+    ]),
+  ),
+});
+export type SaidCitation = NonNullable<z.infer<typeof agentSayInputSchema>['citations']>[number];
 
 /**
  * How the server judged a citation: the quote occurs in the document's stored text on that page
@@ -114,6 +153,16 @@ export const sayInputSchema = z.strictObject({
  * evidence).
  */
 export type CitationStatus = 'verified' | 'unverified' | 'note';
+
+/**
+ * The support the server keeps of the runtime's claim: the claim only on a quote it found on its
+ * page itself (a passage that is not there supports nothing, and nothing was checked against it),
+ * `unchecked` for anything else, a value of an older or a foreign writer included.
+ */
+export function keptSupport(status: CitationStatus, claimed: unknown): CitationSupport {
+  const known = CITATION_SUPPORT.find((s) => s === claimed);
+  return status === 'verified' && known ? known : 'unchecked';
+}
 
 const words = new Intl.Segmenter(undefined, { granularity: 'word' });
 
@@ -143,6 +192,8 @@ export interface Citation {
   quote?: string;
   note?: string;
   status: CitationStatus;
+  /** On a passage: whether it supports the sentence that cites it (`unchecked` unless verified). */
+  support?: CitationSupport;
 }
 
 /**

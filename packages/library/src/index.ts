@@ -65,14 +65,16 @@ export {
 /** @public */
 export type { NewInvite, ShareEntry, ShareState, ShareView } from './documents/sharing.ts';
 
-// Reading: a passage at a time, one page, what a document is made of, whether a quote is on a page.
+// Reading: a passage at a time, one page, what a document is made of.
 export { readOwnPassage, readVisiblePage } from './documents/reading.ts';
 /** @public */
 export type { DocumentPage, PassageRequest } from './documents/reading.ts';
 export { documentOutline } from './documents/outline.ts';
 /** @public */
 export type { OutlineEntry } from './documents/outline.ts';
-export { quoteOnPage } from './documents/quotes.ts';
+// Judging what a reply cites: a quote on its page, a note the session holds, support kept or not.
+export { judgeCitations, nameAt } from './documents/citations.ts';
+export type { StoredCitation } from './documents/citations.ts';
 
 // Search and its indexes.
 /** @public */

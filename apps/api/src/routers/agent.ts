@@ -13,7 +13,7 @@ import {
   readInputSchema,
   recallInputSchema,
   rememberInputSchema,
-  sayInputSchema,
+  agentSayInputSchema,
 } from '@sponge/contract';
 import { agentSays, liveRun, loadSession, memoryOf, recallForRun, runDocument } from '../runs/agent-calls.ts';
 import { listMessages } from '../runs/runs.ts';
@@ -66,9 +66,13 @@ export const agentRouter = {
 
   /**
    * The agent's reply in the run transcript, with what it cites. Not a memory tool: staged runs
-   * may talk too. Each citation is judged (runs/citations.ts): a passage is `verified` only in
+   * may talk too. Each citation is judged (`judgeCitations` of @sponge/library): a passage is `verified` only in
    * the stored text of one of the run owner's own live documents, a note is `note` only if the
-   * run's session holds it; the answer says which failed, so the runtime can tell the model.
+   * run's session holds it; the answer says which failed, so the runtime can tell the model. A
+   * passage's `support` is the hosted runtime's word (only it holds run tokens), kept on a verified
+   * quote only.
    */
-  say: runProcedure.input(sayInputSchema).mutation(({ ctx, input }) => agentSays(ctx.deps, ctx.run, input)),
+  say: runProcedure
+    .input(agentSayInputSchema)
+    .mutation(({ ctx, input }) => agentSays(ctx.deps, ctx.run, input)),
 } satisfies TRPCRouterRecord;

@@ -5,12 +5,11 @@
  */
 import type { AgentContext, RecallToolInput } from '@oh/memory';
 import { mayNameNotes, noteMentions, toolDescriptors } from '@sponge/contract';
-import type { CitationInput } from '@sponge/contract';
-import { documentOutline, getOwnDocument, getVisibleDocument } from '@sponge/library';
+import type { SaidCitation } from '@sponge/contract';
+import { documentOutline, getOwnDocument, getVisibleDocument, judgeCitations } from '@sponge/library';
 import type { DocumentOwner } from '@sponge/library';
 import type { AppDeps } from '../deps.ts';
 import { ApiError, forbidden, notFound } from '../errors.ts';
-import { judgeCitations } from './citations.ts';
 import { insertAgentMessage } from './research.ts';
 import { insertRecallEvent } from './runs.ts';
 import type { Run } from './runs.ts';
@@ -97,11 +96,11 @@ export async function runDocument(deps: AppDeps, run: Run) {
   return { id, title, pages, characters, outline: documentOutline(doc.text, doc.pageStarts, doc.source) };
 }
 
-/** The reply, its citations judged (./citations.ts): the answer says which failed, for the model. */
+/** The reply, its citations judged (`judgeCitations`): the answer says which failed, for the model. */
 export async function agentSays(
   deps: AppDeps,
   run: Run,
-  input: { text: string; citations?: CitationInput[] },
+  input: { text: string; citations?: SaidCitation[] },
 ) {
   // The session's log names its notes: read once a reply cites a note or may name one.
   const named = input.citations?.some((c) => 'note' in c) || mayNameNotes(input.text);

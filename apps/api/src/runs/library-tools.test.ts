@@ -345,9 +345,11 @@ describe('agent.say citations', () => {
       'verified',
       'verified',
     ]);
+    // Support is the hosted runtime's word on a verified quote: none was sent, nothing was checked.
     expect(said.citations[3]).toEqual({
       ...cite(2, 'RECOVERY was   fastest\nwhere HERBIVORE density'),
       status: 'verified',
+      support: 'unchecked',
     });
     expect(typeof said.at).toBe('string');
   });
@@ -441,7 +443,7 @@ describe('agent.say citations', () => {
       { note: kept, status: 'note' },
       { note: gone, status: 'unverified' },
       { note: `lead:${marker}-never`, status: 'unverified' },
-      { ...cite(4, 'near healthy reefs and almost none'), status: 'verified' },
+      { ...cite(4, 'near healthy reefs and almost none'), status: 'verified', support: 'unchecked' },
     ]);
     const reply = (await transcript()).find((i) => i.type === 'message' && i.text === `Noted. ${marker}`);
     expect(reply.citations).toEqual([
@@ -449,7 +451,12 @@ describe('agent.say citations', () => {
       { note: gone, status: 'unverified' },
       // A name the session never held is kept nowhere.
       { status: 'unverified' },
-      { ...cite(4, 'near healthy reefs and almost none'), title: 'Recovery transects', status: 'verified' },
+      {
+        ...cite(4, 'near healthy reefs and almost none'),
+        title: 'Recovery transects',
+        status: 'verified',
+        support: 'unchecked',
+      },
     ]);
     // Note names are never copied into the application database: Forget now takes them from the transcript.
     expect(await rowsMentioning(s.app.app, [marker + '-'])).toEqual([]);
@@ -501,9 +508,16 @@ describe('agent.say citations', () => {
         page: 1,
         quote: `cited words about ${TERM}`,
         status: 'verified',
+        support: 'unchecked',
       },
       // Not Ada's: no title, whatever she may read of it elsewhere.
-      { documentId: DOCS.graces, page: 1, quote: 'connectivity between reefs', status: 'unverified' },
+      {
+        documentId: DOCS.graces,
+        page: 1,
+        quote: 'connectivity between reefs',
+        status: 'unverified',
+        support: 'unchecked',
+      },
     ]);
     // A reply without citations has no citations field.
     expect((await transcript(runId))[0]).not.toHaveProperty('citations');
@@ -512,6 +526,7 @@ describe('agent.say citations', () => {
       documentId: cited,
       page: 1,
       status: 'verified',
+      support: 'unchecked',
     });
     expect(await rowsMentioning(s.app.app, [`cited words about ${TERM}`])).toEqual([]);
   });

@@ -3,8 +3,9 @@
  * and the citations of its replies as `agent.say` judged them.
  */
 import type { Client, InStatement } from '@libsql/client';
-import { quoteTooShort } from '@sponge/contract';
+import { keptSupport, quoteTooShort } from '@sponge/contract';
 import type { CitationStatus } from '@sponge/contract';
+import type { StoredCitation } from '@sponge/library';
 
 export type LibraryEvent =
   | { action: 'searched'; at: string; query: string; count: number; documentId?: string }
@@ -59,15 +60,6 @@ export async function listLibraryEvents(
   });
 }
 
-/**
- * A citation as stored: a passage with its document, page and quote, or a working note by where
- * the session's log holds its name (`version` of the entry, `index` of the change in it), never
- * by the name itself.
- */
-export type StoredCitation =
-  | { kind: 'passage'; status: CitationStatus; documentId: string; page: number; quote: string | null }
-  | { kind: 'note'; status: CitationStatus; logRef: { version: number; index: number } | null };
-
 /** The agent's reply and its citations, in one batch. */
 export async function insertAgentMessage(
   db: Client,
@@ -82,12 +74,22 @@ export async function insertAgentMessage(
       args: [runId, msg.at, msg.text, spans],
     },
     ...msg.citations.map((c, position): InStatement => ({
-      sql: `INSERT INTO message_citations (message_id, position, status, document_id, page, quote, note_version, note_index)
-              VALUES (${message}, ?, ?, ?, ?, ?, ?, ?)`,
+      sql: `INSERT INTO message_citations (message_id, position, status, document_id, page, quote, note_version, note_index, support)
+              VALUES (${message}, ?, ?, ?, ?, ?, ?, ?, ?)`,
       args:
         c.kind === 'passage'
-          ? [runId, position, c.status, c.documentId, c.page, c.quote, null, null]
-          : [runId, position, c.status, null, null, null, c.logRef?.version ?? null, c.logRef?.index ?? null],
+          ? [runId, position, c.status, c.documentId, c.page, c.quote, null, null, c.support]
+          : [
+              runId,
+              position,
+              c.status,
+              null,
+              null,
+              null,
+              c.logRef?.version ?? null,
+              c.logRef?.index ?? null,
+              null,
+            ],
     })),
   ];
   await db.batch(statements, 'write');
@@ -121,7 +123,7 @@ export async function listMessagesWithCitations(
   if (messages.rows.length === 0) return [];
   // Citations of a reply written after the read above belong to no message read: left out.
   const citations = await db.execute({
-    sql: `SELECT c.message_id, c.status, c.document_id, c.page, c.quote, c.note_version, c.note_index
+    sql: `SELECT c.message_id, c.status, c.document_id, c.page, c.quote, c.note_version, c.note_index, c.support
             FROM message_citations c JOIN transcript_messages m ON m.id = c.message_id
            WHERE m.run_id = ? AND m.id > ? ORDER BY c.message_id, c.position`,
     args: [runId, afterId],
@@ -138,6 +140,8 @@ export async function listMessagesWithCitations(
         ? {
             kind: 'passage',
             status,
+            // NULL before migration 026: nothing was checked then.
+            support: keptSupport(status, r.support),
             documentId: String(r.document_id),
             page: Number(r.page),
             quote,

@@ -9,12 +9,12 @@
 import { forgetMentions } from '@sponge/contract';
 import type { Citation, TranscriptItem } from '@sponge/contract';
 import type { LogEntry, SessionState } from '@oh/memory';
-import { liveTitles } from '@sponge/library';
+import { liveTitles, nameAt } from '@sponge/library';
+import type { StoredCitation } from '@sponge/library';
 import type { AppDeps } from '../deps.ts';
 import { requireOwnedRun } from './access.ts';
-import { nameAt } from './citations.ts';
 import { listLibraryEvents, listMessagesWithCitations } from './research.ts';
-import type { LibraryEvent, MessageWithCitations, StoredCitation } from './research.ts';
+import type { LibraryEvent, MessageWithCitations } from './research.ts';
 import { listRecallEvents } from './runs.ts';
 import type { Run } from './runs.ts';
 import { mergeTranscript, SOURCES } from './transcript-events.ts';
@@ -44,6 +44,7 @@ function citationView(
     page: c.page,
     ...(c.quote === null ? {} : { quote: c.quote }),
     status: c.status,
+    support: c.support,
   };
 }
 

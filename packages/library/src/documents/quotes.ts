@@ -3,7 +3,7 @@
  * citation. Case, compatibility forms (ligatures) and how whitespace is spaced do not count, and a
  * quote that runs over a page break is found: the cited page is compared with the pages before
  * and after it joined. Judging a reply's citations (which document may be read, a quote too short
- * to prove anything, working notes) is the caller's.
+ * to prove anything, working notes, support) is citations.ts's.
  */
 
 /** Text as a quote is compared: compatibility forms folded (ligatures), lower case, whitespace runs as one space. */

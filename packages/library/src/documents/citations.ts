@@ -6,21 +6,40 @@
  * something there (`quoteTooShort`: 20 characters and 4 words at least); anything else is
  * `unverified`, whatever the reason (another owner's document, a removed one, a page it does not
  * have, a quote it does not hold, a quote too short), so the answer tells nothing about documents
- * the owner cannot see (the text check is the library's, `quoteOnPage`). A working
- * note is `note` when the run's session holds it, `unverified` when it does not (never held, or
- * removed since). The status is the server's alone: the input schema has no field for it.
+ * the owner cannot see (the text check is `quoteOnPage`). A working note is `note` when the run's
+ * session holds it, `unverified` when it does not (never held, or removed since). The status is
+ * the server's alone: the input schema has no field for it.
+ *
+ * Whether a passage supports its sentence (`support`) is the hosted runtime's check with a model,
+ * which the server cannot run again: it keeps the runtime's word only on a quote it verified
+ * itself (`keptSupport`), `unchecked` on any other passage; a note has none.
  */
 import type { LogEntry } from '@oh/memory';
-import { quoteTooShort } from '@sponge/contract';
-import type { CitationInput, CitationStatus } from '@sponge/contract';
-import { quoteOnPage } from '@sponge/library';
-import type { StoredCitation } from './research.ts';
+import { keptSupport, quoteTooShort } from '@sponge/contract';
+import type { CitationStatus, CitationSupport, SaidCitation } from '@sponge/contract';
+import { quoteOnPage } from './quotes.ts';
 
 /** A document as the judge reads it: the run owner's own and live, or null. */
-export interface CitableDocument {
+interface CitableDocument {
   text: string;
   pageStarts: number[];
 }
+
+/**
+ * A citation as stored: a passage with its document, page, quote and support, or a working note
+ * by where the session's log holds its name (`version` of the entry, `index` of the change in
+ * it), never by the name itself.
+ */
+export type StoredCitation =
+  | {
+      kind: 'passage';
+      status: CitationStatus;
+      support: CitationSupport;
+      documentId: string;
+      page: number;
+      quote: string | null;
+    }
+  | { kind: 'note'; status: CitationStatus; logRef: { version: number; index: number } | null };
 
 /** Where the session's log last wrote each name, and which names it holds now. */
 function notesInLog(log: readonly LogEntry[]): {
@@ -48,14 +67,15 @@ export function nameAt(
   return log.find((e) => e.version === ref.version)?.applied[ref.index]?.name;
 }
 
-export type JudgedCitation = CitationInput & { status: CitationStatus };
+/** A citation as sent, with the server's status and, on a passage, the support it kept. */
+type JudgedCitation = SaidCitation & { status: CitationStatus };
 
 /**
  * Judges every citation. `document` reads one of the run owner's own live documents (null for
  * anything else); `log` is the run's session log (null when memory is off for the run).
  */
 export async function judgeCitations(
-  citations: readonly CitationInput[],
+  citations: readonly SaidCitation[],
   document: (documentId: string) => Promise<CitableDocument | null>,
   log: () => Promise<readonly LogEntry[] | null>,
 ): Promise<{ answer: JudgedCitation[]; stored: StoredCitation[] }> {
@@ -81,8 +101,10 @@ export async function judgeCitations(
     }
     const status: CitationStatus =
       found && quoteOnPage(found.text, found.pageStarts, c.page, c.quote) ? 'verified' : 'unverified';
-    answer.push({ ...c, status });
-    stored.push({ kind: 'passage', status, documentId: c.documentId, page: c.page, quote: c.quote });
+    const support = keptSupport(status, c.support);
+    answer.push({ ...c, status, support });
+    const { documentId, page, quote } = c;
+    stored.push({ kind: 'passage', status, support, documentId, page, quote });
   }
   return { answer, stored };
 }
