@@ -24,12 +24,14 @@ import {
   RANKED_ROWS,
   UNSCOPED_SHARE,
   contentTerms,
+  countTerms,
   matchQuery,
   matchedWords,
   queryTerms,
   rankingTerms,
   scopeToken,
   searchKeywords,
+  termsHeld,
 } from './keyword-index.ts';
 import { LOCAL_CALIBRATION, hitScore } from './calibration.ts';
 import { RRF_K, VECTOR_WEIGHT, chooseHits, createLibrarySearch, fuse } from './search.ts';
@@ -190,6 +192,24 @@ describe('hybrid search', () => {
     const words = await matchedWords(db, [{ documentId: 'plain', chunk: 0 }], ['bleaching', 'colony']);
     // "bleach" and "bleached" match "bleaching", "colonies" matches "colony"; "the" is never marked.
     expect(words.get('plain#0')).toEqual(['bleach', 'bleached', 'colonies']);
+  });
+
+  it('finds which content terms each chunk holds the same way, walking a rare term or looking a common one up', async () => {
+    const spans = await db.execute(
+      "SELECT id, document_id FROM document_chunk_spans WHERE document_id IN ('dhw', 'plain')",
+    );
+    const rows = spans.rows.map((r) => Number(r.id));
+    const terms = ['bleaching', 'DHW', 'absent'];
+    const counted = await countTerms(db, terms);
+    const rare = { ...counted, counts: new Map(terms.map((t) => [t, 0])) };
+    const common = { ...counted, counts: new Map(terms.map((t) => [t, counted.bound])) };
+    const walked = await termsHeld(db, rows, terms, rare);
+    expect(await termsHeld(db, rows, terms, common)).toEqual(walked);
+    const dhw = spans.rows.filter((r) => r.document_id === 'dhw').map((r) => Number(r.id));
+    // The DHW paragraph holds "bleaching" and "DHW"; every chunk holds "bleach…"; none "absent".
+    expect(dhw.some((row) => walked.get(row)?.size === 2)).toBe(true);
+    expect(rows.every((row) => walked.get(row)?.has(0))).toBe(true);
+    expect([...walked.values()].some((held) => held.has(2))).toBe(false);
   });
 
   it('chooses hits: keyword matches and passages at the floor, in fused order, or none without a substantial one', () => {

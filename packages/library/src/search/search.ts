@@ -24,7 +24,10 @@ import type { Client } from '@libsql/client';
 import type { EmbeddingAdapter } from '@oh/embeddings';
 import { libraryVersion, loadPassages, loadVectors, readyDocumentIds } from './index-store.ts';
 import {
+  COMMON_TERMS_FROM,
   contentTerms,
+  countTerms,
+  indexedRows,
   matchedWords,
   queryTerms,
   searchKeywords,
@@ -235,27 +238,31 @@ export function createLibrarySearch(options: {
     options: SearchOptions,
   ): Promise<KeywordCandidate[]> {
     const { documentId } = options;
+    const terms = queryTerms(query);
+    const content = contentTerms(terms);
+    // Counted once: the ranking's choice of terms (a large library) and the content terms' weights.
+    const rows = await indexedRows(db);
+    const known = await countTerms(db, rows < COMMON_TERMS_FROM ? content : terms, rows);
     const chunks = await searchKeywords(
       db,
       ownerId,
       query,
       documentId ? CANDIDATES : KEYWORD_CHUNKS,
       documentId,
+      known,
     );
     let ranked = chunks;
     if (documentId === undefined) {
       const seen = new Set<string>();
       ranked = ranked.filter((h) => !seen.has(h.documentId) && seen.add(h.documentId)).slice(0, CANDIDATES);
     }
-    const content = contentTerms(queryTerms(query));
-    const [weights, held] = await Promise.all([
-      termWeights(db, content),
-      termsHeld(
-        db,
-        ranked.map((h) => h.row),
-        content,
-      ),
-    ]);
+    const weights = termWeights(known, content);
+    const held = await termsHeld(
+      db,
+      ranked.map((h) => h.row),
+      content,
+      known,
+    );
     const total = weights.reduce((a, b) => a + b, 0);
     return ranked.map((h) => {
       const terms = [...(held.get(h.row) ?? [])];
