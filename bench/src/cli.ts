@@ -11,7 +11,7 @@ export const FIGURES = {
   library:
     'document search at 10k and 100k chunks of one owner vs the SQL scan it replaced, and the indexing rate',
   relevance:
-    'document search on the relevance set (48 judged queries): success@3, MRR@10, nDCG@10, keyword vs vector vs hybrid',
+    'document search on the relevance set (48 judged queries): success@3, MRR@10, nDCG@10, keyword vs vector vs hybrid; 10 queries about nothing answered with no hit',
   agents:
     '50 agents writing through one API process (the defaults, recall off, MEMORY_DB_THREAD=main, NORMAL)',
   shadow:

@@ -5,7 +5,8 @@
  * judgments were made). The documents go through the real library (libSQL file, indexer, local
  * embedding adapter); each query is searched keyword-only, vector-only and hybrid, and success@3,
  * MRR@10 and nDCG@10 are averaged per half, with the set and the measures the library's own
- * relevance test uses (@sponge/library/testing).
+ * relevance test uses (@sponge/library/testing). Its 10 queries about nothing in the documents
+ * (issue 40) must each get no hit: search says no (SPEC §6d).
  *
  * Quality, not time: the figures do not depend on the machine, and a --quick run gives the same.
  */
@@ -34,6 +35,7 @@ export async function relevance(ctx: BenchContext): Promise<Row[]> {
   const db = await openLibraryDatabase(`file:${join(ctx.work, 'relevance.db')}`, adapter);
   const library = createLibrary({ db, adapter, log: { warn: ctx.log, error: ctx.log } });
   const scores = new Map<string, Scores>();
+  const answered: Array<{ id: string; hits: number; best: number }> = [];
   try {
     await addOwner(db, { id: 'owner', name: 'Owner' });
     const ids = new Map<string, string>();
@@ -66,6 +68,11 @@ export async function relevance(ctx: BenchContext): Promise<Row[]> {
         }
       }
     }
+    ctx.log(`queries about nothing: ${set.nothing.length}`);
+    for (const q of set.nothing) {
+      const hits = await library.search.search('owner', q.query, 10);
+      answered.push({ id: q.id, hits: hits.length, best: hits[0]?.score ?? 0 });
+    }
   } finally {
     await library.close();
     db.close();
@@ -97,5 +104,20 @@ export async function relevance(ctx: BenchContext): Promise<Row[]> {
         raw: { queries: n, keyword: k, vector: v, hybrid: h },
       });
     }
+  const silent = answered.filter((a) => a.hits === 0).length;
+  rows.push({
+    figure: `queries about nothing in the documents (${answered.length}): answered with no hit`,
+    sync: 'n/a',
+    project: `${silent} of ${answered.length}`,
+    baseline: 'before issue 40: 0 (10 hits each, the first scored 0.23–1.00)',
+    ratio: null,
+    target: `all ${answered.length}`,
+    met: silent === answered.length,
+    note: answered
+      .filter((a) => a.hits > 0)
+      .map((a) => `${a.id}: ${a.hits} hits, best ${a.best.toFixed(2)}`)
+      .join('; '),
+    raw: { answered },
+  });
   return rows;
 }
