@@ -54,6 +54,7 @@ export type { ModelToolDescriptor, ToolArgs, ToolDescriptor, ToolName } from './
 export {
   CITATIONS_MAX,
   LIBRARY_SEARCH_DEFAULT,
+  LIBRARY_SEARCH_MAX,
   QUOTE_MAX,
   READ_PASSAGE_MAX,
   RESEARCH_TOOL_NAMES,

@@ -13,8 +13,14 @@ export interface RealApi {
   url: string;
   /** A client signed in as the demo owner. */
   owner: ReturnType<typeof createTRPCClient<AppRouter>>;
-  /** `runs.accept` on the owner's document, then `runtime.claim`: a fresh run with its own session. */
-  acceptRun(mode?: 'chat' | 'staged'): Promise<{ runId: string; runToken: string; sessionId: string | null }>;
+  /**
+   * `runs.accept` on the owner's first document (or `documentId`), then `runtime.claim`: a fresh
+   * run with its own session.
+   */
+  acceptRun(
+    mode?: 'chat' | 'staged',
+    documentId?: string,
+  ): Promise<{ runId: string; runToken: string; sessionId: string | null }>;
   close(): Promise<void>;
 }
 
@@ -58,8 +64,8 @@ export async function startRealApi(env: Record<string, string> = {}): Promise<Re
       url,
       owner,
       // The owner accepts; the test, as the hosted runtime, claims the run and gets its token.
-      acceptRun: async (mode = 'chat') => {
-        const accepted = await owner.runs.accept.mutate({ documentId: document.id, mode });
+      acceptRun: async (mode = 'chat', documentId = document.id) => {
+        const accepted = await owner.runs.accept.mutate({ documentId, mode });
         const { runToken } = await clientFor(url, runtimeKey).runtime.claim.mutate({
           runId: accepted.runId,
         });
