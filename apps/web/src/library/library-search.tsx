@@ -55,7 +55,7 @@ export function LibrarySearch({ documents }: { documents: Doc[] | undefined }) {
 
 type Hit = RouterOutputs['documents']['search'][number];
 
-/** What a hit's score is (the library's calibration, docs/search.md). */
+/** What a hit's score is (packages/library/README.md, "What a search answers"). */
 const SCORE_MEANS =
   'The chance, 0 to 1, that this passage is what you searched for, from the words it shares with your ' +
   'search and how close it is in meaning: of the hits scored 0.9 on Sponge’s test set, about 9 in 10 were.';
