@@ -4,10 +4,10 @@
  * reciprocal rank fusion (k = 60, the vector list weighted by VECTOR_WEIGHT) merges the two lists.
  * It can say no: a hit comes back only when its passage holds a content word of the query or its
  * similarity reaches a floor, and a query that finds nothing substantial gets `[]` (chooseHits);
- * a hit's score is the calibrated chance that it is relevant (calibration.ts). Across the library the lists are of
- * documents (each document's best chunk, as vector search has always answered) and a hit is a
- * document with its best passage; within one document (`documentId`) they are of chunks, and
- * every hit is a passage of it. The passage shown is the chunk of the list that ranked the
+ * a hit's score is the calibrated chance that it is relevant (calibration.ts). Across the library
+ * the lists are of documents (each document's best chunk, as vector search has always answered)
+ * and a hit is a document with its best passage; within one document (`documentId`) they are of
+ * chunks, and every hit is a passage of it. The passage shown is the chunk of the list that ranked the
  * document higher (the keyword one on a tie: it holds the terms). `keyword` and `vector` modes
  * rank with one list alone (the relevance test compares the three).
  *
@@ -48,8 +48,8 @@ export interface DocumentHit {
    * 0..1: the chance that a reader asking the query judges this document relevant, estimated from
    * the share of the query's content words its best keyword passage holds and its best passage's
    * similarity, calibrated on the relevance set (calibration.ts). 0.9 means about 9 in 10 such
-   * hits were relevant there; a hit holding one common word of the query scores a few hundredths. Hits
-   * are ordered by the fusion, so a score may be below the next hit's.
+   * hits were relevant there; a hit holding one common word of the query scores a few hundredths.
+   * Hits are ordered by the fusion, so a score may be below the next hit's.
    */
   score: number;
   access: 'owner';
