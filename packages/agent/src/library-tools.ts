@@ -6,7 +6,7 @@
 import { createTRPCClient, httpLink } from '@trpc/client';
 import type { AppRouter } from '@sponge/api';
 import { libraryInputs, noteSourceSchema } from '@sponge/contract';
-import type { Change, LibraryHit, LibraryPassage, NoteSource } from '@sponge/contract';
+import type { Change, LibraryHit, LibraryPassage } from '@sponge/contract';
 import type { z } from 'zod';
 import { invalidInput, toMemoryToolError } from './errors.ts';
 import { trpcUrl } from './api-url.ts';
@@ -32,6 +32,8 @@ export interface LibraryTools {
   read(input: LibraryReadInput): Promise<LibraryPassage>;
   /** What this run has seen so far, oldest first. */
   readonly seen: readonly SeenPassage[];
+  /** Whether a passage of that document this run saw holds the quote (case- and whitespace-insensitive). */
+  wasRead(documentId: string, quote: string): boolean;
   /**
    * The changes with every `data.source` the run cannot vouch for taken out: a source that is not
    * `{ documentId, page, quote }`, or whose quote occurs in no passage of that document this run
@@ -60,10 +62,10 @@ function normalizeQuote(text: string): string {
   return text.toLowerCase().replace(/\s+/g, ' ').trim();
 }
 
-/** Whether `source`'s quote occurs in a passage of its document among `seen`. */
-function sourceWasRead(seen: readonly SeenPassage[], source: NoteSource): boolean {
-  const quote = normalizeQuote(source.quote);
-  return seen.some((p) => p.documentId === source.documentId && normalizeQuote(p.text).includes(quote));
+/** Whether `quote` occurs in a passage of that document among `seen`. */
+function quoteWasRead(seen: readonly SeenPassage[], documentId: string, quote: string): boolean {
+  const wanted = normalizeQuote(quote);
+  return seen.some((p) => p.documentId === documentId && normalizeQuote(p.text).includes(wanted));
 }
 
 /**
@@ -131,7 +133,7 @@ function libraryToolsOver(calls: LibraryCalls): LibraryTools {
       const parsed = noteSourceSchema.safeParse(source);
       const reason = !parsed.success
         ? 'data.source must be { documentId, page, quote } with a quote of at most 500 characters'
-        : sourceWasRead(seen, parsed.data)
+        : quoteWasRead(seen, parsed.data.documentId, parsed.data.quote)
           ? null
           : `the quote does not occur in any passage of ${parsed.data.documentId} read in this run; ` +
             'read the passage (read_passage) and copy the quote from it exactly';
@@ -142,5 +144,6 @@ function libraryToolsOver(calls: LibraryCalls): LibraryTools {
     return { changes: checked, dropped };
   }
 
-  return { search, read, seen, checkSources };
+  const wasRead = (documentId: string, quote: string) => quoteWasRead(seen, documentId, quote);
+  return { search, read, seen, wasRead, checkSources };
 }

@@ -118,7 +118,7 @@ export const sayInputSchema = z.strictObject({
  * when no check ran, failed or gave no plain answer, for every citation of the scripted agent, and
  * for every quote the server did not find on its page.
  */
-export const CITATION_SUPPORT = ['supported', 'unsupported', 'unchecked'] as const;
+const CITATION_SUPPORT = ['supported', 'unsupported', 'unchecked'] as const;
 export type CitationSupport = (typeof CITATION_SUPPORT)[number];
 
 /**
@@ -326,9 +326,10 @@ const RESEARCH_TOOLS: Record<ResearchToolName, { text: string; fields: Record<st
   answer: {
     text:
       'End your turn with your reply and what it cites: passages you read ({ documentId, page, quote } with the quote ' +
-      `copied exactly, at least ${QUOTE_MIN_WORDS} words and ${QUOTE_MIN_CHARACTERS} characters, at most ${QUOTE_MAX}; a shorter one is never verified) or your working notes ({ note: "kind:slug" }), which are shown as notes, not evidence.`,
+      `copied exactly, at least ${QUOTE_MIN_WORDS} words and ${QUOTE_MIN_CHARACTERS} characters, at most ${QUOTE_MAX}; a shorter one is never verified) or your working notes ({ note: "kind:slug" }), which are shown as notes, not evidence. ` +
+      'In the text, mark each sentence with the citations it rests on: [1] for the first citation, [2] for the second, [1, 2] for both.',
     fields: {
-      text: 'your reply to the owner.',
+      text: 'your reply to the owner, each sentence that rests on a citation marked with its number, like [1].',
       citations: 'what the reply rests on; each quote is checked against the document.',
     },
   },

@@ -9,7 +9,7 @@ import { errorReply, startFakeLlm, textReply } from '../testing/fake-llm.ts';
 import type { FakeLlm } from '../testing/fake-llm.ts';
 import { startRealApi } from '../testing/real-api.ts';
 import type { RealApi } from '../testing/real-api.ts';
-import { apiUrlFrom, inputTokensFrom, main, runtimeKeyPath } from './main.ts';
+import { apiUrlFrom, inputTokensFrom, main, runtimeKeyPath, supportChecksFrom } from './main.ts';
 import { SCRIPTED_AGENT_BANNER } from './scripted-agent.ts';
 
 const RUNTIME_KEY = 'main-test-runtime-key-0123456789abcdef';
@@ -80,6 +80,24 @@ describe('the runtime command', () => {
     expect(bad.err.join('')).toContain(
       'AGENT_INPUT_TOKENS: expected a whole number from 2000 to 2000000, got 12k',
     );
+  });
+
+  it('reads the support checks a turn may make from AGENT_SUPPORT_CHECKS: 8 by default, 0 for none', async () => {
+    expect(supportChecksFrom({})).toBe(8);
+    expect(supportChecksFrom({ AGENT_SUPPORT_CHECKS: ' 0 ' })).toBe(0);
+    expect(supportChecksFrom({ AGENT_SUPPORT_CHECKS: '20' })).toBe(20);
+    const bad = io();
+    const env = {
+      AGENT_LLM_URL: 'http://127.0.0.1:9/v1',
+      AGENT_LLM_MODEL: 'm',
+      AGENT_SUPPORT_CHECKS: '-1',
+      RUNTIME_KEY,
+    };
+    expect(await main(['--once'], env, bad.io, dir)).toBe(2);
+    expect(bad.err.join('')).toContain('AGENT_SUPPORT_CHECKS: expected a whole number from 0 to 64, got -1');
+    const help = io();
+    expect(await main(['--help'], {}, help.io, dir)).toBe(0);
+    expect(help.out.join('')).toContain('AGENT_SUPPORT_CHECKS');
   });
 
   it('finds the API and the key where the API keeps them', () => {

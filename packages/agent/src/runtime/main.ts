@@ -46,6 +46,8 @@ Environment:
   AGENT_LLM_API_KEY  sent to the model endpoint, if it needs one
   AGENT_INPUT_TOKENS  estimated input tokens of one model call (default 24000); the oldest
                      conversation is left out to stay under it
+  AGENT_SUPPORT_CHECKS  model calls a turn may make after its answer to check that each cited
+                     passage supports its sentence (default 8, 0 for none)
   RUNTIME_CONCURRENCY  runs answered at the same time (default 4)
   LOG_LEVEL          debug, info (default), warn, error or silent
 
@@ -191,6 +193,16 @@ export function inputTokensFrom(env: NodeJS.ProcessEnv): number {
   return n;
 }
 
+/** AGENT_SUPPORT_CHECKS: support checks one turn may make, 0 to 64 (default 8). */
+export function supportChecksFrom(env: NodeJS.ProcessEnv): number {
+  const value = nonEmpty(env.AGENT_SUPPORT_CHECKS);
+  if (value === undefined) return 8;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 64)
+    throw new UsageError(`AGENT_SUPPORT_CHECKS: expected a whole number from 0 to 64, got ${value}`);
+  return n;
+}
+
 function agentFrom(env: NodeJS.ProcessEnv): TurnAgent {
   const url = nonEmpty(env.AGENT_LLM_URL);
   if (url === undefined) return createScriptedAgent();
@@ -200,7 +212,7 @@ function agentFrom(env: NodeJS.ProcessEnv): TurnAgent {
   return createModelAgent({
     url,
     model,
-    limits: { inputTokens: inputTokensFrom(env) },
+    limits: { inputTokens: inputTokensFrom(env), supportChecks: supportChecksFrom(env) },
     ...(apiKey !== undefined ? { apiKey } : {}),
   });
 }

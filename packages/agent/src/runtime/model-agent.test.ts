@@ -16,11 +16,11 @@ import type { RealApi } from '../testing/real-api.ts';
 import {
   createModelAgent,
   documentMessage,
-  estimateTokens,
   fitMessages,
   passageResult,
   searchResult,
 } from './model-agent.ts';
+import { estimateTokens } from './prompt-text.ts';
 import type { ModelAgentOptions } from './model-agent.ts';
 import type { TurnAnswer, TurnInput } from './turn.ts';
 
@@ -365,9 +365,13 @@ describe('the research tools', () => {
       textReply('never asked for'),
     );
     const answer = await agent().answer(input);
+    // No sentence names a citation with a marker ([1]): nothing says what it supports, so no check.
     expect(answer).toEqual({
       text: 'Over 90 percent of the most exposed sites bleached.',
-      citations: [{ documentId: input.document.id, page: 1, quote }, { note: 'lead:bleaching' }],
+      citations: [
+        { documentId: input.document.id, page: 1, quote, support: 'unchecked' },
+        { note: 'lead:bleaching' },
+      ],
     });
     // The answer call ends the turn: no call after it.
     expect(llm.requests).toHaveLength(3);

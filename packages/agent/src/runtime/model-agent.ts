@@ -35,6 +35,8 @@ import {
 import type { JSONSchema7, ModelMessage, StepResult, StopCondition, ToolSet } from 'ai';
 import { toMemoryToolError } from '../errors.ts';
 import type { LibraryReadInput, LibrarySearchInput } from '../library-tools.ts';
+import { estimateTokens, fenceFor } from './prompt-text.ts';
+import { checkSupport } from './support.ts';
 import type { TurnAgent, TurnAnswer, TurnDocument, TurnFailure, TurnInput } from './turn.ts';
 
 interface ModelAgentLimits {
@@ -50,6 +52,14 @@ interface ModelAgentLimits {
   inputTokens?: number;
   /** Wall-clock seconds for one turn, model and tools together, default 60. */
   seconds?: number;
+  /**
+   * Support checks one turn may make after its answer, default 8 (`AGENT_SUPPORT_CHECKS`): one
+   * model call per cited sentence and passage (support.ts), within what is left of `tokens` and
+   * `seconds`; the cited sentences past it stay `unchecked`. 0 makes none.
+   */
+  supportChecks?: number;
+  /** The longest one support check may take, default 15 seconds; a slower one leaves `unchecked`. */
+  supportCallSeconds?: number;
 }
 
 export interface ModelAgentOptions {
@@ -71,6 +81,8 @@ const DEFAULT_LIMITS: Required<ModelAgentLimits> = {
   tokens: 100_000,
   inputTokens: 24_000,
   seconds: 60,
+  supportChecks: 8,
+  supportCallSeconds: 15,
 };
 
 // A rate limit asking for a short pause is waited out once; a longer one ends the turn, since the
@@ -92,25 +104,13 @@ How you work:
 - You have a private working memory for this run, through the tools remember, query, read, explain and recall. Notes are working notes: they expire with the session and become reviewed knowledge only if the owner decides so. Nothing you write can be reviewed knowledge, whatever a note's name or text says.
 - Remember findings worth keeping as short notes named like "finding:reef-bleaching-2016". A note made from a passage says where it came from: data.source = { documentId, page, quote }, the quote copied exactly from a passage you read in this run. A source whose quote you did not read is left out, and the tool's answer says so.
 - If a tool answers with an error, read its message: correct the call, or tell the owner what failed.
-- Finish by calling answer({ text, citations }): text is your reply, brief and plain; citations are the passages it rests on ({ documentId, page, quote }, the quote copied exactly from what you read) or working notes ({ note: "kind:slug" }, shown as notes, not evidence). Say when the library does not support an answer.`;
+- Finish by calling answer({ text, citations }): text is your reply, brief and plain; citations are the passages it rests on ({ documentId, page, quote }, the quote copied exactly from what you read) or working notes ({ note: "kind:slug" }, shown as notes, not evidence). Mark each citation in the text after the sentence it supports: [1] for the first citation, [2] for the second, [1, 2] for both. Each cited sentence is then checked against its passage alone, so cite for a sentence only a passage that says what the sentence says. Say when the library does not support an answer.`;
 
 type LimitHit = 'toolCalls' | 'tokens' | 'seconds' | 'answerTokens' | 'inputTokens';
 
 /** Thrown out of the loop when a call's input cannot be fitted to the budget. */
 class InputBudgetExceeded extends Error {
   override readonly name = 'InputBudgetExceeded';
-}
-
-/** The longest run of backticks in `text`, so a fence around it can be one longer. */
-function longestBacktickRun(text: string): number {
-  let longest = 0;
-  for (const match of text.matchAll(/`+/g)) longest = Math.max(longest, match[0].length);
-  return longest;
-}
-
-/** A fence no text in `texts` can close: three backticks, or one more than the longest run in them. */
-function fenceFor(texts: readonly string[]): string {
-  return '`'.repeat(Math.max(3, ...texts.map((t) => longestBacktickRun(t) + 1)));
 }
 
 const MATERIAL =
@@ -183,19 +183,6 @@ export function searchResult(query: string, hits: readonly LibraryHit[]): string
       fence,
     ]),
   ].join('\n');
-}
-
-/**
- * How many tokens a text is taken to cost, without the model's tokenizer: an ASCII character
- * counts 1/3.5 of a token (English prose runs about 4 characters a token in the common
- * tokenizers, JSON punctuation fewer), any other character a whole token (CJK text runs about
- * one a character; accented Latin letters are few enough that counting each whole costs little).
- * It errs high on purpose: the budget must hold for the model's real count.
- */
-export function estimateTokens(text: string): number {
-  let other = 0;
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) other++;
-  return Math.ceil((text.length - other) / 3.5 + other);
 }
 
 /** A message's cost: its JSON (content, tool calls and results as the SDK holds them) and 4 for its framing. */
@@ -458,6 +445,7 @@ export function createModelAgent(options: ModelAgentOptions): TurnAgent {
       ...(options.apiKey ? { apiKey: options.apiKey } : {}),
       fetch: rateLimitAware(baseFetch, deadline),
     });
+    const model = provider.chatModel(options.model);
 
     const turn: TurnState = { toolCalls: 0, hit: null, answer: null };
     const tools = toolSet(input, turn, limits.toolCalls);
@@ -498,7 +486,7 @@ export function createModelAgent(options: ModelAgentOptions): TurnAgent {
 
     try {
       const result = await generateText({
-        model: provider.chatModel(options.model),
+        model,
         instructions: INSTRUCTIONS,
         messages: [parts.document, ...parts.earlier, ...parts.question],
         tools,
@@ -526,9 +514,18 @@ export function createModelAgent(options: ModelAgentOptions): TurnAgent {
         abortSignal: signal,
       });
       if (turn.answer) {
+        // Whether each cited passage supports its sentence: more calls, in the turn's limits.
+        const checked = await checkSupport(turn.answer.text, turn.answer.citations, {
+          model,
+          checks: limits.supportChecks,
+          tokens: limits.tokens - usedTokens(result.steps),
+          signal,
+          callMs: limits.supportCallSeconds * 1000,
+          wasRead: (documentId, quote) => input.library.wasRead(documentId, quote),
+        });
         return {
           text: redact(turn.answer.text, options.apiKey),
-          citations: turn.answer.citations.map((c) =>
+          citations: checked.citations.map((c) =>
             'quote' in c ? { ...c, quote: redact(c.quote, options.apiKey) } : c,
           ),
         };

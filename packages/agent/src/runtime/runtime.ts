@@ -17,7 +17,7 @@ import { createTRPCClient, httpLink } from '@trpc/client';
 import type { TRPCClient } from '@trpc/client';
 import type { AppRouter } from '@sponge/api';
 import { CITATIONS_MAX, SPONGE_LIMITS } from '@sponge/contract';
-import type { CitationInput } from '@sponge/contract';
+import type { SaidCitation } from '@sponge/contract';
 import { trpcUrl } from '../api-url.ts';
 import { toMemoryToolError } from '../errors.ts';
 import { createLibraryTools } from '../library-tools.ts';
@@ -164,7 +164,7 @@ function failureReply(agent: TurnAgent, failure: string): string {
 
 /** How a turn ended: a reply to post, or nothing because the runtime stopped or lost the run. */
 type TurnEnd =
-  | { kind: 'reply'; text: string; citations?: CitationInput[]; failure?: TurnFailure; limit?: string }
+  | { kind: 'reply'; text: string; citations?: SaidCitation[]; failure?: TurnFailure; limit?: string }
   | { kind: 'stopped' }
   | { kind: 'lost' };
 

@@ -1,4 +1,4 @@
-import type { CitationInput } from '@sponge/contract';
+import type { SaidCitation } from '@sponge/contract';
 import type { LibraryTools } from '../library-tools.ts';
 import type { MemoryTools } from '../memory-tools.ts';
 
@@ -45,8 +45,11 @@ export interface TurnFailure {
 export interface TurnAnswer {
   /** The reply to post; for a failed turn, a plain sentence naming the failure (never the key). */
   text: string;
-  /** What the reply cites (posted with it; `agent.say` verifies each quote). */
-  citations?: CitationInput[];
+  /**
+   * What the reply cites (posted with it; `agent.say` verifies each quote), each passage with
+   * whether it supports its sentence when the agent checked (the model agent; else `unchecked`).
+   */
+  citations?: SaidCitation[];
   /** Set when the turn failed: the runtime posts `text` and logs the turn as failed. */
   failure?: TurnFailure;
 }

@@ -41,12 +41,15 @@ export interface FakeReply {
   gate?: Promise<unknown>;
 }
 
+/** A reply, or what to reply to the request it is taken for (calls in flight together arrive in any order). */
+type ScriptedReply = FakeReply | ((request: FakeLlmRequest) => FakeReply);
+
 export interface FakeLlm {
   /** The OpenAI-compatible base URL, ending in `/v1`. */
   url: string;
   requests: FakeLlmRequest[];
   /** Queues replies, answered in order; a request past the script gets a 500 that says so. */
-  script(...replies: FakeReply[]): void;
+  script(...replies: ScriptedReply[]): void;
   /** Forgets the requests and drops replies a test scripted but never got asked for. */
   reset(): void;
   close(): Promise<void>;
@@ -111,25 +114,27 @@ function send(res: ServerResponse, reply: FakeReply): void {
 
 export async function startFakeLlm(): Promise<FakeLlm> {
   const requests: FakeLlmRequest[] = [];
-  const queue: FakeReply[] = [];
+  const queue: ScriptedReply[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const received = Buffer.concat(chunks);
       const raw = received.toString('utf8');
-      requests.push({
+      const request: FakeLlmRequest = {
         path: req.url ?? '',
         headers: req.headers,
         bytes: received.length,
         body: (raw ? JSON.parse(raw) : {}) as ChatRequestBody,
-      });
+      };
+      requests.push(request);
       if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
         send(res, errorReply(404, `no route ${req.method} ${req.url}`));
         return;
       }
-      const reply =
+      const next =
         queue.shift() ?? errorReply(500, `the test scripted no reply for request ${requests.length}`);
+      const reply = typeof next === 'function' ? next(request) : next;
       if (reply.gate) {
         void reply.gate.then(() => {
           if (!res.destroyed) send(res, reply);
