@@ -67,13 +67,14 @@ test('ask in a document: live library and memory cards, a cited reply, the passa
   await expect(reads.first()).toBeVisible();
   await expect(items.filter({ hasText: /^Remembered \d+ notes?: lead:/ })).toHaveCount(1);
 
-  // The reply, and what it cites: the passage it read as a verified chip, its note as a note.
+  // The reply, and what it cites: the passage it read as a chip that says the quote was found on
+  // its page (and, without a model, that its support was not checked), its note as a note.
   const reply = items.filter({ hasText: /^agent:/ });
   await expect(reply).toHaveCount(1);
   await expect(reply).toContainText(SCRIPTED);
   const citations = reply.getByRole('list', { name: 'Citations' });
   const chip = citations.getByRole('link', {
-    name: new RegExp(`^\\[1\\] p\\. \\d+ · ${literal(REEF_TITLE)} \\(quote verified\\)$`),
+    name: new RegExp(`^\\[1\\] ${literal(REEF_TITLE)} · quote found on p\\. \\d+ · support not checked$`),
   });
   await expect(chip).toBeVisible();
   await expect(

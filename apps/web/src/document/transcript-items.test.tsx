@@ -40,11 +40,42 @@ describe('Citations', () => {
     />,
   );
 
-  it('links a verified quote to its passage, named by page and title', () => {
+  it('links a verified quote to its passage: its title, that the quote was found on that page, and that support was not checked', () => {
     expect(links(html)[0]).toEqual({
       href: '/documents/doc_1?page=4&quote=Divers+counted+42+quadrats',
-      text: `[1] p. 4 · ${REEF} ✓ (quote verified)`,
+      text: `[1] ${REEF} · ✓ quote found on p. 4 · support not checked`,
     });
+    expect(html).not.toContain('quote verified');
+  });
+
+  it('says on the chip whether the passage supports its sentence', () => {
+    const cited = { documentId: 'doc_1', title: REEF, page: 4, quote: 'Divers counted 42 quadrats' };
+    const chips = render(
+      <Citations
+        citations={[
+          { ...cited, status: 'verified', support: 'supported' },
+          { ...cited, page: 5, status: 'verified', support: 'unsupported' },
+          { ...cited, page: 6, status: 'verified', support: 'unchecked' },
+          // A quote not found: nothing was checked against it, and the chip says why it is not evidence.
+          { ...cited, page: 7, status: 'unverified', support: 'unchecked' },
+        ]}
+        memoryHref={null}
+      />,
+    );
+    expect(links(chips).map((l) => l.text)).toEqual([
+      `[1] ${REEF} · ✓ quote found on p. 4 · supports this sentence`,
+      `[2] ${REEF} · ✓ quote found on p. 5 · ⚠ does not support this sentence`,
+      `[3] ${REEF} · ✓ quote found on p. 6 · support not checked`,
+    ]);
+    // The warning is marked as one, for the eye and for the style sheet; the glyphs are not read out.
+    expect(chips).toContain('class="cite-chip verified unsupported"');
+    expect(chips).toMatch(
+      /<span class="cite-support unsupported"><span aria-hidden="true">⚠ <\/span>does not support this sentence<\/span>/,
+    );
+    expect(chips).toContain('<span aria-hidden="true">✓</span>');
+    const unverified = chips.replace(/<[^>]+>/g, '').split('[4]')[1];
+    expect(unverified).toContain('unverified — the quote was not found on that page');
+    expect(unverified).not.toMatch(/support/);
   });
 
   it('says an unverified quote was not found, and links it nowhere', () => {

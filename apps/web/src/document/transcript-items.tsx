@@ -62,9 +62,11 @@ export function MemoryCardView({
 }
 
 /**
- * What an agent's reply cites, numbered: a verified quote is a link to the passage highlighted
- * (the quote itself is its description); an unverified one, or one whose document is gone, is
- * plain text saying so; a working note says it is not evidence and links to the Memory panel.
+ * What an agent's reply cites, numbered as its sentences mark them ([1]): a verified quote is a
+ * link to the passage highlighted (the quote itself is its description) that says what was
+ * checked — the quote found on that page, and whether the passage supports the sentence, with a
+ * warning when it does not; an unverified one, or one whose document is gone, is plain text
+ * saying so; a working note says it is not evidence and links to the Memory panel.
  */
 export function Citations({
   citations,
@@ -80,15 +82,24 @@ export function Citations({
         const view = citationView(c, memoryHref);
         const no = <span className="cite-no">[{i + 1}]</span>;
         switch (view.kind) {
-          case 'verified':
+          case 'verified': {
+            const support = view.support.kind;
             return (
               <li key={i}>
-                <Link className="cite-chip verified" to={view.href} title={`“${view.quote}”`}>
-                  {no} {view.label} <span aria-hidden="true">✓</span>
-                  <span className="visually-hidden"> (quote verified)</span>
+                <Link
+                  className={`cite-chip verified${support === 'unsupported' ? ' unsupported' : ''}`}
+                  to={view.href}
+                  title={`“${view.quote}”`}
+                >
+                  {no} {view.label} · <span aria-hidden="true">✓</span> {view.found} ·{' '}
+                  <span className={`cite-support ${support}`}>
+                    {support === 'unsupported' && <span aria-hidden="true">⚠ </span>}
+                    {view.support.words}
+                  </span>
                 </Link>
               </li>
             );
+          }
           case 'note':
             return (
               <li key={i}>

@@ -56,12 +56,34 @@ describe('citationView', () => {
       },
       memory,
     );
+    // Verified says only that the quote is on the page; support is a second, separate claim.
     expect(view).toEqual({
       kind: 'verified',
-      label: `p. 4 · ${REEF}`,
+      label: REEF,
+      found: 'quote found on p. 4',
+      support: { kind: 'unchecked', words: 'support not checked' },
       quote: 'Divers counted 42 photo quadrats',
       href: '/documents/doc_1?page=4&quote=Divers+counted+42+photo+quadrats',
     });
+  });
+
+  it('says whether the passage supports its sentence, in words', () => {
+    const cited = {
+      documentId: 'doc_1',
+      title: REEF,
+      page: 4,
+      quote: 'Divers counted 42 photo quadrats',
+      status: 'verified' as const,
+    };
+    const words = (support?: 'supported' | 'unsupported' | 'unchecked') => {
+      const view = citationView({ ...cited, ...(support ? { support } : {}) }, memory);
+      return view.kind === 'verified' ? view.support : null;
+    };
+    expect(words('supported')).toEqual({ kind: 'supported', words: 'supports this sentence' });
+    expect(words('unsupported')).toEqual({ kind: 'unsupported', words: 'does not support this sentence' });
+    expect(words('unchecked')).toEqual({ kind: 'unchecked', words: 'support not checked' });
+    // From a server before support was kept.
+    expect(words()).toEqual({ kind: 'unchecked', words: 'support not checked' });
   });
 
   it('never links an unverified quote, and says it was not found', () => {

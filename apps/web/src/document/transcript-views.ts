@@ -1,12 +1,14 @@
 /**
  * What a run's transcript shows beside the messages and memory cards (UI.md, SPEC §7b): the
  * library cards ("Searched the library for …", "Read p. 4 of …") and, under an agent's reply,
- * the citations as the server judged them. A verified quote links to its passage, highlighted;
- * an unverified one says so, and why, and links nowhere (a link would pretend the passage is there); a
- * working note is never evidence and says so.
+ * the citations as the server judged them. A verified quote links to its passage, highlighted,
+ * and says no more than was checked: that the quote is on that page, and whether the passage
+ * supports its sentence (checked with a model), which is a separate claim; an unverified one says
+ * so, and why, and links nowhere (a link would pretend the passage is there); a working note is
+ * never evidence and says so.
  */
 import { quoteTooShort } from '@sponge/contract';
-import type { Citation, TranscriptItem } from '@sponge/contract';
+import type { Citation, CitationSupport, TranscriptItem } from '@sponge/contract';
 import { documentPagePath, documentPath, documentQuotePath } from '../shared/paths.ts';
 
 export type LibraryCard = Extract<TranscriptItem, { type: 'library' }>;
@@ -31,9 +33,25 @@ export function libraryCardView(card: LibraryCard): { text: string; href: string
   return { text, href };
 }
 
+/** What the chip says of support, by the server's word: checked (either way) or not. */
+const SUPPORT_WORDS: Record<CitationSupport, string> = {
+  supported: 'supports this sentence',
+  unsupported: 'does not support this sentence',
+  unchecked: 'support not checked',
+};
+
 type CitationView =
-  /** A quote found on its page: a chip that opens the passage. */
-  | { kind: 'verified'; label: string; quote: string; href: string }
+  /** A quote found on its page: a chip that opens the passage, and whether it supports its sentence. */
+  | {
+      kind: 'verified';
+      /** The document's title. */
+      label: string;
+      /** "quote found on p. 4": all that `verified` means. */
+      found: string;
+      support: { kind: CitationSupport; words: string };
+      quote: string;
+      href: string;
+    }
   /** A quote the server did not find where it was cited. */
   | { kind: 'unverified'; label: string; quote: string | null; why: string }
   /** One of the run's working notes: shown, never as evidence; a forgotten one has no name. */
@@ -69,9 +87,13 @@ export function citationView(c: Citation, memoryHref: string | null): CitationVi
     if (c.documentId === undefined || c.page === undefined || !c.quote || c.title === undefined) {
       return { kind: 'gone', label, why: 'the cited document is no longer in your library' };
     }
+    const support = c.support ?? 'unchecked';
     return {
       kind: 'verified',
-      label,
+      // The page is said once, with what was found on it.
+      label: title,
+      found: `quote found on p. ${c.page}`,
+      support: { kind: support, words: SUPPORT_WORDS[support] },
       quote: c.quote,
       href: documentQuotePath(c.documentId, c.page, c.quote),
     };
