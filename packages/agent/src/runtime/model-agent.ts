@@ -525,7 +525,7 @@ export function createModelAgent(options: ModelAgentOptions): TurnAgent {
         });
         return {
           text: redact(turn.answer.text, options.apiKey),
-          citations: checked.citations.map((c) =>
+          citations: checked.map((c) =>
             'quote' in c ? { ...c, quote: redact(c.quote, options.apiKey) } : c,
           ),
         };

@@ -118,7 +118,7 @@ export async function checkSupport(
   text: string,
   citations: readonly CitationInput[],
   options: SupportOptions,
-): Promise<{ citations: SaidCitation[]; calls: number; tokens: number }> {
+): Promise<SaidCitation[]> {
   // Every (sentence, passage) pair the reply makes, once, in the reply's order.
   const pairs: Array<{ sentence: string; index: number }> = [];
   for (const { sentence, cites } of citedSentences(text))
@@ -141,7 +141,6 @@ export async function checkSupport(
   });
   for (const { index } of queue.splice(Math.max(0, options.checks))) found(index, 'unchecked');
 
-  let calls = 0;
   let used = 0;
   let reserved = 0;
   const worker = async () => {
@@ -156,7 +155,6 @@ export async function checkSupport(
         continue;
       }
       reserved += cost;
-      calls++;
       let spent = cost;
       try {
         const result = await generateText({
@@ -182,7 +180,7 @@ export async function checkSupport(
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, queue.length) }, worker));
 
-  const said = citations.map((c, index): SaidCitation => {
+  return citations.map((c, index): SaidCitation => {
     if ('note' in c) return c;
     const all = verdicts.get(index) ?? [];
     const support: CitationSupport = all.includes('unsupported')
@@ -192,5 +190,4 @@ export async function checkSupport(
         : 'unchecked';
     return { ...c, support };
   });
-  return { citations: said, calls, tokens: used };
 }
