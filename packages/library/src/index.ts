@@ -92,6 +92,10 @@ export type { Indexer, IndexerLog } from './search/indexer.ts';
 export { OwnerVectorIndex } from './search/vector-index.ts';
 export { repairLibrary, verifyLibrary } from './search/verify.ts';
 export type { LibraryVerification } from './search/verify.ts';
+// The floor and the scores' weights the relevance set measured for an embedding model, if it did.
+export { calibrationFor } from './search/calibration.ts';
+/** @public */
+export type { SearchCalibration } from './search/calibration.ts';
 /** @public */
 export type { OcrSettings, Recognizer } from './ocr/recognizer.ts';
 

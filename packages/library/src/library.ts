@@ -149,6 +149,11 @@ export function createLibrary(options: {
   /** OCR's languages and limits (OCR_LANGUAGES, OCR_MAX_PAGES, OCR_PAGE_SECONDS); default English. */
   ocr?: OcrSettings;
   /**
+   * EMBEDDINGS_SIMILARITY_FLOOR: from which similarity search finds a passage by meaning alone, for
+   * an adapter whose floor was not measured (a measured one wins; search/calibration.ts).
+   */
+  similarityFloor?: number;
+  /**
    * The app's own tables whose rows (by `document_id`) an owner may tie to a document while its
    * upload is still extracting: they go with a refused upload, as the library's own shares and
    * publication do (Sponge: `document_profiles`).

@@ -34,10 +34,12 @@ export const LOCAL_CALIBRATION: SearchCalibration = {
 };
 
 /**
- * For a model the relevance set was not measured with: no passage comes back by meaning alone
- * (its similarities say nothing known about relevance), and the score is estimated from the
- * words only (the same regression without the similarity). Vectors still order what the words
- * found. Measure the model with the relevance figure and add its calibration to CALIBRATIONS.
+ * For a model the relevance set was not measured with: the score is estimated from the words only
+ * (the same regression without the similarity), since its similarities say nothing known about
+ * relevance; a passage holding none of the query's words scores 0.01 however near in meaning.
+ * Nothing comes back by meaning alone unless the operator gives the model a floor
+ * (EMBEDDINGS_SIMILARITY_FLOOR, searchCalibration). Vectors still order what comes back. Measure
+ * the model with the relevance figure and add its calibration to CALIBRATIONS.
  */
 export const WORDS_ONLY_CALIBRATION: SearchCalibration = {
   floor: Infinity,
@@ -54,6 +56,37 @@ const CALIBRATIONS: ReadonlyMap<string, SearchCalibration> = new Map([
 /** The calibration measured for an adapter, or null when none was. */
 export function calibrationFor(adapterId: string): SearchCalibration | null {
   return CALIBRATIONS.get(adapterId) ?? null;
+}
+
+/**
+ * What search uses for an adapter, and what to warn of at start. A measured calibration wins over
+ * a floor given (EMBEDDINGS_SIMILARITY_FLOOR): a similarity means something only for the model
+ * that gave it, and a floor chosen for a cloud model would stay set when EMBEDDINGS_URL is taken
+ * away. For a model without one, the words-only score with the floor given, or no floor at all.
+ */
+export function searchCalibration(
+  adapterId: string,
+  floor?: number,
+): { calibration: SearchCalibration; warning: string | null } {
+  const measured = calibrationFor(adapterId);
+  if (measured)
+    return {
+      calibration: measured,
+      warning:
+        floor === undefined
+          ? null
+          : `EMBEDDINGS_SIMILARITY_FLOOR (${floor}) is not used: the floor of the embedding model ${adapterId} was measured (${measured.floor}, packages/library/src/relevance/README.md)`,
+    };
+  if (floor !== undefined) return { calibration: { ...WORDS_ONLY_CALIBRATION, floor }, warning: null };
+  return {
+    calibration: WORDS_ONLY_CALIBRATION,
+    warning:
+      `search has no similarity floor measured for the embedding model ${adapterId}, so it finds passages by their words only. ` +
+      'To find them by meaning too, set EMBEDDINGS_SIMILARITY_FLOOR: the cosine similarity (0..1) from which a passage comes back by meaning alone. ' +
+      'Measure it with `pnpm --filter @sponge/bench bench -- --only=relevance` run with the same EMBEDDINGS_* variables (it reports the floor above every similarity its queries about nothing reach), ' +
+      "or start from 0.3 for OpenAI's text-embedding-3 models and raise it while searches for what your library does not hold still list passages with no word marked; " +
+      'models differ widely (E5 places any two texts between 0.7 and 1), so a value fits only the model it was chosen for (docs/operations.md, "Search by meaning").',
+  };
 }
 
 /** A hit's score (0..1, three decimals) from its share of the query's words and its similarity. */

@@ -35,7 +35,7 @@ import {
   termsHeld,
 } from './keyword-index.ts';
 import { OwnerVectorIndex } from './vector-index.ts';
-import { WORDS_ONLY_CALIBRATION, calibrationFor, hitScore } from './calibration.ts';
+import { hitScore, searchCalibration } from './calibration.ts';
 import type { SearchCalibration } from './calibration.ts';
 import { searchable } from '../documents/rules.ts';
 
@@ -47,7 +47,8 @@ export interface DocumentHit {
   /**
    * 0..1: the chance that a reader asking the query judges this document relevant, estimated from
    * the share of the query's content words its best keyword passage holds and its best passage's
-   * similarity, calibrated on the relevance set (calibration.ts). 0.9 means about 9 in 10 such
+   * similarity (the words alone for a model without a measured calibration), calibrated on the
+   * relevance set (calibration.ts). 0.9 means about 9 in 10 such
    * hits were relevant there; a hit holding one common word of the query scores a few hundredths.
    * Hits are ordered by the fusion, so a score may be below the next hit's.
    */
@@ -141,16 +142,16 @@ export function createLibrarySearch(options: {
   maxVectors?: number;
   /** The floor and the scores' meaning for the adapter (calibration.ts); the measured one unless told. */
   calibration?: SearchCalibration;
+  /** EMBEDDINGS_SIMILARITY_FLOOR: the floor for an adapter without a measured one (searchCalibration). */
+  similarityFloor?: number;
   log?: { warn(details: object, message: string): void };
 }): LibrarySearch {
   const { db, adapter } = options;
   const maxVectors = options.maxVectors ?? DEFAULT_MAX_VECTORS;
-  const calibration = options.calibration ?? calibrationFor(adapter.id) ?? WORDS_ONLY_CALIBRATION;
-  if (options.calibration === undefined && calibrationFor(adapter.id) === null)
-    options.log?.warn(
-      { adapter: adapter.id },
-      'search has no similarity floor measured for this embedding model: passages are found by their words until one is (bench figure relevance)',
-    );
+  const chosen = searchCalibration(adapter.id, options.similarityFloor);
+  const calibration = options.calibration ?? chosen.calibration;
+  if (options.calibration === undefined && chosen.warning)
+    options.log?.warn({ adapter: adapter.id }, chosen.warning);
   const owners = new Map<string, OwnerEntry>();
 
   function entryOf(ownerId: string): OwnerEntry {
