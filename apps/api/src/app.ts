@@ -63,6 +63,7 @@ export async function openApp(
       quotas: config.libraryQuotas,
       uploadQueue: config.uploadQueue,
       ocr: config.ocr,
+      similarityFloor: config.similarityFloor,
       // Profiles installed on an upload still extracting go with it when it is refused.
       attachedTables: ['document_profiles'],
       now,

@@ -67,6 +67,7 @@ describe('loadConfig', () => {
         EMBEDDINGS_TIMEOUT_MS: '2500',
         EMBEDDINGS_RETRIES: '0',
         EMBEDDINGS_SEND_DIMENSIONS: 'off',
+        EMBEDDINGS_SIMILARITY_FLOOR: '0.35',
         ACCEPT_RUNS_UNTIL: '2030-06-01T12:00:00Z',
         MEMORY_DATABASE_URL: 'libsql://memory.example',
         MEMORY_DATABASE_AUTH_TOKEN: 'm',
@@ -103,6 +104,7 @@ describe('loadConfig', () => {
           sendDimensions: false,
         },
       },
+      similarityFloor: 0.35,
       logLevel: 'warn',
       acceptRunsUntil: new Date('2030-06-01T12:00:00Z'),
       memoryDb: { url: 'libsql://memory.example', authToken: 'm' },
@@ -198,6 +200,22 @@ describe('loadConfig', () => {
     expect(problems({ EMBEDDINGS_URL: 'http://[::1' })).toEqual([
       'EMBEDDINGS_URL: expected an http(s) URL of an OpenAI-compatible endpoint',
     ]);
+  });
+
+  it('EMBEDDINGS_SIMILARITY_FLOOR: a similarity 0..1, unset by default, anything else refused in words', () => {
+    expect(loadConfig({}, '/srv').similarityFloor).toBeUndefined();
+    for (const [v, floor] of [
+      ['0.42', 0.42],
+      ['.5', 0.5],
+      ['0', 0],
+      ['1', 1],
+      [' 0.3 ', 0.3],
+    ] as const)
+      expect(loadConfig({ EMBEDDINGS_SIMILARITY_FLOOR: v }, '/srv').similarityFloor, v).toBe(floor);
+    for (const v of ['1.01', '-0.1', '2', 'high', '0,4', '0x1', 'NaN', 'Infinity', '.'])
+      expect(problems({ EMBEDDINGS_SIMILARITY_FLOOR: v }), v).toEqual([
+        `EMBEDDINGS_SIMILARITY_FLOOR: expected a number 0..1, got ${JSON.stringify(v)}`,
+      ]);
   });
 
   it('TRUSTED_PROXIES: addresses and CIDR ranges, each bad entry named; none by default', () => {

@@ -45,19 +45,20 @@ const optionalString = z
   .optional()
   .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
 
-const intIn = <F extends number | undefined>(min: number, max: number, fallback: F) =>
+/** A number min..max, an integer unless `decimal`, or `fallback` when the variable is unset. */
+const numberIn = <F extends number | undefined>(min: number, max: number, fallback: F, decimal = false) =>
   optionalString.transform((v, ctx): number | F => {
     if (v === undefined) return fallback;
-    const n = /^-?\d+$/.test(v) ? Number(v) : Number.NaN;
-    if (!Number.isSafeInteger(n) || n < min || n > max) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `expected an integer ${min}..${max}, got ${JSON.stringify(v)}`,
-      });
+    const n = (decimal ? /^-?(\d+\.?\d*|\.\d+)$/ : /^-?\d+$/).test(v) ? Number(v) : Number.NaN;
+    if (!(decimal ? Number.isFinite(n) : Number.isSafeInteger(n)) || n < min || n > max) {
+      const what = decimal ? 'a number' : 'an integer';
+      ctx.addIssue({ code: 'custom', message: `expected ${what} ${min}..${max}, got ${JSON.stringify(v)}` });
       return z.NEVER;
     }
     return n;
   });
+const intIn = <F extends number | undefined>(min: number, max: number, fallback: F) =>
+  numberIn(min, max, fallback);
 
 const bool = <T extends boolean | undefined>(fallback: T) =>
   optionalString.transform((v, ctx): boolean | T => {
@@ -142,6 +143,7 @@ const envSchema = z.object({
   EMBEDDINGS_TIMEOUT_MS: intIn(1, 600_000, undefined),
   EMBEDDINGS_RETRIES: intIn(0, 20, undefined),
   EMBEDDINGS_SEND_DIMENSIONS: bool(undefined),
+  EMBEDDINGS_SIMILARITY_FLOOR: numberIn(0, 1, undefined, true),
   ACCEPT_RUNS_UNTIL: optionalString.transform((v, ctx) => {
     if (v === undefined) return null;
     // Date-only values mean "through the end of that day" would be surprising either way; we
@@ -216,6 +218,8 @@ export interface Config {
   recallMode: 'shadow' | 'live' | 'off';
   /** The one embedding adapter (stores.ts `openEmbeddings`): local feature hashing unless EMBEDDINGS_URL is set. */
   embeddings: EmbeddingsConfig;
+  /** From which similarity search finds a passage by meaning alone, for a model without a measured floor. */
+  similarityFloor: number | undefined;
   acceptRunsUntil: Date | null;
   memoryDb: { url: string; authToken: string | undefined };
   /**
@@ -318,15 +322,16 @@ export function loadConfig(
     runtimeLeaseSeconds: e.RUNTIME_LEASE_SECONDS,
     recallMode: e.RECALL_MODE,
     embeddings: embeddingsConfig(e),
+    similarityFloor: e.EMBEDDINGS_SIMILARITY_FLOOR,
     acceptRunsUntil: e.ACCEPT_RUNS_UNTIL,
     memoryDb: {
-      url: e.MEMORY_DATABASE_URL ?? fileUrl(join(dataDir, 'memory.db')),
+      url: e.MEMORY_DATABASE_URL ?? `file:${join(dataDir, 'memory.db')}`,
       authToken: e.MEMORY_DATABASE_AUTH_TOKEN,
     },
     memoryDbThread: e.MEMORY_DB_THREAD,
     memoryDbSynchronous: e.MEMORY_DB_SYNCHRONOUS,
     appDb: {
-      url: e.APP_DATABASE_URL ?? fileUrl(join(dataDir, 'sponge.db')),
+      url: e.APP_DATABASE_URL ?? `file:${join(dataDir, 'sponge.db')}`,
       authToken: e.APP_DATABASE_AUTH_TOKEN,
     },
     uploadQueue: { maxWaiting: e.UPLOAD_QUEUE_SIZE, maxWaitSeconds: e.UPLOAD_QUEUE_WAIT_SECONDS },
@@ -364,10 +369,6 @@ function embeddingsConfig(e: z.output<typeof envSchema>): EmbeddingsConfig {
   if (e.EMBEDDINGS_RETRIES !== undefined) options.retries = e.EMBEDDINGS_RETRIES;
   if (e.EMBEDDINGS_SEND_DIMENSIONS !== undefined) options.sendDimensions = e.EMBEDDINGS_SEND_DIMENSIONS;
   return { kind: 'cloud', options };
-}
-
-function fileUrl(path: string): string {
-  return `file:${path}`;
 }
 
 /**

@@ -1,13 +1,18 @@
 /**
- * How big a request's body may be, and the defaults of the upload places (http/upload-places.ts)
- * the configuration may change. Only the contract's limits imported, so the configuration stays
- * light.
+ * How big a request's body may be (and whether it is JSON), and the defaults of the upload places
+ * (http/upload-places.ts) the configuration may change. Only the contract's limits imported, so
+ * the configuration stays light.
  */
 import { SPONGE_LIMITS } from '@sponge/contract';
 
 /** A JSON body's limit (tRPC and /mcp); the error formatter names it (trpc/procedures.ts). */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
 export const MAX_BODY_LABEL = '4 MiB';
+
+/** Whether a Content-Type names such a body (`application/json`, its parameters aside). */
+export function isJsonContentType(value: string | undefined): boolean {
+  return value !== undefined && value.split(';', 1)[0]!.trim().toLowerCase() === 'application/json';
+}
 
 /**
  * `documents.upload` alone takes a bigger body: the file limit plus room for the form's own

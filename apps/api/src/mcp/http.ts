@@ -26,7 +26,7 @@ import { fromAppDatabaseError } from '../errors.ts';
 import { originIsOwn, ownOrigin } from '../http/same-origin.ts';
 import { SharedRateLimiter } from '../http/rate-limit.ts';
 import type { RateLimit } from '../http/rate-limit.ts';
-import { MAX_BODY_BYTES } from '../http/limits.ts';
+import { MAX_BODY_BYTES, isJsonContentType } from '../http/limits.ts';
 import {
   MCP_PATH,
   METADATA_PATH,
@@ -77,10 +77,6 @@ const BATCH_MESSAGE =
 
 type OneMessage =
   { ok: true; message: unknown } | { ok: false; status: number; code: number; message: string };
-
-function isJsonContentType(value: string | undefined): boolean {
-  return value !== undefined && value.split(';', 1)[0]!.trim().toLowerCase() === 'application/json';
-}
 
 /**
  * The POST's one JSON-RPC message, read here rather than by the SDK's transport, which takes

@@ -38,6 +38,7 @@ import type {
 import { createURL } from '@trpc/server/adapters/node-http';
 import { getHTTPStatusCode } from '@trpc/server/http';
 import type { TRPCRequestInfo } from '@trpc/server/http';
+import { isJsonContentType } from '../http/limits.ts';
 
 type Type = 'query' | 'mutation';
 /** The root config as this route uses it: whatever the formatter adds, an error shape is at least this. */
@@ -63,10 +64,6 @@ export interface DirectCallOptions<Ctx extends object> {
 
 const PROCEDURE_PATH = /^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$/;
 const PROCEDURE_TYPES = new Set(['query', 'mutation', 'subscription']);
-
-function isJsonContentType(value: string | undefined): boolean {
-  return value !== undefined && value.split(';', 1)[0]!.trim().toLowerCase() === 'application/json';
-}
 
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null;
 const isFunction = (x: unknown): boolean => typeof x === 'function';
