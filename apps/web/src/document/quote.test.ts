@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findQuote, quoteForm } from './quote.ts';
+import { findQuote, quoteForm, quoteWindow } from './quote.ts';
 
 /** Pages joined as the API joins them, with the offsets it reports. */
 function joined(pages: string[]): { text: string; pageStarts: number[] } {
@@ -79,5 +79,70 @@ describe('findQuote', () => {
   it('searches the whole text without a page, or without page offsets', () => {
     expect(at(text, findQuote(text, pageStarts, null, 'twice'))).toBe('twice');
     expect(at(text, findQuote(text, null, 1, 'twice'))).toBe('twice');
+  });
+});
+
+describe('quoteWindow', () => {
+  it('is the cited page with the pages before and after it, as the server verified it', () => {
+    expect(quoteWindow(30, [0, 10, 20], 1)).toEqual({ start: 0, end: 20, cited: { start: 0, end: 10 } });
+    expect(quoteWindow(30, [0, 10, 20], 2)).toEqual({ start: 0, end: 30, cited: { start: 10, end: 20 } });
+    expect(quoteWindow(50, [0, 10, 20, 30, 40], 4)).toEqual({
+      start: 20,
+      end: 50,
+      cited: { start: 30, end: 40 },
+    });
+  });
+  it('is the whole text without a page, and nothing for a page not the document’s', () => {
+    expect(quoteWindow(30, [0, 10, 20], null)).toEqual({ start: 0, end: 30, cited: { start: 0, end: 30 } });
+    expect(quoteWindow(30, [0, 10, 20], 4)).toBeNull();
+    expect(quoteWindow(30, null, 2)).toBeNull();
+  });
+});
+
+describe('findQuote in a long text', () => {
+  // One page of 2,000,000 characters, as a pasted text is: the page is the whole text. Folding it
+  // once took minutes (the folded text was re-read for every character); it is one pass now.
+  const paragraphs = Array.from(
+    { length: 2_000 },
+    (_, i) => `Transect ${i + 1} was surveyed.\n${'Divers counted the photo quadrats. '.repeat(28)}`,
+  );
+  const text = paragraphs.join('\n\n');
+
+  it('finds a quote at the end of a 2,000,000-character page, where it is', () => {
+    expect(text.length).toBeGreaterThan(1_990_000);
+    const span = findQuote(text, [0], 1, 'transect 1999 was surveyed. DIVERS counted');
+    expect(at(text, span)).toBe('Transect 1999 was surveyed.\nDivers counted');
+  });
+
+  it('maps every match of plain text back to where it is, overlapping ones too', () => {
+    // Matches overlap ("ab  ab" at 0, "ab\tab" at 4, …); the third is the first on page 2.
+    const doc = 'ab  ab\tab\r\n\r\nAB ab.';
+    const starts = [0, 13];
+    expect(at(doc, findQuote(doc, starts, 1, 'ab ab'))).toBe('ab  ab');
+    expect(at(doc, findQuote(doc, starts, 2, 'ab ab'))).toBe('ab\r\n\r\nAB');
+    expect(at(doc, findQuote(doc, starts, 2, 'ab ab.'))).toBe('AB ab.');
+    // Overlapping matches over runs of spaces: the third is the first that reaches page 2.
+    const spaced = 'a  a  a  a  a';
+    expect(findQuote(spaced, [0, 10], 2, 'a a a')).toEqual({ start: 6, end: 13 });
+    // The same text with a ligature after it is folded character by character: the same places.
+    const slow = `${doc} ﬁn`;
+    expect(findQuote(`${spaced} ﬁ`, [0, 10], 2, 'a a a')).toEqual({ start: 6, end: 13 });
+    for (const [page, quote] of [
+      [1, 'ab ab'],
+      [2, 'ab ab'],
+      [2, 'ab ab.'],
+      [1, 'b ab a'],
+    ] as const) {
+      expect(findQuote(slow, starts, page, quote)).toEqual(findQuote(doc, starts, page, quote));
+    }
+  });
+
+  it('folds as the server does, whatever mix of plain and other characters', () => {
+    const mixed = 'Ａ ﬁne\u00a0ﬂow — e\u0301te\u0301 😀 Straße\tÉTÉ  \n ΣΊΣΥΦΟΙ ǅ x\u0301';
+    // The server's form: the whole text through NFKC, lower case, whitespace runs as one space.
+    const server = mixed.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim();
+    expect(quoteForm(mixed)).toBe(server);
+    const doc = `Before. ${mixed} After.`;
+    expect(at(doc, findQuote(doc, [0], 1, server))).toBe(mixed);
   });
 });
