@@ -23,19 +23,15 @@ export function CiteSelection({
   const [kept, setKept] = useState<Kept>(null);
 
   useEffect(() => {
-    const onChange = () => {
-      const sel = document.getSelection();
-      const box = textRef.current;
-      const inside =
-        !!sel && !sel.isCollapsed && !!box && box.contains(sel.anchorNode) && box.contains(sel.focusNode);
-      setSelected(inside ? { text: sel.toString(), page: pageOf(box, sel.anchorNode) } : { text: '' });
-    };
+    const onChange = () => setSelected(selectedIn(textRef.current) ?? { text: '' });
     document.addEventListener('selectionchange', onChange);
     return () => document.removeEventListener('selectionchange', onChange);
   }, [textRef]);
 
   const cite = () => {
-    const passage = passageFromSelection(documentId, selected.text, selected.page);
+    // Read again: a long text draws the blocks between a selection's ends after it changed.
+    const now = selectedIn(textRef.current) ?? selected;
+    const passage = passageFromSelection(documentId, now.text, now.page);
     if ('error' in passage) return setKept({ state: 'error', message: passage.error });
     setKept(
       keepSelectedPassage(passage)
@@ -71,11 +67,17 @@ export function CiteSelection({
   );
 }
 
-/** The page (1-based) of the text's `.doc-page` that holds `node`, as the document text lays pages out. */
-function pageOf(box: HTMLElement, node: Node | null): number | undefined {
+/** The text selected inside `box`, with the page it starts on, or null when none is. */
+function selectedIn(box: HTMLElement | null): { text: string; page?: number } | null {
+  const sel = document.getSelection();
+  const inside =
+    !!sel && !sel.isCollapsed && !!box && box.contains(sel.anchorNode) && box.contains(sel.focusNode);
+  return inside ? { text: sel.toString(), page: pageOf(sel.anchorNode) } : null;
+}
+
+/** The page (1-based) of the text that holds `node`, as the document text marks its blocks. */
+function pageOf(node: Node | null): number | undefined {
   const element = node instanceof Element ? node : node?.parentElement;
-  const page = element?.closest('.doc-page');
-  if (!page) return undefined;
-  const index = [...box.querySelectorAll('.doc-page')].indexOf(page);
-  return index >= 0 ? index + 1 : undefined;
+  const page = Number(element?.closest<HTMLElement>('[data-page]')?.dataset.page);
+  return Number.isInteger(page) && page >= 1 ? page : undefined;
 }

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
+import { useRef, useState } from 'react';
 import { useLocation, useParams, useSearchParams } from 'react-router';
 import { IndexState } from '../library/index-state.tsx';
 import { inProgress } from '../library/row-words.ts';
@@ -24,10 +24,10 @@ import {
 } from './chat.ts';
 import { CiteSelection } from './cite-selection.tsx';
 import { DocumentActions } from './document-actions.tsx';
-import { DocumentText } from './document-text.tsx';
 import { Citations, LibraryCardView, MemoryCardView } from './transcript-items.tsx';
 import { useQuotedPassage } from './use-quoted-passage.ts';
 import { useRunTranscript } from './use-run-transcript.ts';
+import { WindowedText } from './windowed-text.tsx';
 
 type Doc = RouterOutputs['documents']['get'];
 type Run = RouterOutputs['runs']['list'][number];
@@ -90,13 +90,11 @@ export default function DocumentPage() {
  */
 function DocumentBody({ doc }: { doc: Doc }) {
   const textRef = useRef<HTMLDivElement>(null);
-  const { hash } = useLocation();
-  // A search hit links to its page (#page-3): the text arrives after the route, so scroll here.
-  useEffect(() => {
-    if (/^#page-\d+$/u.test(hash)) document.getElementById(hash.slice(1))?.scrollIntoView();
-  }, [hash]);
-  // A citation chip links to its quote (?page=4&quote=…): marked, and scrolled to.
-  const quoted = useQuotedPassage(doc, textRef);
+  const { hash, key } = useLocation();
+  // A citation chip or a search hit links to its quote (?page=4&quote=…): marked, and scrolled to.
+  const quoted = useQuotedPassage(doc);
+  // A card of what the agent read links to its page (#page-3).
+  const hashPage = /^#page-(\d+)$/u.exec(hash)?.[1];
   if (doc.index?.state === 'extracting') {
     return (
       <article className="box doc-text state-block" aria-label="Document">
@@ -120,16 +118,17 @@ function DocumentBody({ doc }: { doc: Doc }) {
         </p>
       )}
       <CiteSelection documentId={doc.id} textRef={textRef} />
-      <div className="doc-body" ref={textRef}>
-        <DocumentText
-          text={doc.text}
-          source={doc.source}
-          pageStarts={doc.pageStarts}
-          ocrPages={doc.ocrPages}
-          anchors
-          highlight={quoted.span}
-        />
-      </div>
+      <WindowedText
+        bodyRef={textRef}
+        text={doc.text}
+        source={doc.source}
+        pageStarts={doc.pageStarts}
+        ocrPages={doc.ocrPages}
+        highlight={quoted.span}
+        reveal={quoted.reveal ?? (hashPage === undefined ? null : Number(hashPage))}
+        // Again for every visit, as a click on the same chip a second time should scroll again.
+        visit={key}
+      />
     </article>
   );
 }

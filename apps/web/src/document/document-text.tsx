@@ -1,58 +1,42 @@
-import { pagesOf, type Paragraph } from './pages.ts';
+import { paragraphSpans, type Paragraph } from './pages.ts';
 import type { Span } from './quote.ts';
 
+// A document's text as a reader sees it: paragraphs split on blank lines, each a `<p>` holding
+// only its text, which keeps selections clean, and for a PDF a small "Page N" marker before each
+// page, which cannot be selected (CSS), so a passage across pages reads as the text itself. The
+// same pieces on the document page (windowed-text.tsx, a long text a few screens at a time) and in
+// the review workbench's source viewer (one page), so a passage is found where it was seen.
+
+/** A stretch of text (one page of a document) as its paragraphs, `highlight` marked in it. */
+export function DocumentText({ text, highlight = null }: { text: string; highlight?: Span | null }) {
+  return (
+    <div className="doc-page">
+      <Paragraphs paragraphs={paragraphSpans(text, 0)} highlight={highlight} />
+    </div>
+  );
+}
+
 /**
- * A document's text as a reader sees it: paragraphs split on blank lines and, for a PDF, a small
- * "Page N" marker before each page (cut at the API's `pageStarts`). The same rendering on the
- * document page and in the review workbench's source viewer, so a passage is found where it was
- * seen. Each paragraph is a `<p>` holding only its text, which keeps selections clean; the
- * markers cannot be selected (CSS), so a passage across pages reads as the text itself.
+ * A page's marker, "Page N" — a heading, for jumping page to page with a screen reader, with the
+ * id `page-N` a link can scroll to — and the OCR notice of a page recognised from a scan.
  */
-export function DocumentText({
-  text,
-  source,
-  pageStarts,
-  ocrPages,
-  markerLevel = 2,
-  anchors = false,
-  highlight = null,
-}: {
-  text: string;
-  source?: string;
-  pageStarts?: readonly number[] | null;
-  /** Pages whose text OCR recognised from a scan: each says so, to be checked against the scan. */
-  ocrPages?: readonly number[] | null;
-  /** Page markers are headings, for jumping page to page with a screen reader. */
-  markerLevel?: 2 | 3 | 4;
-  /** Gives page markers ids (`page-3`), so a search hit can link to its page; once per screen. */
-  anchors?: boolean;
-  /** A stretch of `text` to mark (a cited quote), in `<mark class="quoted">` in every paragraph it touches. */
-  highlight?: Span | null;
-}) {
-  const paged = source === 'pdf';
-  const pages = pagesOf(text, paged ? pageStarts : null);
-  const Marker = `h${markerLevel}` as const;
+export function PageHead({ number, ocr }: { number: number; ocr: boolean }) {
   return (
     <>
-      {pages.map((page) => (
-        <div className="doc-page" key={page.number}>
-          {paged && (
-            <Marker className="page-no" id={anchors ? `page-${page.number}` : undefined}>
-              Page {page.number}
-            </Marker>
-          )}
-          {paged && ocrPages?.includes(page.number) && (
-            <p className="ocr-mark">Text recognised by OCR — check it against the scan.</p>
-          )}
-          {page.paragraphs.length === 0 && paged ? (
-            <p className="page-empty">This page has no text.</p>
-          ) : (
-            page.paragraphs.map((p, i) => <p key={i}>{marked(p, highlight)}</p>)
-          )}
-        </div>
-      ))}
+      <h2 className="page-no" id={`page-${number}`}>
+        Page {number}
+      </h2>
+      {ocr && <p className="ocr-mark">Text recognised by OCR — check it against the scan.</p>}
     </>
   );
+}
+
+/**
+ * Paragraphs of the text, each a `<p>` holding only its text, the part inside `highlight` (a cited
+ * quote) in `<mark class="quoted">` in every paragraph it touches.
+ */
+export function Paragraphs({ paragraphs, highlight }: { paragraphs: Paragraph[]; highlight: Span | null }) {
+  return paragraphs.map((p) => <p key={p.start}>{marked(p, highlight)}</p>);
 }
 
 /** The paragraph's text, with the part of it inside `span` marked. */

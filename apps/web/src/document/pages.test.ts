@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { pagesOf, paragraphsOf } from './pages.ts';
+import { pageCuts, paragraphSpans, paragraphsOf } from './pages.ts';
+
+/** The pages as cut, each as its paragraphs: what the document page draws of each. */
+const pagesOf = (text: string, pageStarts: readonly number[] | null) =>
+  pageCuts(text.length, pageStarts).map((cut) => ({
+    number: cut.number,
+    paragraphs: paragraphSpans(text.slice(cut.start, cut.end), cut.start),
+  }));
 
 /** Pages joined as the API joins them, with the offsets it reports. */
 function joined(pages: string[]): { text: string; pageStarts: number[] } {
@@ -20,7 +27,7 @@ describe('paragraphsOf', () => {
   });
 });
 
-describe('pagesOf', () => {
+describe('pageCuts', () => {
   it('cuts at the offsets the API reports', () => {
     const { text, pageStarts } = joined(['Page one.\n\nStill one.', 'Two.', 'Three.']);
     expect(pagesOf(text, pageStarts).map((p) => [p.number, p.paragraphs.map((x) => x.text)])).toEqual([

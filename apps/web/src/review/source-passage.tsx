@@ -189,7 +189,7 @@ export function SourcePassage({ form }: { form: ReviewForm }) {
                 onKeyUp={takeSelection}
               >
                 {shown.ocr && <p className="ocr-mark">Text recognised by OCR — check it against the scan.</p>}
-                <DocumentText text={shown.text} markerLevel={3} highlight={highlight} />
+                <DocumentText text={shown.text} highlight={highlight} />
               </div>
             </>
           )}
