@@ -38,6 +38,9 @@ export default function DocumentPage() {
   const { id: documentId = '' } = useParams();
   const doc = useQuery({
     ...trpc.documents.get.queryOptions({ documentId }),
+    // The route asked for it while this page's code loaded (app.tsx): not again at once, which
+    // for a long text would send its 2 MB a second time before the page can show.
+    staleTime: 10_000,
     // A new document is extracted and indexed in the background: follow it until it is searchable.
     refetchInterval: (query) => (inProgress(query.state.data?.index) ? INDEX_POLL_MS : false),
   });
