@@ -41,6 +41,8 @@ const STARTS = [
   // The library's PDF and OCR threads, which a Worker starts by their URL.
   '^packages/library/src/(extract/pdf-worker|ocr/ocr-worker)\\.ts$',
   '^apps/web/src/main\\.tsx$',
+  // The document page's quote search over a long stretch, a Web Worker started by its URL.
+  '^apps/web/src/document/quote-worker\\.ts$',
   '^packages/agent/src/(demo|runtime/main)\\.ts$',
   '^packages/oh/memory/src/db/thread/entry\\.mjs$',
   '^packages/oh/profiles/src/build-packs\\.ts$',
