@@ -25,7 +25,13 @@ const basePort = 43000 + Math.floor(Math.random() * 4000);
 export const servers = {
   main: { port: basePort, dataDir: mkdtempSync(join(tmpdir(), 'sponge-e2e-')) },
   shortTtl: { port: basePort + 1, dataDir: mkdtempSync(join(tmpdir(), 'sponge-e2e-ttl-')), ttlSeconds: 4 },
-  chat: { port: basePort + 2, dataDir: mkdtempSync(join(tmpdir(), 'sponge-e2e-chat-')) },
+  chat: {
+    port: basePort + 2,
+    dataDir: mkdtempSync(join(tmpdir(), 'sponge-e2e-chat-')),
+    // extracting.spec.ts waits for a slow PDF to be refused at this limit: the 30 s default would
+    // make it the slowest test of all. Long enough for its steps while the PDF is read, under load.
+    env: { UPLOAD_READ_SECONDS: '12' },
+  },
   // Real accounts, as a server that is not a demo runs: sign-up open, then closed (accounts made
   // with the users CLI).
   accounts: {

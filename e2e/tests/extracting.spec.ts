@@ -1,5 +1,6 @@
 // Flow: an upload in view while its text is extracted (issue 27 point 6, SPEC §6b). A slow PDF sent
-// over the API holds its owner's one extraction for the 30 s time limit; its row in the library
+// over the API holds its owner's one extraction for its server's time limit (12 s,
+// UPLOAD_READ_SECONDS in playwright.config.ts); its row in the library
 // says "extracting the text, page n of 2000" as the thread reads. A second PDF, added in another
 // tab's Add document dialog, waits behind it: the first tab's library lists it "extracting the
 // text…" and its document page says the text is being extracted → the slow one is refused (too
@@ -14,11 +15,12 @@ test('an upload is listed as extracting, with its pages counted, until it is rea
   context,
 }, testInfo) => {
   test.setTimeout(120_000);
-  const owner = await login(ROSALIND);
+  const owner = await login(ROSALIND, servers.chat);
+  const origin = originOf(servers.chat);
   const slowName = `slow-survey-${unique()}`;
   const slow = new FormData();
   slow.append('file', new Blob([Buffer.from(makeSlowPdf())], { type: 'application/pdf' }), `${slowName}.pdf`);
-  const slowAnswer = fetch(`${originOf(servers.main)}/trpc/documents.upload`, {
+  const slowAnswer = fetch(`${origin}/trpc/documents.upload`, {
     method: 'POST',
     headers: { authorization: `Bearer ${owner.token}` },
     body: slow,
@@ -34,7 +36,7 @@ test('an upload is listed as extracting, with its pages counted, until it is rea
     .toBe('extracting');
 
   await signInBrowser(context, owner);
-  await page.goto('/');
+  await page.goto(`${origin}/`);
   const rows = page.getByRole('list', { name: 'Documents' }).getByRole('listitem');
   const slowRow = rows.filter({ hasText: slowName });
   await expect(slowRow).toContainText(/extracting the text, page \d+ of 2000/);
@@ -42,7 +44,7 @@ test('an upload is listed as extracting, with its pages counted, until it is rea
   // Another tab adds a PDF: it waits for the owner's one extraction, so it is listed, extracting.
   const title = `Estuary silt ${unique()}`;
   const other = await context.newPage();
-  await other.goto('/');
+  await other.goto(`${origin}/`);
   await other.getByRole('button', { name: 'Add document' }).click();
   const dialog = other.getByRole('dialog', { name: 'Add a document' });
   await dialog.getByLabel('Choose files').setInputFiles({
@@ -75,7 +77,7 @@ test('an upload is listed as extracting, with its pages counted, until it is rea
   await expect(body).toContainText('Mangrove roots trap the silt of the estuary.');
   await expect(page.getByRole('textbox', { name: 'Ask about this document' })).toBeVisible();
 
-  await page.goto('/');
+  await page.goto(`${origin}/`);
   await expect(rows.filter({ hasText: title })).toBeVisible();
   await expect(rows.filter({ hasText: slowName })).toHaveCount(0);
   await expect(rows.filter({ hasText: title })).not.toContainText('extracting');

@@ -171,6 +171,7 @@ const envSchema = z.object({
   APP_DATABASE_AUTH_TOKEN: optionalString,
   UPLOAD_QUEUE_SIZE: intIn(0, 1_000, DEFAULT_UPLOAD_QUEUE.maxWaiting),
   UPLOAD_QUEUE_WAIT_SECONDS: intIn(1, 3_600, DEFAULT_UPLOAD_QUEUE.maxWaitSeconds),
+  UPLOAD_READ_SECONDS: intIn(1, 3_600, DEFAULT_UPLOAD_QUEUE.readSeconds),
   UPLOADS_IN_FLIGHT: intIn(1, 1_000, DEFAULT_UPLOADS_IN_FLIGHT),
   UPLOADS_IN_FLIGHT_PER_OWNER: intIn(1, 1_000, DEFAULT_UPLOADS_IN_FLIGHT_PER_OWNER),
   MCP_CALLS_PER_MINUTE: intIn(1, 10_000_000, MCP_CALLS_PER_MINUTE),
@@ -232,8 +233,8 @@ export interface Config {
    * loss) unless set to NORMAL (it survives a crash of the process, not of the machine). */
   memoryDbSynchronous: 'FULL' | 'NORMAL';
   appDb: { url: string; authToken: string | undefined };
-  /** PDF extractions waiting at once (all owners) and how long one may wait (SPEC §6b). */
-  uploadQueue: { maxWaiting: number; maxWaitSeconds: number };
+  /** PDF extractions waiting at once (all owners), how long one may wait and be read (SPEC §6b). */
+  uploadQueue: { maxWaiting: number; maxWaitSeconds: number; readSeconds: number };
   /** Upload bodies received at once, by every API process together; past it, 429 `busy`. */
   uploadsInFlight: number;
   /** Of those, one owner's at most (UPLOADS_IN_FLIGHT_PER_OWNER). */
@@ -334,7 +335,11 @@ export function loadConfig(
       url: e.APP_DATABASE_URL ?? `file:${join(dataDir, 'sponge.db')}`,
       authToken: e.APP_DATABASE_AUTH_TOKEN,
     },
-    uploadQueue: { maxWaiting: e.UPLOAD_QUEUE_SIZE, maxWaitSeconds: e.UPLOAD_QUEUE_WAIT_SECONDS },
+    uploadQueue: {
+      maxWaiting: e.UPLOAD_QUEUE_SIZE,
+      maxWaitSeconds: e.UPLOAD_QUEUE_WAIT_SECONDS,
+      readSeconds: e.UPLOAD_READ_SECONDS,
+    },
     uploadsInFlight: e.UPLOADS_IN_FLIGHT,
     uploadsInFlightPerOwner: e.UPLOADS_IN_FLIGHT_PER_OWNER,
     signUpsPerAddress: e.SIGNUPS_PER_ADDRESS,

@@ -19,7 +19,7 @@ import { libraryUsage, quotaError } from './documents/quotas.ts';
 import type { LibraryQuotas } from './documents/quotas.ts';
 import { LIVE_DOCUMENT } from './documents/rules.ts';
 import { LibraryError, documentNotFound } from './errors.ts';
-import { DEFAULT_TIMEOUT_MS, extractDocument } from './extract/extract.ts';
+import { extractDocument } from './extract/extract.ts';
 import { DocumentRejected } from './extract/index.ts';
 import type { ExtractedDocument } from './extract/index.ts';
 import { formatCount } from './extract/messages.ts';
@@ -145,7 +145,7 @@ export function createLibrary(options: {
   adapter: EmbeddingAdapter;
   log: IndexerLog;
   quotas?: LibraryQuotas;
-  uploadQueue?: { maxWaiting: number; maxWaitSeconds: number };
+  uploadQueue?: { maxWaiting: number; maxWaitSeconds: number; readSeconds: number };
   /** OCR's languages and limits (OCR_LANGUAGES, OCR_MAX_PAGES, OCR_PAGE_SECONDS); default English. */
   ocr?: OcrSettings;
   /**
@@ -177,11 +177,12 @@ export function createLibrary(options: {
   });
   const quotas = options.quotas ?? DEFAULT_LIBRARY_QUOTAS;
   const queue = options.uploadQueue ?? DEFAULT_UPLOAD_QUEUE;
+  const readMs = queue.readSeconds * 1000;
   const uploads = createExtractionQueue({
     slots: MAX_PDF_THREADS,
     maxWaiting: queue.maxWaiting,
     maxWaitMs: queue.maxWaitSeconds * 1000,
-    jobTimeoutMs: DEFAULT_TIMEOUT_MS,
+    jobTimeoutMs: readMs,
   });
   // What one process's queue cannot see: the same rules over every process on the database.
   const ledger = createQueueLedger({
@@ -189,7 +190,7 @@ export function createLibrary(options: {
     now,
     maxWaiting: queue.maxWaiting,
     maxWaitMs: queue.maxWaitSeconds * 1000,
-    jobTimeoutMs: DEFAULT_TIMEOUT_MS,
+    jobTimeoutMs: readMs,
   });
   // Uploads under way: close() waits for each to store or delete its document.
   const uploading = new Set<Promise<unknown>>();
@@ -215,6 +216,7 @@ export function createLibrary(options: {
         extracted = await extractDocument(
           { bytes: file.bytes, filename: file.filename, mediaType: file.mediaType },
           {
+            timeoutMs: readMs,
             begin: async (source) => {
               const id = newDocumentId();
               const title = file.title ?? file.fallbackTitle;

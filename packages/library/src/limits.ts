@@ -14,9 +14,10 @@ export const DEFAULT_LIBRARY_QUOTAS = {
 /**
  * PDF extractions waiting at once, all owners together, and how long each may wait. Not measured
  * (the `uploads` figure measures fairness between owners, not these): more waiting files hold more
- * memory, each up to the file limit; a shorter wait refuses sooner under a long queue.
+ * memory, each up to the file limit; a shorter wait refuses sooner under a long queue. `readSeconds`
+ * is how long one PDF may take to read once its turn comes (extract.ts's default).
  */
-export const DEFAULT_UPLOAD_QUEUE = { maxWaiting: 8, maxWaitSeconds: 60 } as const;
+export const DEFAULT_UPLOAD_QUEUE = { maxWaiting: 8, maxWaitSeconds: 60, readSeconds: 30 } as const;
 
 /**
  * OCR of scanned pages (OCR_MAX_PAGES, OCR_PAGE_SECONDS): pages read per file, and how long one

@@ -321,3 +321,20 @@ describe('uploads a stopped process left extracting', () => {
     expect(await documentExists(second, 'doc_live')).toBe(false);
   });
 });
+
+describe('the time a PDF may take to read (UPLOAD_READ_SECONDS)', () => {
+  it('refuses a PDF still being read at the configured limit, leaving nothing', async () => {
+    const s = await startTestServer({ UPLOAD_READ_SECONDS: '2' });
+    onTestFinished(() => s.close());
+    const ada = await s.login('user-ada');
+    const before = await extractionRows(s);
+    const started = performance.now();
+    const done = await upload(s, ada, makeSlowPdf(), 'slow-survey.pdf');
+    // Far under the 30 s default: the setting, not the default, stopped it.
+    expect(performance.now() - started).toBeLessThan(15_000);
+    expect([done.status, done.body.error?.data?.reason]).toEqual([400, 'invalid_document']);
+    expect(done.body.error?.message).toMatch(/took too long to read \(more than 2 seconds\)/);
+    expect(await extractionRows(s)).toEqual(before);
+    await until(() => livePdfThreads() === 0);
+  }, 30_000);
+});
