@@ -1,17 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { blockAt, blocksOf, type Block } from './blocks.ts';
-
-/** Pages joined as the API joins them, with the offsets it reports. */
-function joined(pages: string[]): { text: string; pageStarts: number[] } {
-  const pageStarts: number[] = [];
-  let text = '';
-  pages.forEach((p, i) => {
-    if (i > 0) text += '\n\n';
-    pageStarts.push(text.length);
-    text += p;
-  });
-  return { text, pageStarts };
-}
+import { joined } from './testing/joined-pages.ts';
 
 /** Every character of the text in exactly one block, in order. */
 function expectTiled(text: string, blocks: Block[]) {

@@ -6,18 +6,7 @@ import {
   type QuoteJob,
   type QuoteRequest,
 } from './locate-quote.ts';
-
-/** Pages joined as the API joins them, with the offsets it reports. */
-function joined(pages: string[]): { text: string; pageStarts: number[] } {
-  const pageStarts: number[] = [];
-  let text = '';
-  pages.forEach((p, i) => {
-    if (i > 0) text += '\n\n';
-    pageStarts.push(text.length);
-    text += p;
-  });
-  return { text, pageStarts };
-}
+import { joined } from './testing/joined-pages.ts';
 
 const pages = Array.from({ length: 2_000 }, (_, i) => `Transect ${i + 1} was surveyed. ${'x'.repeat(960)}`);
 const pdf = joined(pages);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { pageCuts, paragraphSpans, paragraphsOf } from './pages.ts';
+import { joined } from './testing/joined-pages.ts';
 
 /** The pages as cut, each as its paragraphs: what the document page draws of each. */
 const pagesOf = (text: string, pageStarts: readonly number[] | null) =>
@@ -7,18 +8,6 @@ const pagesOf = (text: string, pageStarts: readonly number[] | null) =>
     number: cut.number,
     paragraphs: paragraphSpans(text.slice(cut.start, cut.end), cut.start),
   }));
-
-/** Pages joined as the API joins them, with the offsets it reports. */
-function joined(pages: string[]): { text: string; pageStarts: number[] } {
-  const pageStarts: number[] = [];
-  let text = '';
-  pages.forEach((p, i) => {
-    if (i > 0) text += '\n\n';
-    pageStarts.push(text.length);
-    text += p;
-  });
-  return { text, pageStarts };
-}
 
 describe('paragraphsOf', () => {
   it('splits on blank lines and keeps lines of one paragraph together', () => {

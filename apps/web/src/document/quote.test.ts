@@ -1,17 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { findQuote, quoteForm, quoteWindow } from './quote.ts';
-
-/** Pages joined as the API joins them, with the offsets it reports. */
-function joined(pages: string[]): { text: string; pageStarts: number[] } {
-  const pageStarts: number[] = [];
-  let text = '';
-  pages.forEach((p, i) => {
-    if (i > 0) text += '\n\n';
-    pageStarts.push(text.length);
-    text += p;
-  });
-  return { text, pageStarts };
-}
+import { joined } from './testing/joined-pages.ts';
 
 const at = (text: string, span: { start: number; end: number } | null) =>
   span && text.slice(span.start, span.end);
