@@ -7,7 +7,7 @@ import { Link } from 'react-router';
 import { documentPath } from '../shared/paths.ts';
 import { queryClient, trpc, type RouterOutputs } from '../trpc.ts';
 import { PasteDocumentForm } from './paste-document-form.tsx';
-import { indexLabel } from './row-words.ts';
+import { addedSummary } from './sections.ts';
 import { ACCEPT, formatBytes } from './upload.ts';
 import { useUploadQueue } from './use-upload-queue.ts';
 import type { QueuedFile } from './use-upload-queue.ts';
@@ -180,25 +180,15 @@ function FileRow({ item, doc }: { item: QueuedFile; doc: ListedDoc | undefined }
   );
 }
 
-/** " — indexing… 40%", then " — ready", with the document's title as its link. */
+/** " — indexing… 40%", then " — ready", with the document's title as its link and its final counts. */
 function Added({ added, doc }: { added: NonNullable<QueuedFile['document']>; doc: ListedDoc | undefined }) {
-  // Until the refetched list has it, the document is as the API just left it: indexing.
-  const index = doc ? doc.index : null;
-  const label = !doc
-    ? 'indexing…'
-    : index?.state === 'failed'
-      ? `indexing ${indexLabel(index)}`
-      : (indexLabel(index) ?? 'ready');
-  const facts = [
-    added.pages > 0 && `${added.pages} ${added.pages === 1 ? 'page' : 'pages'}`,
-    `${added.characters.toLocaleString('en')} characters`,
-  ].filter(Boolean);
+  const summary = addedSummary(added, doc);
   return (
     <>
       {' '}
-      — <span className={index?.state === 'failed' ? 'field-error' : ''}>{label}</span>:{' '}
-      <Link to={documentPath(added.id)}>{added.title}</Link>{' '}
-      <span className="muted">({facts.join(', ')})</span>
+      — <span className={summary.failed ? 'field-error' : ''}>{summary.state}</span>:{' '}
+      <Link to={documentPath(added.id)}>{summary.title}</Link>{' '}
+      <span className="muted">({summary.facts})</span>
     </>
   );
 }

@@ -9,6 +9,7 @@ import { AddDocumentDialog } from './add-document-dialog.tsx';
 import { IndexState } from './index-state.tsx';
 import { accessLabel, activityLabel, anyIndexing, holdsMemory, memoryLabel } from './row-words.ts';
 import { LibrarySearch } from './library-search.tsx';
+import { librarySections } from './sections.ts';
 
 type Doc = RouterOutputs['documents']['list'][number];
 
@@ -40,7 +41,22 @@ export default function LibraryPage() {
           onRetry={() => void documents.refetch()}
           title="Could not load the library"
         />
-      ) : documents.data.length === 0 ? (
+      ) : (
+        <Sections docs={documents.data} />
+      )}
+    </>
+  );
+}
+
+/**
+ * The owner's own documents, then what others share or publish under their own headings: a new
+ * account's library is empty even when someone's published document is there to read.
+ */
+function Sections({ docs }: { docs: Doc[] }) {
+  const { own, others } = librarySections(docs);
+  return (
+    <>
+      {own.length === 0 ? (
         <div className="box state-block">
           <strong>Your library is empty</strong>
           <p>
@@ -49,17 +65,23 @@ export default function LibraryPage() {
           </p>
         </div>
       ) : (
-        <DocumentList docs={documents.data} />
+        <DocumentList docs={own} label="Your documents" />
       )}
+      {others.map((section) => (
+        <section key={section.heading} className="library-section" aria-label={section.heading}>
+          <h2>{section.heading}</h2>
+          <DocumentList docs={section.docs} label={`Documents ${section.heading.toLowerCase()}`} />
+        </section>
+      ))}
     </>
   );
 }
 
-function DocumentList({ docs }: { docs: Doc[] }) {
+function DocumentList({ docs, label }: { docs: Doc[]; label: string }) {
   // Minutes are the finest unit in the list; the Memory panel has the ticking countdown.
   const now = useNow(30_000);
   return (
-    <ul className="doc-list" aria-label="Documents">
+    <ul className="doc-list" aria-label={label}>
       {docs.map((doc) => {
         const memory = memoryLabel(doc.memory, now);
         // The row's links and buttons say which document they are about through its title.

@@ -10,8 +10,9 @@ import { pageLabel, excerpt, highlight } from './row-words.ts';
 type Doc = RouterOutputs['documents']['list'][number];
 
 /**
- * `documents.search`: the caller's own documents ranked by keywords and meaning, with the passage
- * that matched, its matched terms marked; a hit opens the document at its page.
+ * `documents.search`: the caller's own documents only (the form says so), ranked by keywords and
+ * meaning, with the passage that matched, its matched terms marked; a hit opens the document at
+ * its page.
  */
 export function LibrarySearch({ documents }: { documents: Doc[] | undefined }) {
   const [draft, setDraft] = useState('');
@@ -34,12 +35,16 @@ export function LibrarySearch({ documents }: { documents: Doc[] | undefined }) {
           value={draft}
           maxLength={1000}
           placeholder="Ask a question or name a topic"
+          aria-describedby="library-search-scope"
           onChange={(e) => setDraft(e.target.value)}
         />{' '}
         <button type="submit" className="button">
           Search
         </button>
       </form>
+      <p id="library-search-scope" className="small muted">
+        Searches only the documents you own, not those shared with you or published by others.
+      </p>
       {query === '' ? null : results.isPending ? (
         <p className="small muted" aria-live="polite">
           Searching…

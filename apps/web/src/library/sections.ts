@@ -1,0 +1,54 @@
+// What the library page shows apart (issue 41, point 7): the owner's own documents, then what
+// others share or publish, each under its heading; and what an added file's row says once the
+// API has read it.
+import { indexLabel } from './row-words.ts';
+import type { RowIndex } from './row-words.ts';
+
+type Access = 'owner' | 'shared' | 'public';
+
+/**
+ * The owner's own documents, and the others' under "Shared with you" / "Published by others"
+ * (only the headings that have documents), each in the API's order. A stranger's published demo
+ * document is not "your library".
+ */
+export function librarySections<D extends { access: Access }>(
+  docs: readonly D[],
+): { own: D[]; others: Array<{ heading: string; docs: D[] }> } {
+  const of = (access: Access) => docs.filter((d) => d.access === access);
+  const others = [
+    { heading: 'Shared with you', docs: of('shared') },
+    { heading: 'Published by others', docs: of('public') },
+  ].filter((s) => s.docs.length > 0);
+  return { own: of('owner'), others };
+}
+
+interface Counts {
+  title: string;
+  pages: number;
+  characters: number;
+}
+
+/**
+ * An added file's row: its title and counts from the library's list once it has the document —
+ * OCR and the PDF's own metadata change them after the upload answered — and its state there
+ * ("indexing…", "recognizing text, page 2 of 2", "ready", "indexing failed: …").
+ */
+export function addedSummary(
+  added: Counts,
+  listed: (Counts & { index: RowIndex | null }) | undefined,
+): { title: string; state: string; failed: boolean; facts: string } {
+  const now = listed ?? added;
+  const index = listed ? listed.index : null;
+  const failed = index?.state === 'failed';
+  // Until the refetched list has it, the document is as the API just left it: indexing.
+  const state = !listed
+    ? 'indexing…'
+    : failed
+      ? `indexing ${indexLabel(index)}`
+      : (indexLabel(index) ?? 'ready');
+  const facts = [
+    now.pages > 0 && `${now.pages} ${now.pages === 1 ? 'page' : 'pages'}`,
+    `${now.characters.toLocaleString('en')} characters`,
+  ].filter(Boolean);
+  return { title: now.title, state, failed, facts: facts.join(', ') };
+}
