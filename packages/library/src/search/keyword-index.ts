@@ -15,6 +15,7 @@
  * the owner's ready documents in SQL, so another owner's chunk never comes back.
  */
 import type { Client, InStatement } from '@libsql/client';
+import { isStopWord } from '@oh/embeddings';
 import type { Chunk } from './chunks.ts';
 import { LIVE_DOCUMENT, searchable } from '../documents/rules.ts';
 
@@ -36,29 +37,13 @@ export function queryTerms(query: string): string[] {
 }
 
 /**
- * English function words: they say nothing about which passage a query is about, so they neither
- * make a passage a keyword hit nor are marked in it (they still rank, where BM25 gives them an idf
- * worth counting). The list of the local embedding adapter's features, which ignore them too.
- */
-const STOP_WORDS = new Set(
-  (
-    'a about above after again against all also am an and any are as at be because been before ' +
-    'being below between both but by can could did do does doing down during each few for from ' +
-    'further had has have having he her here hers herself him himself his how i if in into is it ' +
-    'its itself just me more most my myself no nor not now of off on once only or other our ours ' +
-    'ourselves out over own same she should so some such than that the their theirs them ' +
-    'themselves then there these they this those through to too under until up very was we were ' +
-    'what when where which while who whom why will with would you your yours yourself yourselves ' +
-    'via per vs etc may might must shall us let lets get got'
-  ).split(' '),
-);
-
-/**
  * The terms that say what a query is about: its terms (queryTerms) without function words, or all
- * of them when every one is a function word ("The Who").
+ * of them when every one is a function word ("The Who"). The function words are those the local
+ * embedding adapter's features leave out: they neither make a passage a keyword hit nor are marked
+ * in it (they still rank, where BM25 gives them an idf worth counting).
  */
 export function contentTerms(terms: readonly string[]): string[] {
-  const content = terms.filter((t) => !STOP_WORDS.has(t.toLowerCase()));
+  const content = terms.filter((t) => !isStopWord(t.toLowerCase()));
   return content.length > 0 ? content : [...terms];
 }
 

@@ -4,7 +4,7 @@
 // Retry-After parser has an entry of its own, `@oh/embeddings/retry-after` (./retry-after.ts).
 export { EmbeddingError, MAX_EMBEDDING_DIMENSIONS } from './adapter.ts';
 export type { EmbeddingAdapter, EmbeddingErrorCode } from './adapter.ts';
-export { createLocalEmbeddingAdapter } from './local-adapter.ts';
+export { createLocalEmbeddingAdapter, isStopWord } from './local-adapter.ts';
 export type { LocalEmbeddingOptions } from './local-adapter.ts';
 export { createCloudEmbeddingAdapter } from './cloud-adapter.ts';
 export type { CloudEmbeddingOptions } from './cloud-adapter.ts';

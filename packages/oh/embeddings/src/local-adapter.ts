@@ -40,7 +40,7 @@ const CHARGRAM_MIN = 3;
 const CHARGRAM_MAX = 5;
 
 // A short English stop-word list: function words that carry no topic.
-const STOP_WORDS = new Set(
+const STOP_WORDS: ReadonlySet<string> = new Set(
   (
     'a about above after again against all also am an and any are as at be because been before ' +
     'being below between both but by can could did do does doing down during each few for from ' +
@@ -52,6 +52,15 @@ const STOP_WORDS = new Set(
     'via per vs etc may might must shall us let lets get got'
   ).split(' '),
 );
+
+/**
+ * Whether a word (lowercased) is an English function word, one that says nothing about what a
+ * text is about: the local adapter leaves it out of its features, and a keyword search can leave
+ * it out of what it marks, so that the two agree on which words count.
+ */
+export function isStopWord(word: string): boolean {
+  return STOP_WORDS.has(word);
+}
 
 export function createLocalEmbeddingAdapter(options: LocalEmbeddingOptions = {}): EmbeddingAdapter {
   const dimensions = checkDimensions(options.dimensions ?? 256, 'local embedding adapter');
@@ -125,7 +134,7 @@ function extractFeatures(text: string): Map<string, number> {
   const add = (feature: string, weight: number): void => {
     counts.set(feature, (counts.get(feature) ?? 0) + weight);
   };
-  const words = tokenize(text).filter((w) => !STOP_WORDS.has(w));
+  const words = tokenize(text).filter((w) => !isStopWord(w));
   const stems = words.map(stem);
   for (let i = 0; i < words.length; i++) {
     const s = stems[i]!;
