@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createExtractionQueue } from './upload-queue.ts';
-import type { QueueTimers } from './upload-queue.ts';
+import type { ExtractionQueueOptions, QueueTimers } from './upload-queue.ts';
 
 /** A clock that moves only when told; timers fire when it passes them. */
 function manualClock(): QueueTimers & { advance(ms: number): void } {
@@ -52,6 +52,23 @@ function jobs() {
   };
 }
 
+/**
+ * A queue of one slot, eight waiting, a minute's wait and 30 s jobs unless a test says otherwise,
+ * on a clock the test moves.
+ */
+function queueWith(options: Partial<ExtractionQueueOptions> = {}) {
+  const clock = manualClock();
+  const q = createExtractionQueue({
+    slots: 1,
+    maxWaiting: 8,
+    maxWaitMs: 60_000,
+    jobTimeoutMs: 30_000,
+    timers: clock,
+    ...options,
+  });
+  return { q, clock };
+}
+
 const busyWith = (seconds: number, message: RegExp) =>
   expect.objectContaining({
     name: 'LibraryError',
@@ -62,14 +79,7 @@ const busyWith = (seconds: number, message: RegExp) =>
 
 describe('the extraction queue', () => {
   it("runs another owner's job before an owner's second one: nobody waits behind more than one job of another", async () => {
-    const clock = manualClock();
-    const q = createExtractionQueue({
-      slots: 1,
-      maxWaiting: 8,
-      maxWaitMs: 60_000,
-      jobTimeoutMs: 30_000,
-      timers: clock,
-    });
+    const { q } = queueWith();
     const j = jobs();
     const a1 = q.run('a', j.job('a1'));
     const a2 = q.run('a', j.job('a2'));
@@ -87,14 +97,7 @@ describe('the extraction queue', () => {
   });
 
   it('an owner with a job waiting queues ahead of an owner who arrives later', async () => {
-    const clock = manualClock();
-    const q = createExtractionQueue({
-      slots: 1,
-      maxWaiting: 8,
-      maxWaitMs: 60_000,
-      jobTimeoutMs: 30_000,
-      timers: clock,
-    });
+    const { q } = queueWith();
     const j = jobs();
     void q.run('a', j.job('a1'));
     void q.run('a', j.job('a2'));
@@ -107,13 +110,7 @@ describe('the extraction queue', () => {
   });
 
   it('runs one job per owner at a time, even with slots free', async () => {
-    const q = createExtractionQueue({
-      slots: 2,
-      maxWaiting: 8,
-      maxWaitMs: 60_000,
-      jobTimeoutMs: 30_000,
-      timers: manualClock(),
-    });
+    const { q } = queueWith({ slots: 2 });
     const j = jobs();
     void q.run('a', j.job('a1'));
     void q.run('a', j.job('a2'));
@@ -125,14 +122,7 @@ describe('the extraction queue', () => {
   });
 
   it("refuses an owner's third job at once, with the time until their running job's limit", async () => {
-    const clock = manualClock();
-    const q = createExtractionQueue({
-      slots: 2,
-      maxWaiting: 8,
-      maxWaitMs: 60_000,
-      jobTimeoutMs: 30_000,
-      timers: clock,
-    });
+    const { q, clock } = queueWith({ slots: 2 });
     const j = jobs();
     void q.run('a', j.job('a1'));
     clock.advance(12_500);
@@ -142,14 +132,7 @@ describe('the extraction queue', () => {
   });
 
   it('refuses a job when the queue is full', async () => {
-    const clock = manualClock();
-    const q = createExtractionQueue({
-      slots: 1,
-      maxWaiting: 2,
-      maxWaitMs: 60_000,
-      jobTimeoutMs: 30_000,
-      timers: clock,
-    });
+    const { q, clock } = queueWith({ maxWaiting: 2 });
     const j = jobs();
     void q.run('a', j.job('a1'));
     void q.run('b', j.job('b1'));
@@ -160,14 +143,7 @@ describe('the extraction queue', () => {
   });
 
   it('refuses a job that waited past the deadline; it never runs', async () => {
-    const clock = manualClock();
-    const q = createExtractionQueue({
-      slots: 1,
-      maxWaiting: 8,
-      maxWaitMs: 5_000,
-      jobTimeoutMs: 30_000,
-      timers: clock,
-    });
+    const { q, clock } = queueWith({ maxWaitMs: 5_000 });
     const j = jobs();
     void q.run('a', j.job('a1'));
     const b1 = q.run('b', j.job('b1'));
@@ -181,13 +157,7 @@ describe('the extraction queue', () => {
   });
 
   it('on close, refuses the waiting jobs, aborts the running ones and waits for them to end', async () => {
-    const q = createExtractionQueue({
-      slots: 1,
-      maxWaiting: 8,
-      maxWaitMs: 60_000,
-      jobTimeoutMs: 30_000,
-      timers: manualClock(),
-    });
+    const { q } = queueWith();
     const j = jobs();
     const a1 = q.run('a', j.job('a1'));
     const b1 = q.run('b', j.job('b1'));
