@@ -86,3 +86,4 @@ export { FORGOTTEN_NOTE, forgetMentions, mayNameNotes, noteMentions } from './me
 // The MCP tools (SPEC §7d).
 export { MCP_TOOLS, MCP_TOOL_NAMES, mcpToolInputs, mcpToolOutputs } from './mcp.ts';
 export type { McpToolName, McpToolOutput } from './mcp.ts';
+export { fetchedPassage, parsePassageId, passageIdProblem, searchResults } from './mcp-passages.ts';

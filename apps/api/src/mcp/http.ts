@@ -216,7 +216,7 @@ export function createMcpEndpoint(
     const read = await readOneMessage(req);
     if (!read.ok) return answer(res, read.status, read.message, {}, read.code);
 
-    const server = createMcpServer(deps, owner);
+    const server = createMcpServer(deps, owner, originOf(req));
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

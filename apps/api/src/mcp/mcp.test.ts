@@ -1,8 +1,9 @@
 /**
  * `/mcp` (SPEC §7d, issue 29) through the official SDK's client over a real HTTP server: exactly
- * the four read-only tools, the key owner's own documents only, the library tools' limits as tool
- * errors in words, and who is refused before any tool runs (no key, a foreign Origin, a revoked
- * key, any other credential, a key past its rate limit).
+ * the contract's read-only tools, the key owner's own documents only, the library tools' limits as
+ * tool errors in words, `search` and `fetch` as ChatGPT reads them (issue 41), and who is refused
+ * before any tool runs (no key, a foreign Origin, a revoked key, any other credential, a key past
+ * its rate limit).
  */
 import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -26,6 +27,9 @@ const TERM = `mcpwrasse${randomBytes(3).toString('hex')}`;
 const ADA_DOC = 'doc-mcp-ada';
 const ADA_LONG = 'doc-mcp-ada-long';
 const GRACE_DOC = 'doc-mcp-grace';
+const ADA_ABSTRACT = 'doc-mcp-ada-abstract';
+/** A term only the abstract of ADA_ABSTRACT holds. */
+const ABSTRACT_TERM = `${TERM}abs`;
 const LONG_TEXT = Array.from({ length: 400 }, (_, i) => `Line ${i} of the long ${TERM} report.`).join('\n');
 
 async function must(path: string, input: unknown, token: string): Promise<Json> {
@@ -115,6 +119,19 @@ beforeAll(async () => {
   await insertDocument(
     db,
     {
+      id: ADA_ABSTRACT,
+      ownerId: 'user-ada',
+      title: 'Wrasse abstracts',
+      authors: ['Ada Lovelace', 'Grace Hopper'],
+      abstract: `We count ${ABSTRACT_TERM} on three reefs.`,
+      pages: ['The body says nothing of the term.'],
+      source: 'text',
+    },
+    at,
+  );
+  await insertDocument(
+    db,
+    {
       id: GRACE_DOC,
       ownerId: 'user-grace',
       title: "Grace's wrasse",
@@ -139,7 +156,7 @@ afterAll(async () => {
 });
 
 describe('/mcp with an API key', () => {
-  it('lists exactly the four tools, every one read-only, with the contract’s schemas', async () => {
+  it('lists exactly the contract’s tools, every one read-only, with the contract’s schemas', async () => {
     const client = await connect(adaKey);
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual([...MCP_TOOL_NAMES]);
@@ -266,6 +283,149 @@ describe('/mcp with an API key', () => {
   });
 });
 
+/** A search or fetch answer as ChatGPT reads it: exactly one text content item, its text JSON. */
+async function chatgpt(client: Client, name: 'search' | 'fetch', args: Record<string, unknown>) {
+  const { result, data } = await tool(client, name, args);
+  expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+  expect(result.content).toHaveLength(1);
+  expect(result.content[0]!.type).toBe('text');
+  const json: Json = JSON.parse((result.content[0] as { text: string }).text);
+  // The structured content says the same, for clients that read it.
+  expect(data).toEqual(json);
+  return json;
+}
+
+describe('/mcp search and fetch, in the shape ChatGPT’s connectors and deep research expect', () => {
+  it('lists search({ query }) and fetch({ id }), read-only, and no tool that writes', async () => {
+    const client = await connect(adaKey);
+    const { tools } = await client.listTools();
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    for (const name of ['search', 'fetch']) {
+      const t = byName.get(name);
+      expect(t, name).toBeDefined();
+      expect(t!.annotations?.readOnlyHint, name).toBe(true);
+      expect(t!.annotations?.destructiveHint, name).toBe(false);
+    }
+    expect(Object.keys(byName.get('search')!.inputSchema.properties!)).toEqual(['query']);
+    expect(byName.get('search')!.inputSchema.required).toEqual(['query']);
+    expect(Object.keys(byName.get('fetch')!.inputSchema.properties!)).toEqual(['id']);
+    expect(byName.get('fetch')!.inputSchema.required).toEqual(['id']);
+    expect(tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
+    await client.close();
+  });
+
+  it("searches the key owner's documents: {results:[{id,title,text,url,metadata}]}, each url the passage on its document page", async () => {
+    const client = await connect(adaKey);
+    const { results } = await chatgpt(client, 'search', { query: TERM });
+    const ids = results.map((r: Json) => r.id as string);
+    expect(ids.some((id: string) => id.startsWith(`${ADA_DOC}#`))).toBe(true);
+    expect(ids.some((id: string) => id.startsWith(`${GRACE_DOC}#`))).toBe(false);
+    const view = (await s.call('query', 'documents.get', { documentId: ADA_DOC }, ada)).data;
+    const hit = results.find((r: Json) => r.id.startsWith(`${ADA_DOC}#`));
+    expect(Object.keys(hit).sort()).toEqual(['id', 'metadata', 'text', 'title', 'url']);
+    expect(hit.title).toBe('Ada on wrasse');
+    expect(hit.text).toContain(TERM);
+    const url = new URL(hit.url);
+    expect(url.origin).toBe(s.url);
+    expect(url.pathname).toBe(`/documents/${ADA_DOC}`);
+    const page = Number(url.searchParams.get('page'));
+    expect(hit.metadata).toMatchObject({ documentId: ADA_DOC, page, authors: [] });
+    // The quote the link opens at is the passage, on the page it names.
+    const quote = url.searchParams.get('quote')!;
+    expect(quote).toBe(hit.text);
+    const pageText = view.text.slice(view.pageStarts[page - 1], view.pageStarts[page] ?? view.text.length);
+    expect(passageOccursIn(quote, pageText)).toBe(true);
+    await client.close();
+  });
+
+  it('fetches a result by its id: the passage’s text, at most 4,000 characters, with the same url and the document’s metadata', async () => {
+    const client = await connect(adaKey);
+    const { results } = await chatgpt(client, 'search', { query: TERM });
+    for (const r of results as Json[]) {
+      const doc = await chatgpt(client, 'fetch', { id: r.id });
+      expect(Object.keys(doc).sort(), r.id).toEqual(['id', 'metadata', 'text', 'title', 'url']);
+      expect(doc, r.id).toMatchObject({ id: r.id, title: r.title, url: r.url, metadata: r.metadata });
+      expect(doc.text.replace(/\s+/g, ' ').trim(), r.id).toBe(r.text);
+    }
+    // A span longer than read_passage reads is cut at 4,000 characters.
+    const long = await chatgpt(client, 'fetch', { id: `${ADA_LONG}#p1:0-9000` });
+    expect(long.id).toBe(`${ADA_LONG}#p1:0-9000`);
+    expect(long.text).toBe(LONG_TEXT.slice(0, READ_PASSAGE_MAX));
+    expect(long.metadata).toMatchObject({ documentId: ADA_LONG, page: 1 });
+    await client.close();
+  });
+
+  it('finds a passage of the abstract and fetches the abstract; the url opens the document', async () => {
+    const client = await connect(adaKey);
+    const { results } = await chatgpt(client, 'search', { query: ABSTRACT_TERM });
+    const hit = results.find((r: Json) => r.id.startsWith(`${ADA_ABSTRACT}#`));
+    expect(hit).toMatchObject({
+      title: 'Wrasse abstracts',
+      url: `${s.url}/documents/${ADA_ABSTRACT}`,
+      metadata: { documentId: ADA_ABSTRACT, authors: ['Ada Lovelace', 'Grace Hopper'] },
+    });
+    const doc = await chatgpt(client, 'fetch', { id: hit.id });
+    expect(doc).toMatchObject({
+      id: hit.id,
+      text: `We count ${ABSTRACT_TERM} on three reefs.`,
+      url: hit.url,
+    });
+    await client.close();
+  });
+
+  it("carries the document view's metadata (authors, and year, doi, venue, tags, citationKey where the view has them)", async () => {
+    const client = await connect(adaKey);
+    const { results } = await chatgpt(client, 'search', { query: ABSTRACT_TERM });
+    const hit = results.find((r: Json) => r.id.startsWith(`${ADA_ABSTRACT}#`));
+    const view = (await s.call('query', 'documents.get', { documentId: ADA_ABSTRACT }, ada)).data;
+    for (const key of ['authors', 'year', 'doi', 'venue', 'tags', 'citationKey'])
+      if (key in view) expect(hit.metadata[key], key).toEqual(view[key]);
+    await client.close();
+  });
+
+  it("answers an id of another owner's passage, shared or public, as read_passage does: not found", async () => {
+    const graces = await connect(graceKey);
+    const { results } = await chatgpt(graces, 'search', { query: TERM });
+    const hers = results.find((r: Json) => r.id.startsWith(`${GRACE_DOC}#`));
+    expect(hers).toBeDefined();
+    await graces.close();
+    const client = await connect(adaKey);
+    for (const id of [hers.id, `${GRACE_DOC}#abstract`, 'doc-none-such#p1:0-10']) {
+      const { result, text } = await tool(client, 'fetch', { id });
+      expect(result.isError, id).toBe(true);
+      expect(text, id).toBe('The document was not found. (not_found)');
+    }
+    await client.close();
+  });
+
+  it('answers an id that is not one search gave with a clear error in words, never an internal one', async () => {
+    const client = await connect(adaKey);
+    for (const id of [
+      '',
+      'nonsense',
+      `${ADA_DOC}#p0:1-5`,
+      `${ADA_DOC}#p1:9-5`,
+      `${ADA_DOC}#p1:5-5`,
+      'x'.repeat(5_000),
+    ]) {
+      const { result, text } = await tool(client, 'fetch', { id });
+      expect(result.isError, id).toBe(true);
+      expect(text, id).toMatch(/\bid\b/);
+      expect(text, id).not.toContain('internal');
+    }
+    const { result, text } = await tool(client, 'fetch', { id: `${ADA_DOC}#p1:100000-100010` });
+    expect(result.isError).toBe(true);
+    expect(text).toContain('invalid_input');
+    // Over raw HTTP too: a JSON-RPC answer, not a 500.
+    const res = await post(message(9, 'tools/call', { name: 'fetch', arguments: { id: 'nonsense' } }), {
+      Authorization: `Bearer ${adaKey}`,
+    });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as Json).result.isError).toBe(true);
+    await client.close();
+  });
+});
+
 describe('/mcp refuses before any tool runs', () => {
   it('answers no key with 401 and a pointer to the protected-resource metadata (RFC 9728)', async () => {
     const res = await initialize({});
@@ -357,7 +517,7 @@ describe('/mcp refuses before any tool runs', () => {
     for (const res of answers) {
       expect(res.status).toBe(200);
       expect(res.headers.get('mcp-session-id')).toBeNull();
-      expect(((await res.json()) as Json).result.tools).toHaveLength(4);
+      expect(((await res.json()) as Json).result.tools).toHaveLength(MCP_TOOL_NAMES.length);
     }
   });
 
