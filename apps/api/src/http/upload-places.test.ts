@@ -12,6 +12,7 @@ import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestServer } from '../testing/harness.ts';
 import type { Json, TestServer } from '../testing/harness.ts';
+import { until, upload } from '../testing/uploads.ts';
 
 interface Stalled {
   socket: Socket;
@@ -55,20 +56,9 @@ function stalledUpload(s: TestServer, token?: string): Stalled {
   return x;
 }
 
-async function upload(s: TestServer, token: string, text: string): Promise<{ status: number; body: Json }> {
-  const form = new FormData();
-  form.append('file', new Blob([text], { type: 'text/plain' }), 'note.txt');
-  const res = await fetch(`${s.url}/trpc/documents.upload`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}` },
-    body: form,
-  });
-  return { status: res.status, body: (await res.json()) as Json };
-}
-
-async function until(condition: () => boolean | Promise<boolean>): Promise<void> {
-  while (!(await condition())) await new Promise((r) => setTimeout(r, 10));
-}
+/** A short text file, uploaded. */
+const uploadNote = (s: TestServer, token: string, text: string) =>
+  upload(s, token, text, 'note.txt', { type: 'text/plain' });
 
 const taken = (s: TestServer) => s.app.uploadPlaces.taken();
 
@@ -146,7 +136,7 @@ describe('upload places', () => {
     // Each is answered (401) at once, or — before the fix — sat on a place.
     await until(async () => anonymous.every((x) => x.received() !== '') || (await taken(s)) >= 4);
     for (const x of anonymous) expect(x.received()).toMatch(/^HTTP\/1\.1 401/);
-    const mine = await upload(s, ada, 'Reef notes, uploaded while strangers stall.');
+    const mine = await uploadNote(s, ada, 'Reef notes, uploaded while strangers stall.');
     expect([mine.status, mine.body.result?.data?.title]).toEqual([200, 'note']);
   });
 });
@@ -162,7 +152,7 @@ describe('a body that stops arriving', () => {
     const stalled = stall(s, ada);
     await until(async () => clock.watching() === 1 && (await taken(s)) === 1);
     // Ada's one place is taken: her next upload waits for it.
-    const refused = await upload(s, ada, 'Second file.');
+    const refused = await uploadNote(s, ada, 'Second file.');
     expect([refused.status, refused.body.error?.data?.reason]).toEqual([429, 'busy']);
     expect(refused.body.error.message).toMatch(/You are sending 1 upload already/);
 
@@ -172,7 +162,7 @@ describe('a body that stops arriving', () => {
     expect([answer.status, answer.body.error.data.reason]).toEqual([408, 'too_slow']);
     expect(answer.body.error.message).toMatch(/stopped arriving: less than 1 KiB in 10 s/);
     await until(async () => (await taken(s)) === 0);
-    const again = await upload(s, ada, 'Second file, once the first gave up.');
+    const again = await uploadNote(s, ada, 'Second file, once the first gave up.');
     expect(again.status).toBe(200);
   });
 
@@ -215,9 +205,9 @@ describe('upload places per owner and across APIs', () => {
     stall(s, ada);
     stall(s, ada);
     await until(async () => (await taken(s)) === 2);
-    const third = await upload(s, ada, 'A third at once.');
+    const third = await uploadNote(s, ada, 'A third at once.');
     expect([third.status, third.body.error?.data?.reason]).toEqual([429, 'busy']);
-    const other = await upload(s, grace, 'Grace uploads meanwhile.');
+    const other = await uploadNote(s, grace, 'Grace uploads meanwhile.');
     expect(other.status).toBe(200);
   });
 
@@ -227,13 +217,13 @@ describe('upload places per owner and across APIs', () => {
     const [ada, grace] = [await a.login('user-ada'), await a.login('user-grace')];
     const stalled = stall(a, ada);
     await until(async () => (await taken(b)) === 1);
-    const refused = await upload(b, grace, 'On the other API.');
+    const refused = await uploadNote(b, grace, 'On the other API.');
     expect([refused.status, refused.body.error?.data?.reason]).toEqual([429, 'busy']);
     expect(refused.body.error.message).toMatch(/1 upload is being received already/);
     // Its connection gone, its place is free on both.
     stalled.socket.destroy();
     await until(async () => (await taken(b)) === 0);
-    expect((await upload(b, grace, 'On the other API, again.')).status).toBe(200);
+    expect((await uploadNote(b, grace, 'On the other API, again.')).status).toBe(200);
   });
 
   it('a place its process never gave back lapses', async () => {
@@ -245,11 +235,11 @@ describe('upload places per owner and across APIs', () => {
       sql: 'INSERT INTO upload_places (id, owner_id, until_ms) VALUES (?, ?, ?)',
       args: ['upl_dead', 'user-ada', nowMs + 60_000],
     });
-    expect((await upload(s, grace, 'While it holds.')).status).toBe(429);
+    expect((await uploadNote(s, grace, 'While it holds.')).status).toBe(429);
     await s.app.app.execute({
       sql: 'UPDATE upload_places SET until_ms = ? WHERE id = ?',
       args: [nowMs - 1, 'upl_dead'],
     });
-    expect((await upload(s, grace, 'Once it lapsed.')).status).toBe(200);
+    expect((await uploadNote(s, grace, 'Once it lapsed.')).status).toBe(200);
   });
 });

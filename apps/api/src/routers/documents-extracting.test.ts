@@ -11,38 +11,10 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { makeEncryptedPdf, makePdf, makeScannedPdf, makeSlowPdf } from '@sponge/testing/pdf-fixtures';
 import { startTestServer } from '../testing/harness.ts';
-import type { Json, TestServer } from '../testing/harness.ts';
+import type { TestServer } from '../testing/harness.ts';
+import { until, upload } from '../testing/uploads.ts';
 import { EXTRACTION_STALE_MS } from '@sponge/library/testing';
 import { livePdfThreads } from '@sponge/library';
-
-interface Answer {
-  status: number;
-  body: Json;
-}
-
-/** POSTs one file to documents.upload; `signal` lets the test walk away from it. */
-async function upload(
-  s: TestServer,
-  token: string,
-  bytes: Uint8Array,
-  name: string,
-  signal?: AbortSignal,
-): Promise<Answer> {
-  const form = new FormData();
-  form.append('file', new Blob([bytes], { type: 'application/pdf' }), name);
-  const res = await fetch(`${s.url}/trpc/documents.upload`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}` },
-    body: form,
-    ...(signal ? { signal } : {}),
-  });
-  return { status: res.status, body: JSON.parse(await res.text()) };
-}
-
-/** Waits for a state the server reaches on its own (a job queued, a page read). */
-async function until(condition: () => boolean | Promise<boolean>): Promise<void> {
-  while (!(await condition())) await new Promise((r) => setTimeout(r, 20));
-}
 
 /** Holds the owner's one extraction slot until `release()`: their next upload waits, extracting. */
 function holdSlot(s: TestServer, ownerId: string): { release: () => Promise<void> } {
@@ -154,7 +126,7 @@ describe('an upload in the library while its text is extracted', () => {
     // Far past the time limit: only the removal ends it early.
     const walkAway = new AbortController();
     onTestFinished(() => walkAway.abort());
-    const answer = upload(s, ada, makeSlowPdf(), 'slow-survey.pdf', walkAway.signal);
+    const answer = upload(s, ada, makeSlowPdf(), 'slow-survey.pdf', { signal: walkAway.signal });
     let id = '';
     await until(async () => {
       const [d] = await extractingIn(ada);
@@ -228,7 +200,9 @@ describe('an upload in the library while its text is extracted', () => {
     const slot = holdSlot(s, 'user-ada');
     onTestFinished(slot.release);
     const walkAway = new AbortController();
-    const answer = upload(s, ada, await makePdf(['Nobody waits for me.']), 'abandoned.pdf', walkAway.signal);
+    const answer = upload(s, ada, await makePdf(['Nobody waits for me.']), 'abandoned.pdf', {
+      signal: walkAway.signal,
+    });
     await until(() => s.app.library.uploads.stats().waiting === 1);
     expect(await extractionRows(s)).toEqual({ documents: before.documents + 1, jobs: 1 });
     walkAway.abort();

@@ -13,41 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePdf, makeSlowPdf } from '@sponge/testing/pdf-fixtures';
 import { startTestServer } from '../testing/harness.ts';
 import type { Json, TestServer } from '../testing/harness.ts';
+import { pending, until, upload } from '../testing/uploads.ts';
+import type { UploadAnswer } from '../testing/uploads.ts';
 import { livePdfThreads } from '@sponge/library';
-
-interface Answer {
-  status: number;
-  retryAfter: string | null;
-  body: Json;
-}
-
-/** POSTs one file to documents.upload with a bearer token; the answer as status, header and JSON. */
-async function upload(s: TestServer, token: string, bytes: Uint8Array, name: string): Promise<Answer> {
-  const form = new FormData();
-  form.append('file', new Blob([bytes], { type: 'application/pdf' }), name);
-  const res = await fetch(`${s.url}/trpc/documents.upload`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}` },
-    body: form,
-  });
-  const text = await res.text();
-  return { status: res.status, retryAfter: res.headers.get('retry-after'), body: JSON.parse(text) };
-}
-
-/** A request whose answer may come after the test ends (the server is closed under it). */
-function pending(p: Promise<Answer>): { settled: () => boolean; answer: Promise<Answer | Error> } {
-  let done = false;
-  const answer = p.then(
-    (a) => ((done = true), a),
-    (e: Error) => ((done = true), e),
-  );
-  return { settled: () => done, answer };
-}
-
-/** Waits for a condition the server reaches on its own (a thread started, a job queued). */
-async function until(condition: () => boolean | Promise<boolean>): Promise<void> {
-  while (!(await condition())) await new Promise((r) => setTimeout(r, 10));
-}
 
 async function documentRows(s: TestServer): Promise<{ documents: number; chunks: number }> {
   await s.app.library.indexer.idle();
@@ -57,7 +25,7 @@ async function documentRows(s: TestServer): Promise<{ documents: number; chunks:
   return { documents: Number(rs.rows[0]!.documents), chunks: Number(rs.rows[0]!.chunks) };
 }
 
-function expectBusy(a: Answer): void {
+function expectBusy(a: UploadAnswer): void {
   expect([a.status, a.body.error?.data?.reason], JSON.stringify(a.body)).toEqual([429, 'busy']);
   const after = a.body.error.data.retryAfterSeconds as number;
   expect(Number.isInteger(after) && after >= 1).toBe(true);

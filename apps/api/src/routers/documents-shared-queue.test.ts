@@ -12,38 +12,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePdf, makeSlowPdf } from '@sponge/testing/pdf-fixtures';
 import { startTestServer } from '../testing/harness.ts';
-import type { Json, TestServer } from '../testing/harness.ts';
+import type { TestServer } from '../testing/harness.ts';
+import { pending, until, upload } from '../testing/uploads.ts';
 import { livePdfThreads } from '@sponge/library';
-
-interface Answer {
-  status: number;
-  body: Json;
-}
-
-async function upload(s: TestServer, token: string, bytes: Uint8Array, name: string): Promise<Answer> {
-  const form = new FormData();
-  form.append('file', new Blob([bytes], { type: 'application/pdf' }), name);
-  const res = await fetch(`${s.url}/trpc/documents.upload`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}` },
-    body: form,
-  });
-  return { status: res.status, body: JSON.parse(await res.text()) };
-}
-
-/** A request whose answer may come after the test ends (the servers are closed under it). */
-function pending(p: Promise<Answer>): { settled: () => boolean; answer: Promise<Answer | Error> } {
-  let done = false;
-  const answer = p.then(
-    (a) => ((done = true), a),
-    (e: Error) => ((done = true), e),
-  );
-  return { settled: () => done, answer };
-}
-
-async function until(condition: () => boolean | Promise<boolean>): Promise<void> {
-  while (!(await condition())) await new Promise((r) => setTimeout(r, 10));
-}
 
 describe('the extraction queue of two APIs on the same databases', () => {
   let a: TestServer;
