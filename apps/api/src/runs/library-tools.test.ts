@@ -10,7 +10,7 @@ import { rowsMentioning } from '@oh/memory/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertDocument, shareDocument } from '@sponge/library';
 import { REEF_DOCUMENT_ID } from '../demo/library.ts';
-import { startTestServer } from '../testing/harness.ts';
+import { startTestServer, TEST_RUNTIME_KEY } from '../testing/harness.ts';
 import type { Json, TestServer } from '../testing/harness.ts';
 
 let s: TestServer;
@@ -77,6 +77,13 @@ function refusal(r: {
 
 async function transcript(runId = run.runId, token = ada): Promise<Json[]> {
   return must('query', 'chat.transcript', { runId }, token);
+}
+
+/** A question Ada asks on the reef document, its run claimed as the hosted runtime claims it. */
+async function askedRun(text: string): Promise<{ runId: string; token: string }> {
+  const { runId } = await s.client(ada).chat.ask.mutate({ documentId: REEF_DOCUMENT_ID, text });
+  const claimed = await must('mutation', 'runtime.claim', { runId }, TEST_RUNTIME_KEY);
+  return { runId, token: claimed.runToken as string };
 }
 
 beforeAll(async () => {
@@ -253,7 +260,7 @@ describe('library.read', () => {
 
   it('is for run tokens only: owners, their API keys and the runtime key are refused', async () => {
     const key = (await must('mutation', 'auth.createApiKey', { label: 'tools' }, ada)).apiKey as string;
-    for (const token of [ada, key, 'api-test-runtime-key-0123456789abcdef']) {
+    for (const token of [ada, key, TEST_RUNTIME_KEY]) {
       expect(refusal(await call('query', 'library.read', { documentId: DOCS.pdf }, token))).toEqual([
         'FORBIDDEN',
         'forbidden',
@@ -266,18 +273,7 @@ describe('library.read', () => {
 
 describe('library cards in the transcript', () => {
   it('shows each search and read, in time order with the messages, titled while the document is there', async () => {
-    const owner = s.client(ada);
-    const { runId } = await owner.chat.ask.mutate({
-      documentId: REEF_DOCUMENT_ID,
-      text: 'What limits recovery?',
-    });
-    const claimed = await s.call(
-      'mutation',
-      'runtime.claim',
-      { runId },
-      'api-test-runtime-key-0123456789abcdef',
-    );
-    const token = claimed.data.runToken as string;
+    const { runId, token } = await askedRun('What limits recovery?');
     const found: Json[] = await must('query', 'library.search', { query: TERM }, token);
     await must('query', 'library.search', { query: 'grazers', documentId: DOCS.pdf }, token);
     const read = await must('query', 'library.read', { documentId: DOCS.pdf, page: 4 }, token);
@@ -470,15 +466,7 @@ describe('agent.say citations', () => {
   });
 
   it('returns the citations with the reply: titles while the document is the owner’s, quotes gone with a removed document', async () => {
-    const owner = s.client(ada);
-    const { runId } = await owner.chat.ask.mutate({ documentId: REEF_DOCUMENT_ID, text: 'Cite it.' });
-    const claimed = await s.call(
-      'mutation',
-      'runtime.claim',
-      { runId },
-      'api-test-runtime-key-0123456789abcdef',
-    );
-    const token = claimed.data.runToken as string;
+    const { runId, token } = await askedRun('Cite it.');
     await must(
       'mutation',
       'documents.add',
