@@ -7,42 +7,24 @@
  * The same promise of the store alone is Oh's (packages/oh/memory/src/forgetting-on-disk.test.ts).
  */
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Change } from '@oh/memory';
-import { databaseFiles, findMarkersOnDisk, rawClient, rowsMentioning } from '@oh/memory/testing';
+import {
+  allMarkers,
+  databaseFiles,
+  findMarkersOnDisk,
+  markedNoteChanges,
+  markersFor,
+  rawClient,
+  rowsMentioning,
+} from '@oh/memory/testing';
+import type { Markers } from '@oh/memory/testing';
 import { call, must, startApi, tempDataDir } from '@sponge/testing/api';
 import type { ApiProcess } from '@sponge/testing/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const apiDir = fileURLToPath(new URL('..', import.meta.url));
-
-/** Three markers per session: one in every name, one in every text, one in every data value. */
-function markersFor(label: string) {
-  const hex = randomBytes(8).toString('hex');
-  return {
-    name: `mk${label}${hex}`,
-    text: `MKTEXT${label.toUpperCase()}${hex}`,
-    data: `MKDATA${label.toUpperCase()}${hex}`,
-  };
-}
-type Markers = ReturnType<typeof markersFor>;
-const all = (m: Markers) => [m.name, m.text, m.data];
-
-function noteChanges(m: Markers, from: number, count: number, op: 'add' | 'replace' = 'add'): Change[] {
-  return Array.from({ length: count }, (_, j) => {
-    const i = from + j;
-    // Long texts spread the content over many pages, so stale copies would be easy to leave behind.
-    return {
-      op,
-      name: `lead:${m.name}-${i}`,
-      text: `${m.text} note ${i} ${op} `.repeat(40),
-      data: { secret: `${m.data}-${i}`, n: i },
-      links: i > 0 && op === 'add' ? [{ rel: 'supports' as const, to: `lead:${m.name}-${i - 1}` }] : [],
-    };
-  });
-}
 
 /** A command of the API (the purge worker) from its source, as `src/bin/main.ts` is run. */
 function runNode(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {
@@ -117,9 +99,9 @@ describe('API: Forget now and purge leave nothing in the files, the transcript o
     const m = markersFor(label);
     let v = 0;
     const steps: Change[][] = [
-      noteChanges(m, 0, 24),
-      noteChanges(m, 24, 24),
-      noteChanges(m, 0, 10, 'replace'),
+      markedNoteChanges(m, 0, 24),
+      markedNoteChanges(m, 24, 24),
+      markedNoteChanges(m, 0, 10, 'replace'),
     ];
     for (const [i, changes] of steps.entries()) {
       const r = must<{ version: number }>(
@@ -162,11 +144,11 @@ describe('API: Forget now and purge leave nothing in the files, the transcript o
     const cards = memoryCards(t, sessionId);
     expect(cards.length).toBeGreaterThan(0);
     for (const card of cards) expect(card.names).toEqual([]);
-    expect(findMarkersOnDisk(databaseFiles(tmp.dir), all(m))).toEqual([]);
+    expect(findMarkersOnDisk(databaseFiles(tmp.dir), allMarkers(m))).toEqual([]);
     for (const file of ['memory.db', 'sponge.db']) {
       const raw = rawClient(join(tmp.dir, file));
       try {
-        expect(await rowsMentioning(raw, all(m)), file).toEqual([]);
+        expect(await rowsMentioning(raw, allMarkers(m)), file).toEqual([]);
       } finally {
         raw.close();
       }
@@ -177,7 +159,7 @@ describe('API: Forget now and purge leave nothing in the files, the transcript o
     const { run, m } = await markedRun('f');
     const before = memoryCards(await transcript(run.runId), run.sessionId);
     expect(before.some((c) => c.names.some((n) => n.includes(m.name)))).toBe(true);
-    expect(findMarkersOnDisk(databaseFiles(tmp.dir), all(m)).length).toBeGreaterThan(0);
+    expect(findMarkersOnDisk(databaseFiles(tmp.dir), allMarkers(m)).length).toBeGreaterThan(0);
 
     const forgot = must<{ state: string }>(
       await call(port, 'mutation', 'memory.forget', { sessionId: run.sessionId }, owner.token),

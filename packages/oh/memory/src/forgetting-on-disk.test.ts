@@ -7,7 +7,6 @@
  * This drives the store directly; the same promise through Sponge's API (its transcript, recall
  * index and purge worker) is tested there.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -23,41 +22,17 @@ import {
   tempDir,
   testClock,
 } from './testing/fixtures.ts';
-
-/** Three markers per session: one in every name, one in every text, one in every data value. */
-function markersFor(label: string) {
-  const hex = randomBytes(8).toString('hex');
-  return {
-    name: `mk${label}${hex}`,
-    text: `MKTEXT${label.toUpperCase()}${hex}`,
-    data: `MKDATA${label.toUpperCase()}${hex}`,
-  };
-}
-type Markers = ReturnType<typeof markersFor>;
-const all = (m: Markers) => [m.name, m.text, m.data];
-
-function noteChanges(m: Markers, from: number, count: number, op: 'add' | 'replace' = 'add'): Change[] {
-  return Array.from({ length: count }, (_, j) => {
-    const i = from + j;
-    // Long texts spread the content over many pages, so stale copies would be easy to leave behind.
-    return {
-      op,
-      name: `lead:${m.name}-${i}`,
-      text: `${m.text} note ${i} ${op} `.repeat(40),
-      data: { secret: `${m.data}-${i}`, n: i },
-      links: i > 0 && op === 'add' ? [{ rel: 'supports' as const, to: `lead:${m.name}-${i - 1}` }] : [],
-    };
-  });
-}
+import { allMarkers, markedNoteChanges, markersFor } from './testing/markers.ts';
+import type { Markers } from './testing/markers.ts';
 
 /** 48 notes over four calls: adds, replaces (old content stays in the log) and removes. */
 async function writeMarkedNotes(store: MemoryStore, sessionId: string, m: Markers): Promise<void> {
   const ctx = { sessionId, author: 'agent:forget-test' };
   let v = (await store.getSession(sessionId))!.version;
   const steps: Change[][] = [
-    noteChanges(m, 0, 24),
-    noteChanges(m, 24, 24),
-    noteChanges(m, 0, 10, 'replace'),
+    markedNoteChanges(m, 0, 24),
+    markedNoteChanges(m, 24, 24),
+    markedNoteChanges(m, 0, 10, 'replace'),
     Array.from({ length: 5 }, (_, i) => ({ op: 'remove' as const, name: `lead:${m.name}-${40 + i}` })),
   ];
   for (const [i, changes] of steps.entries()) {
@@ -68,10 +43,10 @@ async function writeMarkedNotes(store: MemoryStore, sessionId: string, m: Marker
 async function expectGoneEverywhere(dir: string, dbPath: string, m: Markers): Promise<void> {
   const files = databaseFiles(dir);
   expect(files.length).toBeGreaterThan(0);
-  expect(findMarkersOnDisk(files, all(m))).toEqual([]);
+  expect(findMarkersOnDisk(files, allMarkers(m))).toEqual([]);
   const raw = rawClient(dbPath);
   try {
-    expect(await rowsMentioning(raw, all(m))).toEqual([]);
+    expect(await rowsMentioning(raw, allMarkers(m))).toEqual([]);
   } finally {
     raw.close();
   }
@@ -105,7 +80,7 @@ describe('store: forgotten and purged notes leave no bytes behind', () => {
       await writeMarkedNotes(store, keeper.id, mk);
 
       // The search works: before forgetting, the markers are on disk.
-      expect(findMarkersOnDisk(databaseFiles(dir), all(mv)).length).toBeGreaterThan(0);
+      expect(findMarkersOnDisk(databaseFiles(dir), allMarkers(mv)).length).toBeGreaterThan(0);
 
       const after = await store.forget(victim.id);
       expect(after.state).toBe('forgotten');
@@ -139,7 +114,7 @@ describe('store: forgotten and purged notes leave no bytes behind', () => {
       });
       const mv = markersFor('p');
       await writeMarkedNotes(store, victim.id, mv);
-      expect(findMarkersOnDisk(databaseFiles(dir), all(mv)).length).toBeGreaterThan(0);
+      expect(findMarkersOnDisk(databaseFiles(dir), allMarkers(mv)).length).toBeGreaterThan(0);
 
       clock.advance(24 * 3600_000 + 1_000);
       expect((await store.getSession(victim.id))?.state).toBe('expired');

@@ -8,7 +8,8 @@
  * - another process holding a database file's write lock;
  * - a free local port;
  * - a session of a test's store and the agent context that writes in it;
- * - the raw look at database files and tables the on-disk tests make.
+ * - the raw look at database files and tables the on-disk tests make;
+ * - notes marked with unique strings, which forgetting must leave nowhere.
  */
 export { sqldBinary, startSqld } from './sqld.ts';
 export type { Sqld, SqldOptions } from './sqld.ts';
@@ -18,3 +19,5 @@ export type { LockHolder } from './hold-lock.ts';
 export { freePort } from './free-port.ts';
 export { closeAll, openTestSession } from './fixtures.ts';
 export { databaseFiles, fileUrl, findMarkersOnDisk, rawClient, rowsMentioning } from './on-disk.ts';
+export { allMarkers, markedNoteChanges, markersFor } from './markers.ts';
+export type { Markers } from './markers.ts';
