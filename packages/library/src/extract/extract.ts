@@ -60,7 +60,7 @@ export interface ExtractOptions {
 
 // How long one PDF may take to read. Not measured against real files: longer lets a big PDF finish,
 // shorter frees its thread (and the owners queued behind it) sooner.
-export const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_TIMEOUT_MS = 30_000;
 
 /**
  * The document's text. The type is decided from the bytes (sniff.ts); the name and media type only
