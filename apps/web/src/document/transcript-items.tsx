@@ -1,4 +1,5 @@
 import type { Citation } from '@sponge/contract';
+import type { ReactNode } from 'react';
 import { Link } from 'react-router';
 import { memoryPanelPath } from '../shared/paths.ts';
 import { memoryCardHeadline, type MemoryCard } from './memory-card.ts';
@@ -139,8 +140,9 @@ export function Citations({
   );
 }
 
-// Small glyphs that need no emoji font (CI's Chromium has none).
-function SearchIcon() {
+// Small glyphs that need no emoji font (CI's Chromium has none), each on the same 16-unit grid
+// drawn at 14 px, hidden from assistive technology (the card's words say what it is).
+function CardIcon({ children }: { children: ReactNode }) {
   return (
     <svg
       className="card-icon"
@@ -150,22 +152,23 @@ function SearchIcon() {
       aria-hidden="true"
       focusable="false"
     >
+      {children}
+    </svg>
+  );
+}
+
+function SearchIcon() {
+  return (
+    <CardIcon>
       <circle cx="7" cy="7" r="4.3" fill="none" stroke="currentColor" strokeWidth="1.4" />
       <path d="m10.2 10.2 3.6 3.6" stroke="currentColor" strokeWidth="1.6" strokeLinecap="round" />
-    </svg>
+    </CardIcon>
   );
 }
 
 function PageIcon() {
   return (
-    <svg
-      className="card-icon"
-      viewBox="0 0 16 16"
-      width="14"
-      height="14"
-      aria-hidden="true"
-      focusable="false"
-    >
+    <CardIcon>
       <path
         d="M4 1.8h5.2L12.5 5v9.2H4Zm5 0V5h3.4M6 8h4.5M6 10.5h4.5"
         fill="none"
@@ -173,20 +176,13 @@ function PageIcon() {
         strokeWidth="1.2"
         strokeLinejoin="round"
       />
-    </svg>
+    </CardIcon>
   );
 }
 
 function MemoryIcon() {
   return (
-    <svg
-      className="card-icon"
-      viewBox="0 0 16 16"
-      width="14"
-      height="14"
-      aria-hidden="true"
-      focusable="false"
-    >
+    <CardIcon>
       <path
         d="M8 2.5a3 3 0 0 0-5.6 1.5A2.8 2.8 0 0 0 2 9.3 2.8 2.8 0 0 0 5 13.5h6a2.8 2.8 0 0 0 3-4.2A2.8 2.8 0 0 0 13.6 4 3 3 0 0 0 8 2.5Zm0 0v11"
         fill="none"
@@ -194,6 +190,6 @@ function MemoryIcon() {
         strokeWidth="1.3"
         strokeLinejoin="round"
       />
-    </svg>
+    </CardIcon>
   );
 }
