@@ -2,9 +2,8 @@ import * as Dialog from '@radix-ui/react-dialog';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
 import type { FormEvent } from 'react';
-import { errorMessage } from '../shared/errors.ts';
 import { FormField } from '../shared/form-field.tsx';
-import { ErrorState, SkeletonRows } from '../shared/states.tsx';
+import { ActionError, BusyButton, NotLoaded } from '../shared/states.tsx';
 import { useTitle } from '../shared/use-title.ts';
 import { queryClient, trpc, type RouterOutputs } from '../trpc.ts';
 import { apiKeyLabelProblem } from './account-forms.ts';
@@ -39,16 +38,12 @@ export default function ConnectedAgentsPage() {
         <h2 id="agents-list" tabIndex={-1}>
           Your agents
         </h2>
-        {agents.isPending ? (
-          <div aria-busy="true">
-            <span className="visually-hidden">Loading your agents…</span>
-            <SkeletonRows rows={2} />
-          </div>
-        ) : agents.isError ? (
-          <ErrorState
-            error={agents.error}
-            onRetry={() => void agents.refetch()}
-            title="Could not load your agents"
+        {!agents.isSuccess ? (
+          <NotLoaded
+            query={agents}
+            loading="Loading your agents…"
+            failed="Could not load your agents"
+            rows={2}
           />
         ) : agents.data.length === 0 ? (
           <p className="muted" style={{ marginTop: '0.5rem' }}>
@@ -124,20 +119,11 @@ function CreateKey() {
           hint="Say where the key is used, for example “laptop agent”."
           error={problem}
         />
-        <button
-          type="submit"
-          className="button primary"
-          disabled={create.isPending}
-          aria-busy={create.isPending || undefined}
-        >
+        <BusyButton busy={create.isPending} type="submit" className="button primary">
           Create key
-        </button>
+        </BusyButton>
       </form>
-      {create.isError && (
-        <p className="notice error" role="alert">
-          {errorMessage(create.error)}
-        </p>
-      )}
+      <ActionError error={create.error} />
       <div role="status">{created && <NewKey created={created} />}</div>
     </section>
   );
@@ -278,24 +264,19 @@ function RevokeDialog({ revoking, onClose }: { revoking: Revoking; onClose: () =
         >
           <Dialog.Title>Revoke “{agent.name}”?</Dialog.Title>
           <Dialog.Description>{revokeConsequence(agent.kind)}</Dialog.Description>
-          {revoke.isError && (
-            <p className="notice error" role="alert">
-              {errorMessage(revoke.error)}
-            </p>
-          )}
+          <ActionError error={revoke.error} />
           <div className="dialog-actions">
             <Dialog.Close className="button" disabled={revoke.isPending}>
               Cancel
             </Dialog.Close>
-            <button
+            <BusyButton
+              busy={revoke.isPending}
               type="button"
               className="button danger-solid"
-              disabled={revoke.isPending}
-              aria-busy={revoke.isPending || undefined}
               onClick={revokeNow}
             >
               {agent.kind === 'api_key' ? 'Revoke key' : 'Revoke access'}
-            </button>
+            </BusyButton>
           </div>
         </Dialog.Content>
       </Dialog.Portal>

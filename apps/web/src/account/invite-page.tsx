@@ -3,6 +3,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { errorMessage } from '../shared/errors.ts';
 import { documentPath } from '../shared/paths.ts';
 import { useTitle } from '../shared/use-title.ts';
+import { BusyButton } from '../shared/states.tsx';
 import { queryClient, trpc } from '../trpc.ts';
 
 /**
@@ -50,15 +51,14 @@ export default function InvitePage() {
         Not the account you meant? Sign out from the account menu, sign in with the other one, then open the
         link again.
       </p>
-      <button
+      <BusyButton
+        busy={accept.isPending}
         type="button"
         className="button primary"
-        disabled={accept.isPending}
-        aria-busy={accept.isPending || undefined}
         onClick={() => accept.mutate({ token })}
       >
         Accept and open the document
-      </button>
+      </BusyButton>
     </div>
   );
 }

@@ -2,9 +2,8 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import type { FormEvent } from 'react';
 import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
-import { errorMessage } from '../shared/errors.ts';
 import { FormField } from '../shared/form-field.tsx';
-import { ErrorState, PageLoading } from '../shared/states.tsx';
+import { ActionError, BusyButton, ErrorState, PageLoading } from '../shared/states.tsx';
 import { useTitle } from '../shared/use-title.ts';
 import { queryClient, trpc } from '../trpc.ts';
 import { goNext, isServerNext, safeNext, signInProblems, type SignInProblems } from './account-forms.ts';
@@ -78,19 +77,10 @@ function SignInForm({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
         onValueChange={setPassword}
         error={shown?.password}
       />
-      {signIn.isError && (
-        <p className="notice error" role="alert">
-          {errorMessage(signIn.error)}
-        </p>
-      )}
-      <button
-        type="submit"
-        className="button primary"
-        disabled={signIn.isPending}
-        aria-busy={signIn.isPending || undefined}
-      >
+      <ActionError error={signIn.error} />
+      <BusyButton busy={signIn.isPending} type="submit" className="button primary">
         Sign in
-      </button>
+      </BusyButton>
     </form>
   );
 }
@@ -129,11 +119,7 @@ function DemoOwners({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
           ))}
         </ul>
       )}
-      {login.isError && (
-        <p className="notice error" role="alert">
-          {errorMessage(login.error)}
-        </p>
-      )}
+      <ActionError error={login.error} />
     </section>
   );
 }

@@ -2,9 +2,9 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { FormEvent } from 'react';
 import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
-import { errorCode, errorIssues, errorMessage } from '../shared/errors.ts';
+import { errorCode, errorIssues } from '../shared/errors.ts';
 import { FormField } from '../shared/form-field.tsx';
-import { ErrorState, PageLoading } from '../shared/states.tsx';
+import { ActionError, BusyButton, ErrorState, PageLoading } from '../shared/states.tsx';
 import { useTitle } from '../shared/use-title.ts';
 import { queryClient, trpc } from '../trpc.ts';
 import {
@@ -106,25 +106,17 @@ function SignUpForm({ rules, next, signInPath }: { rules: PasswordRules; next: s
         hint={passwordRulesText(rules)}
         error={problems.password}
       />
-      {signUp.isError && (
-        <p className="notice error" role="alert">
-          {errorMessage(signUp.error)}
-          {errorCode(signUp.error) === 'CONFLICT' && (
-            <>
-              {' '}
-              <Link to={signInPath}>Go to sign in</Link>
-            </>
-          )}
-        </p>
-      )}
-      <button
-        type="submit"
-        className="button primary"
-        disabled={signUp.isPending}
-        aria-busy={signUp.isPending || undefined}
-      >
+      <ActionError error={signUp.error}>
+        {errorCode(signUp.error) === 'CONFLICT' && (
+          <>
+            {' '}
+            <Link to={signInPath}>Go to sign in</Link>
+          </>
+        )}
+      </ActionError>
+      <BusyButton busy={signUp.isPending} type="submit" className="button primary">
         Create account
-      </button>
+      </BusyButton>
       <p className="signin-switch">
         Have an account? <Link to={signInPath}>Sign in</Link>
       </p>

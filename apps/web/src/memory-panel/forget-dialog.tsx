@@ -1,7 +1,7 @@
 import * as Dialog from '@radix-ui/react-dialog';
 import { useMutation } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
-import { errorMessage } from '../shared/errors.ts';
+import { ActionError, BusyButton } from '../shared/states.tsx';
 import { queryClient, trpc } from '../trpc.ts';
 
 /**
@@ -62,24 +62,19 @@ export function ForgetDialog({
             The agent's working notes, their history and their search index are deleted at once. Reviewed
             knowledge is not affected.
           </Dialog.Description>
-          {forget.isError && (
-            <p className="notice error" role="alert">
-              {errorMessage(forget.error)}
-            </p>
-          )}
+          <ActionError error={forget.error} />
           <div className="dialog-actions">
             <Dialog.Close className="button" disabled={forget.isPending}>
               Cancel
             </Dialog.Close>
-            <button
+            <BusyButton
+              busy={forget.isPending}
               type="button"
               className="button danger-solid"
-              aria-busy={forget.isPending || undefined}
-              disabled={forget.isPending}
               onClick={forgetNow}
             >
               Forget now
-            </button>
+            </BusyButton>
           </div>
         </Dialog.Content>
       </Dialog.Portal>

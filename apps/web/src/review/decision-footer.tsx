@@ -2,6 +2,7 @@ import { SPONGE_LIMITS } from '@sponge/contract';
 import * as Dialog from '@radix-ui/react-dialog';
 import { useId } from 'react';
 import { errorIssues, errorMessage } from '../shared/errors.ts';
+import { BusyButton } from '../shared/states.tsx';
 import { FieldErrors } from './field-errors.tsx';
 import { MAIN } from './use-review-form.ts';
 import type { ReviewForm } from './use-review-form.ts';
@@ -72,14 +73,9 @@ export function DecisionFooter({ form, children }: { form: ReviewForm; children?
         <Dialog.Close className="button" type="button" disabled={decide.isPending}>
           Cancel
         </Dialog.Close>
-        <button
-          type="submit"
-          className="button primary"
-          disabled={!form.chosen || decide.isPending}
-          aria-busy={decide.isPending || undefined}
-        >
+        <BusyButton busy={decide.isPending} type="submit" className="button primary" disabled={!form.chosen}>
           Record decision
-        </button>
+        </BusyButton>
       </div>
     </>
   );

@@ -2,6 +2,7 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { errorMessage } from '../shared/errors.ts';
 import { profilesPath } from '../shared/paths.ts';
+import { BusyButton } from '../shared/states.tsx';
 import { queryClient, trpc } from '../trpc.ts';
 import { fittingProfile, kindInSentence, kindsInWords } from './words.ts';
 
@@ -54,17 +55,16 @@ export function ProfileOffer({
         )}
       </p>
       <div className="offer-actions">
-        <button
+        <BusyButton
+          busy={install.isPending}
           type="button"
           className={`button${alone ? ' primary' : ' small-button'}`}
-          disabled={install.isPending}
-          aria-busy={install.isPending || undefined}
           onClick={() => install.mutate({ documentId, name: fit.name })}
         >
           {install.isPending
             ? `Installing ${fit.title}…`
             : `Install ${fit.title}${alone ? ' and go on' : ''}`}
-        </button>
+        </BusyButton>
         {alone && (
           <Link className="small" to={profilesPath(documentId)}>
             All profiles

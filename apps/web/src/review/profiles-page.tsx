@@ -4,7 +4,7 @@ import { Breadcrumb } from '../shared/breadcrumb.tsx';
 import { errorMessage, isNotFound } from '../shared/errors.ts';
 import { NotFoundPage } from '../shared/not-found-page.tsx';
 import { documentPath } from '../shared/paths.ts';
-import { ErrorState, SkeletonRows } from '../shared/states.tsx';
+import { ActionError, BusyButton, ErrorState, NotLoaded, SkeletonRows } from '../shared/states.tsx';
 import { formatWhen } from '../shared/time.ts';
 import { useTitle } from '../shared/use-title.ts';
 import { queryClient, trpc, type RouterOutputs } from '../trpc.ts';
@@ -47,16 +47,13 @@ export default function ProfilesPage() {
         A vocabulary profile names the kinds of reviewed knowledge this document can hold, their fields and
         how each value is written. Reviewed records are validated by a profile installed here.
       </p>
-      {packs.isPending ? (
-        <div className="box" aria-busy="true">
-          <span className="visually-hidden">Loading profiles…</span>
-          <SkeletonRows rows={3} />
-        </div>
-      ) : packs.isError ? (
-        <ErrorState
-          error={packs.error}
-          onRetry={() => void packs.refetch()}
-          title="Could not load the profiles"
+      {!packs.isSuccess ? (
+        <NotLoaded
+          query={packs}
+          loading="Loading profiles…"
+          failed="Could not load the profiles"
+          rows={3}
+          className="box"
         />
       ) : (
         <div className="profiles-layout">
@@ -173,23 +170,18 @@ function PreviewPanel({
               <span aria-hidden="true">✓ </span>Installed on this document
             </p>
           ) : (
-            <button
+            <BusyButton
+              busy={install.isPending}
               type="button"
               className="button primary"
-              disabled={install.isPending}
-              aria-busy={install.isPending || undefined}
               onClick={() => install.mutate({ documentId, name: p.name })}
             >
               {installed ? `Install ${p.version} on this document` : 'Install on this document'}
-            </button>
+            </BusyButton>
           )}
         </div>
       </div>
-      {install.isError && (
-        <p className="notice error" role="alert">
-          {errorMessage(install.error)}
-        </p>
-      )}
+      <ActionError error={install.error} />
       <p>{p.description}</p>
       <p className="small muted">
         Digest{' '}

@@ -4,7 +4,7 @@ import { Breadcrumb } from '../shared/breadcrumb.tsx';
 import { isNotFound } from '../shared/errors.ts';
 import { NotFoundPage } from '../shared/not-found-page.tsx';
 import { documentPath, memoryPanelPath } from '../shared/paths.ts';
-import { ErrorState, SkeletonRows } from '../shared/states.tsx';
+import { NotLoaded } from '../shared/states.tsx';
 import { formatWhen } from '../shared/time.ts';
 import { useTitle } from '../shared/use-title.ts';
 import { trpc, type RouterOutputs } from '../trpc.ts';
@@ -65,16 +65,13 @@ export default function ReviewHistoryPage() {
           <ExportReviewedKnowledge documentId={documentId} />
         )}
       </div>
-      {history.isPending ? (
-        <div className="box" aria-busy="true">
-          <span className="visually-hidden">Loading the review history…</span>
-          <SkeletonRows rows={3} />
-        </div>
-      ) : history.isError ? (
-        <ErrorState
-          error={history.error}
-          onRetry={() => void history.refetch()}
-          title="Could not load the review history"
+      {!history.isSuccess ? (
+        <NotLoaded
+          query={history}
+          loading="Loading the review history…"
+          failed="Could not load the review history"
+          rows={3}
+          className="box"
         />
       ) : history.data.decisions.length === 0 ? (
         <div className="state-block box">

@@ -1,3 +1,4 @@
+import type { ButtonHTMLAttributes, ReactNode } from 'react';
 import { errorMessage } from './errors.ts';
 
 export function PageLoading() {
@@ -42,4 +43,51 @@ export function SkeletonRows({ rows = 3 }: { rows?: number }) {
       ))}
     </div>
   );
+}
+
+/**
+ * A list's query before it has its rows: skeleton rows while it loads (`loading` said to screen
+ * readers), or its failure (`failed`) with a way to try again.
+ */
+export function NotLoaded({
+  query,
+  loading,
+  failed,
+  rows,
+  className,
+}: {
+  query: { isError: boolean; error: unknown; refetch: () => unknown };
+  loading: string;
+  failed: string;
+  rows: number;
+  className?: string;
+}) {
+  if (query.isError)
+    return <ErrorState error={query.error} onRetry={() => void query.refetch()} title={failed} />;
+  return (
+    <div className={className} aria-busy="true">
+      <span className="visually-hidden">{loading}</span>
+      <SkeletonRows rows={rows} />
+    </div>
+  );
+}
+
+/** Why an action failed, in words, where the action is (and what to do, as `children`); nothing before. */
+export function ActionError({ error, children }: { error: unknown; children?: ReactNode }) {
+  if (!error) return null;
+  return (
+    <p className="notice error" role="alert">
+      {errorMessage(error)}
+      {children}
+    </p>
+  );
+}
+
+/** The button of an action: it says it is busy, and cannot be pressed again, while the action runs. */
+export function BusyButton({
+  busy,
+  disabled,
+  ...button
+}: ButtonHTMLAttributes<HTMLButtonElement> & { busy: boolean }) {
+  return <button {...button} disabled={busy || disabled} aria-busy={busy || undefined} />;
 }
