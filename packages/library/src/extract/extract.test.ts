@@ -35,6 +35,8 @@ describe('PDF', () => {
       pages: ['First page.\nSecond line of page one.', 'Page two.', 'Page three.'],
       title: 'Reef survey 2024',
       scanned: [],
+      // pdf-lib dates its files 2024 (@sponge/testing/pdf-fixtures): the creation date is the weak year.
+      metadata: { title: 'Reef survey 2024', year: 2024 },
     });
     expect(livePdfThreads()).toBe(0);
   });
@@ -169,8 +171,20 @@ describe('PDF', () => {
     const sampler = setInterval(() => (most = Math.max(most, livePdfThreads())), 1);
     try {
       const [da, db] = await Promise.all([extractDocument(pdfInput(a)), extractDocument(pdfInput(b))]);
-      expect(da).toEqual({ source: 'pdf', pages: ['Alpha one.', 'Alpha two.'], title: 'Alpha', scanned: [] });
-      expect(db).toEqual({ source: 'pdf', pages: ['Beta one.'], title: 'Beta', scanned: [] });
+      expect(da).toEqual({
+        source: 'pdf',
+        pages: ['Alpha one.', 'Alpha two.'],
+        title: 'Alpha',
+        scanned: [],
+        metadata: { title: 'Alpha', year: 2024 },
+      });
+      expect(db).toEqual({
+        source: 'pdf',
+        pages: ['Beta one.'],
+        title: 'Beta',
+        scanned: [],
+        metadata: { title: 'Beta', year: 2024 },
+      });
     } finally {
       clearInterval(sampler);
     }

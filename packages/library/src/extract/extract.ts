@@ -5,6 +5,7 @@
  */
 import { SPONGE_LIMITS } from '@sponge/contract';
 import type { DocumentReason } from '@sponge/contract';
+import type { PaperMetadata } from './metadata.ts';
 import { MESSAGES } from './messages.ts';
 import { readPdfOnThread } from './pdf-thread.ts';
 import { sniff } from './sniff.ts';
@@ -19,8 +20,14 @@ export interface ExtractedDocument {
    * '' when it has no text layer (it is in `scanned`), and text or Markdown always has text.
    */
   pages: string[];
-  /** The PDF's own Title metadata when it has a usable one, else null. */
+  /** The PDF's title (`metadata.title`) when it has a usable one, else null. */
   title: string | null;
+  /**
+   * What a PDF says the paper is (its Info dictionary and XMP, a DOI on its first pages, the title
+   * as typeset on page 1: metadata.ts), with the title as `title` has it; absent when it says
+   * nothing, and for text and Markdown.
+   */
+  metadata?: PaperMetadata;
   /** Pages (1-based) without a text layer, for OCR; empty for text and Markdown. */
   scanned: number[];
 }
@@ -92,11 +99,15 @@ export async function extractDocument(
         );
       const outcome = options.schedule ? await options.schedule(read) : await read();
       if (!outcome.ok) throw new DocumentRejected(outcome.reason, outcome.message);
+      const title = usableTitle(outcome.metadata.title ?? null);
+      const { title: _, ...rest } = outcome.metadata;
+      const metadata = { ...(title === null ? {} : { title }), ...rest };
       return {
         source: 'pdf',
         pages: outcome.pages,
-        title: usableTitle(outcome.title),
+        title,
         scanned: outcome.scanned,
+        ...(Object.keys(metadata).length > 0 ? { metadata } : {}),
       };
     }
     default: {

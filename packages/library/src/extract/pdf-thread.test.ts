@@ -28,7 +28,7 @@ describe('PDF thread', () => {
       ok: true,
       pages: ['Fits in any sensible heap.'],
       scanned: [],
-      title: null,
+      metadata: { year: 2024 },
     });
   });
 
@@ -45,7 +45,7 @@ describe('PDF thread', () => {
       ok: true,
       pages: ['Hello'],
       scanned: [],
-      title: null,
+      metadata: {},
     });
     expect(livePdfThreads()).toBe(0);
   });

@@ -13,6 +13,8 @@ import type { PDFDocumentProxy } from 'unpdf/pdfjs';
 import type { DocumentReason } from '@sponge/contract';
 import { assemblePages, layoutPage } from './layout.ts';
 import type { PageText } from './layout.ts';
+import { paperMetadata, typesetLines } from './metadata.ts';
+import type { PaperMetadata, TypesetLine } from './metadata.ts';
 import { MESSAGES } from './messages.ts';
 import { cleanPdfText, hasText } from './text.ts';
 
@@ -23,8 +25,11 @@ export interface PdfJob {
 }
 
 export type PdfOutcome =
-  /** `scanned`: the pages without a text layer (1-based), for OCR to read later (library/ocr/). */
-  | { ok: true; pages: string[]; scanned: number[]; title: string | null }
+  /**
+   * `scanned`: the pages without a text layer (1-based), for OCR to read later (library/ocr/);
+   * `metadata`: what the file says the paper is (metadata.ts).
+   */
+  | { ok: true; pages: string[]; scanned: number[]; metadata: PaperMetadata }
   | { ok: false; reason: DocumentReason; message: string };
 
 /**
@@ -81,13 +86,17 @@ async function readOpened(pdf: PDFDocumentProxy, job: PdfJob, onProgress?: PdfPr
   // One page at a time (unpdf's extractText asks for all pages at once): memory stays at one
   // page's content, and reading stops as soon as the text passes the limit.
   const laidOut: PageText[] = [];
+  let firstPageLines: TypesetLine[] = [];
   let chars = 0;
   for (let n = 1; n <= count; n++) {
     const page = await pdf.getPage(n);
     const content = await page.getTextContent();
     page.cleanup();
     // In reading order (layout.ts); counted with its head and foot, which may yet be dropped.
-    const laid = layoutPage(content.items.filter((item) => 'str' in item));
+    const items = content.items.filter((item) => 'str' in item);
+    const laid = layoutPage(items);
+    // Where the title is typeset: the only page whose font sizes are kept.
+    if (n === 1) firstPageLines = typesetLines(items);
     chars += [laid.head, ...laid.paragraphs, laid.foot].filter((t) => t !== null).join('\n\n').length;
     if (chars > job.maxChars) return refuse('too_large', MESSAGES.pdfTooLong(job.maxChars));
     laidOut.push(laid);
@@ -96,21 +105,28 @@ async function readOpened(pdf: PDFDocumentProxy, job: PdfJob, onProgress?: PdfPr
   const pages = assemblePages(laidOut).map(cleanPdfText);
   // A page without a text layer (a scan) is not refused: OCR reads it in the background.
   const scanned = pages.flatMap((text, i) => (hasText(text) ? [] : [i + 1]));
-  return { ok: true, pages, scanned, title: await readTitle(pdf) };
+  return { ok: true, pages, scanned, metadata: await readMetadata(pdf, firstPageLines, pages) };
 }
 
-/** The Info dictionary's Title, else XMP's dc:title; null when neither is a string. */
-async function readTitle(pdf: PDFDocumentProxy): Promise<string | null> {
+/** What the Info dictionary, XMP and the first pages say the paper is. */
+async function readMetadata(
+  pdf: PDFDocumentProxy,
+  firstPageLines: TypesetLine[],
+  pages: string[],
+): Promise<PaperMetadata> {
+  let info: Record<string, unknown> = {};
+  let xmp: Record<string, unknown> = {};
   try {
-    const { info, metadata } = await pdf.getMetadata();
-    const fromInfo: unknown = (info as Record<string, unknown> | undefined)?.Title;
-    if (typeof fromInfo === 'string' && hasText(fromInfo)) return fromInfo;
-    const fromXmp: unknown = metadata?.get('dc:title');
-    return typeof fromXmp === 'string' ? fromXmp : null;
+    const read = await pdf.getMetadata();
+    info = (read.info as Record<string, unknown> | undefined) ?? {};
+    // pdf.js's XMP iterates as [name, value] pairs (typed `any`); null when the file has none.
+    const properties = read.metadata as Iterable<[string, unknown]> | null;
+    xmp = properties ? Object.fromEntries(properties) : {};
   } catch {
-    // A broken Info dictionary costs the title, not a document whose pages read fine.
-    return null;
+    // A broken Info dictionary or XMP packet costs what it held, not a document whose pages read
+    // fine: the pages' text still gives what it can.
   }
+  return paperMetadata({ info, xmp, firstPageLines, pages: pages.slice(0, 2) });
 }
 
 function failure(error: unknown): PdfOutcome {
