@@ -6,9 +6,9 @@
 // every frame (it sees what the reader sees, whatever the app marks). The bound is loose (5 s),
 // for a busy machine; the figures are printed and bench/README.md keeps them (target ≤ 1 s).
 import { expect, test, type Page, type TestInfo } from '@playwright/test';
-import { makePdf } from '@sponge/testing/pdf-fixtures';
 import { ownerMutation } from './review-support.ts';
-import { apiClient, claimRun, newPerson, servers, signUpInBrowser, unique } from './support.ts';
+import { apiClient, claimRun, newPerson, servers, signUpInBrowser, unique, uploadPdf } from './support.ts';
+import { transectLine, transectLogPdf, transectPage } from './transect-log.ts';
 
 const BOUND_MS = 5_000;
 /** More text than this in the page's DOM is the whole document rendered, not the pages in view. */
@@ -16,14 +16,6 @@ const RENDERED_MAX = 200_000;
 
 const PAGES = 2_000;
 const CITED = 1_900;
-/** Each page opens with a line of its own, then filler to about 1,000 characters. */
-const lineOf = (n: number) => `Transect ${n} was surveyed at ${(n % 90) + 5} metres.`;
-const FILLER = 'Divers counted the photo quadrats at each transect and noted the canopy cover. ';
-const pageOf = (n: number, chars: number): string => {
-  let text = `${lineOf(n)}\n`;
-  while (text.length < chars) text += FILLER;
-  return text.slice(0, chars).trimEnd();
-};
 
 /** Whitespace as the quote check folds it. */
 const folded = (s: string): string => s.replace(/\s+/g, ' ').trim().toLowerCase();
@@ -113,30 +105,16 @@ test('a citation into page 1,900 of a 2,000-page, 2,000,000-character PDF opens 
   // worth. The hundred before the cited one are long and short by turns (1,700 and 296), as pages
   // are: no estimate of a page's height before it is drawn fits them all.
   const length = (n: number) => (n >= CITED - 100 && n < CITED ? (n % 2 ? 1_700 : 296) : 998);
-  const making = makePdf(Array.from({ length: PAGES }, (_, i) => pageOf(i + 1, length(i + 1))));
+  const making = transectLogPdf(PAGES, length);
   await probeHighlight(page);
   await signUpInBrowser(page, servers.main, newPerson('Sylvia Earle'));
-  const pdf = await making;
-  const origin = new URL(page.url()).origin;
-  const uploaded = await page.request.post(`${origin}/trpc/documents.upload`, {
-    multipart: {
-      file: { name: `reef-log-${unique()}.pdf`, mimeType: 'application/pdf', buffer: Buffer.from(pdf) },
-    },
-    headers: { origin },
-  });
-  expect(uploaded.status(), await uploaded.text()).toBe(200);
-  const {
-    id: documentId,
-    pages,
-    characters,
-  } = ((await uploaded.json()) as { result: { data: { id: string; pages: number; characters: number } } })
-    .result.data;
+  const { id: documentId, pages, characters } = await uploadPdf(page, await making);
   expect(pages).toBe(PAGES);
   expect(characters).toBeGreaterThan(1_990_000);
   expect(characters).toBeLessThanOrEqual(2_000_000);
 
   // The agent's reply cites page 1,900, over a line break of the page.
-  const quote = `${lineOf(CITED)} Divers counted the photo quadrats at each transect`;
+  const quote = `${transectLine(CITED)} Divers counted the photo quadrats at each transect`;
   const asked = await ownerMutation(page, 'chat.ask', {
     documentId,
     text: `How deep was transect ${CITED}?`,
@@ -192,7 +170,7 @@ test('a citation into page 1,900 of a 2,000-page, 2,000,000-character PDF opens 
   // A passage selected over a page break is cited with both pages' words, from the page it starts on.
   await mark.evaluate((m) => m.scrollIntoView({ block: 'center' }));
   await expectDrawnInView(page);
-  const end1899 = (await page.getByText(lineOf(CITED - 1), { exact: false }).boundingBox())!;
+  const end1899 = (await page.getByText(transectLine(CITED - 1), { exact: false }).boundingBox())!;
   const start1900 = (await mark.boundingBox())!;
   // From the start of page 1,899's last line to the middle of page 1,900's first.
   await page.mouse.move(end1899.x + 2, end1899.y + end1899.height - 8);
@@ -215,7 +193,7 @@ test('a citation into page 1,900 of a 2,000-page, 2,000,000-character PDF opens 
   // A card's link to a page (#page-1500) scrolls to that page, drawn; every page's heading is there.
   await page.goto(`/documents/${encodeURIComponent(documentId)}?page=1500#page-1500`);
   await expect(page.getByRole('heading', { level: 2, name: 'Page 1500' })).toBeInViewport();
-  await expect(page.getByText(lineOf(1_500))).toBeInViewport();
+  await expect(page.getByText(transectLine(1_500))).toBeInViewport();
   await expect(page.getByRole('heading', { level: 2, name: /^Page \d+$/ })).toHaveCount(PAGES);
   await page.evaluate(() => window.scrollTo(0, 0));
   await keepView(page, testInfo, 'large-document-top');
@@ -229,13 +207,13 @@ test('a citation near the end of a pasted text of 2,000,000 characters opens hig
 }, testInfo) => {
   test.setTimeout(60_000);
   // One page, as a pasted text is: its quote may be anywhere in it.
-  const paragraphs = Array.from({ length: 2_000 }, (_, i) => pageOf(i + 1, 998));
+  const paragraphs = Array.from({ length: 2_000 }, (_, i) => transectPage(i + 1, 998));
   const text = paragraphs.join('\n\n');
   expect(text.length).toBe(1_999_998);
   await probeHighlight(page);
   await signUpInBrowser(page, servers.main, newPerson('Marie Tharp'));
   const added = await ownerMutation(page, 'documents.add', { title: `Transect log ${unique()}`, text });
-  const quote = `${lineOf(1_950)} Divers counted the photo quadrats`;
+  const quote = `${transectLine(1_950)} Divers counted the photo quadrats`;
 
   const link = `/documents/${encodeURIComponent(added.id)}?${new URLSearchParams({ page: '1', quote })}`;
   const cold: number[] = [];

@@ -5,7 +5,6 @@
 // The bound here is loose (3 s), for a busy machine; the figures are printed and bench/README.md
 // keeps them.
 import { expect, test } from '@playwright/test';
-import { makePdf } from '@sponge/testing/pdf-fixtures';
 import { ownerMutation } from './review-support.ts';
 import {
   claimRun,
@@ -14,41 +13,28 @@ import {
   panelSections,
   servers,
   signUpInBrowser,
-  unique,
+  uploadPdf,
 } from './support.ts';
+import { transectLine, transectLogPdf } from './transect-log.ts';
 
 const PAGES = 2_000;
 const CITED = 1_900;
-/** Each page opens with a line of its own (short: no wrap splits it), then about 500 characters. */
-const lineOf = (page: number) => `Transect ${page} was surveyed at ${(page % 90) + 5} metres.`;
-const FILLER = 'Divers counted the photo quadrats at each transect and noted the canopy cover. '.repeat(6);
+/** Characters of each page: its line, then filler. */
+const PAGE_CHARACTERS = 550;
 
 test('the dialog opens on page 1,900 of a 2,000-page document within the bound', async ({
   page,
 }, testInfo) => {
   test.setTimeout(60_000);
-  const pdf = await makePdf(Array.from({ length: PAGES }, (_, i) => `${lineOf(i + 1)}\n${FILLER}`));
+  const pdf = await transectLogPdf(PAGES, () => PAGE_CHARACTERS);
   await signUpInBrowser(page, servers.main, newPerson('Hedy Lamarr'));
-  const origin = new URL(page.url()).origin;
-  const uploaded = await page.request.post(`${origin}/trpc/documents.upload`, {
-    multipart: {
-      file: { name: `reef-log-${unique()}.pdf`, mimeType: 'application/pdf', buffer: Buffer.from(pdf) },
-    },
-    headers: { origin },
-  });
-  expect(uploaded.status(), await uploaded.text()).toBe(200);
-  const {
-    id: documentId,
-    pages,
-    characters,
-  } = ((await uploaded.json()) as { result: { data: { id: string; pages: number; characters: number } } })
-    .result.data;
+  const { id: documentId, pages, characters } = await uploadPdf(page, pdf);
   expect(pages).toBe(PAGES);
   expect(characters).toBeGreaterThan(1_000_000);
   await ownerMutation(page, 'profiles.install', { documentId, name: 'research' });
 
   // A note kept from page 1,900, as an agent keeps one: its source is that page and its quote.
-  const quote = lineOf(CITED);
+  const quote = transectLine(CITED);
   const asked = await ownerMutation(page, 'chat.ask', {
     documentId,
     text: `How deep was transect ${CITED}?`,

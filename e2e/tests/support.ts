@@ -278,3 +278,20 @@ export const literal = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '
 
 /** The first 4 hex digits and "..." (SPEC §3). */
 export const shortDigest = (digest: string): string => `${digest.slice(0, 4)}...`;
+
+/** Uploads a PDF as the owner signed in on `page` (its cookie), as the library's dialog does. */
+export async function uploadPdf(
+  page: Page,
+  pdf: Uint8Array,
+): Promise<{ id: string; pages: number; characters: number }> {
+  const origin = new URL(page.url()).origin;
+  const uploaded = await page.request.post(`${origin}/trpc/documents.upload`, {
+    multipart: {
+      file: { name: `reef-log-${unique()}.pdf`, mimeType: 'application/pdf', buffer: Buffer.from(pdf) },
+    },
+    headers: { origin },
+  });
+  expect(uploaded.status(), await uploaded.text()).toBe(200);
+  return ((await uploaded.json()) as { result: { data: { id: string; pages: number; characters: number } } })
+    .result.data;
+}

@@ -271,13 +271,14 @@ const ROWS: Row[] = [
   {
     procedure: 'documents.add',
     kind: 'mutation',
-    input: (p) => ({ title: `Matrix ${p}`, text: 'A pasted note about the matrix.' }),
+    // Each caller's own text: the same one twice in a library is a duplicate (SPEC §6d).
+    input: (p) => ({ title: `Matrix ${p}`, text: `A pasted note about the matrix, by ${p}.` }),
     expect: people({ apiKey: 'ok' }),
   },
   {
     procedure: 'documents.upload',
     kind: 'mutation',
-    input: (p) => uploadForm(`matrix-${p}.txt`, 'An uploaded note about the matrix.'),
+    input: (p) => uploadForm(`matrix-${p}.txt`, `An uploaded note about the matrix, by ${p}.`),
     expect: people({ apiKey: 'ok' }),
   },
   {
@@ -285,6 +286,13 @@ const ROWS: Row[] = [
     kind: 'mutation',
     input: (p, f) => ({ documentId: p === 'owner' ? f.dFailed : docFor(p, f) }),
     expect: ownerOnly(),
+  },
+  // What a document is (SPEC §6d): its owner edits it, with a session or an API key.
+  {
+    procedure: 'documents.update',
+    kind: 'mutation',
+    input: (p, f) => ({ documentId: docFor(p, f), tags: [`matrix ${p}`] }),
+    expect: ownerOnly('ok'),
   },
   {
     procedure: 'documents.share',

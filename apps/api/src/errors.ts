@@ -21,6 +21,8 @@ export class ApiError extends TRPCError {
   readonly retryAfterSeconds: number | undefined;
   /** With `claimed`: when the other runtime's lease lapses (SPEC §7b), ISO-8601. */
   readonly leaseExpiresAt: string | undefined;
+  /** With `duplicate`: the caller's document the refused one repeats (SPEC §6d). */
+  readonly existingId: string | undefined;
   constructor(opts: {
     code: TRPC_ERROR_CODE_KEY;
     reason: ApiReason;
@@ -28,6 +30,7 @@ export class ApiError extends TRPCError {
     currentVersion?: number;
     retryAfterSeconds?: number;
     leaseExpiresAt?: string;
+    existingId?: string;
     cause?: unknown;
   }) {
     super({ code: opts.code, message: opts.message, cause: opts.cause });
@@ -35,6 +38,7 @@ export class ApiError extends TRPCError {
     this.currentVersion = opts.currentVersion;
     this.retryAfterSeconds = opts.retryAfterSeconds;
     this.leaseExpiresAt = opts.leaseExpiresAt;
+    this.existingId = opts.existingId;
   }
 }
 
@@ -125,6 +129,7 @@ const LIBRARY_CODES: Record<Exclude<LibraryReason, 'aborted'>, TRPC_ERROR_CODE_K
   invalid_input: 'BAD_REQUEST',
   quota: 'TOO_MANY_REQUESTS',
   busy: 'TOO_MANY_REQUESTS',
+  duplicate: 'CONFLICT',
   ...DOCUMENT_REASON_TO_CODE,
 };
 
@@ -140,6 +145,7 @@ export function fromLibraryError(e: LibraryError): TRPCError {
     reason: e.reason,
     message: e.message,
     ...(e.retryAfterSeconds !== undefined ? { retryAfterSeconds: e.retryAfterSeconds } : {}),
+    ...(e.existingId !== undefined ? { existingId: e.existingId } : {}),
     cause: e,
   });
 }

@@ -424,6 +424,7 @@ export const APP_MIGRATIONS: Migration[] = [
     name: '026_citation_support',
     statements: ['ALTER TABLE message_citations ADD COLUMN support TEXT'],
   },
+  LIBRARY.metadata027,
 ];
 
 /** The application database's schema as the library's index preparation and repair take it. */

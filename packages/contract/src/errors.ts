@@ -23,7 +23,9 @@ export const DOCUMENT_REASON_TO_CODE = {
  * Every reason on the wire: the store's, the library's, the API's run cut-off, a full extraction
  * queue (`busy`, with `retryAfterSeconds`), a run another runtime's lease holds (`claimed`, with
  * `leaseExpiresAt`), too many failed sign-ins or sign-ups (`rate_limited`, with
- * `retryAfterSeconds`), an email that already has an account at sign-up (`email_taken`), an
+ * `retryAfterSeconds`), an email that already has an account at sign-up (`email_taken`), a
+ * document the owner already has — the same bytes or DOI (`duplicate`, CONFLICT, with
+ * `existingId`, SPEC §6d), an
  * upload whose body stopped arriving (`too_slow`, 408) and an opaque internal failure.
  */
 export const API_REASONS = [
@@ -34,6 +36,7 @@ export const API_REASONS = [
   'claimed',
   'rate_limited',
   'email_taken',
+  'duplicate',
   'too_slow',
   'internal',
 ] as const;

@@ -43,6 +43,18 @@ export type {
   ReviewGroupRecord,
   RunMode,
 } from './owner-inputs.ts';
+// What a document is (SPEC §6d): its metadata's rules, shared by the API, import and the web.
+export {
+  METADATA_LIMITS,
+  abstractSchema,
+  doiSchema,
+  documentYearSchema,
+  normaliseDoi,
+  normaliseTags,
+  tagSchema,
+  tagsSchema,
+  venueSchema,
+} from './metadata.ts';
 export { recordNameFrom, uniqueRecordName } from './record-names.ts';
 export { inputBoundsProblem } from './input-bounds.ts';
 

@@ -81,6 +81,14 @@ const documentSchema = z.object({
   id: z.string(),
   title: z.string(),
   authors: z.array(z.string()),
+  year: z.number().int().nullable(),
+  /** Lowercase, without `https://doi.org/`. */
+  doi: z.string().nullable(),
+  venue: z.string(),
+  abstract: z.string(),
+  tags: z.array(z.string()),
+  /** Stable, unique in the owner's library (`hughes2017`): what a BibTeX entry is keyed by. */
+  citationKey: z.string(),
   source: z.string(),
   pages: z.number().int(),
   characters: z.number().int(),
@@ -145,7 +153,8 @@ export const MCP_TOOLS: Record<McpToolName, { title: string; description: string
   list_documents: {
     title: 'List your documents',
     description:
-      'Your own documents in Sponge, most recently active first, with their size and whether they are ready to search.',
+      'Your own documents in Sponge, most recently active first: title, authors, year, DOI, venue, abstract, tags and ' +
+      'citation key, with their size and whether they are ready to search.',
   },
   list_reviewed_findings: {
     title: 'List reviewed findings',

@@ -5,6 +5,14 @@
 import { z } from 'zod';
 import { KIND_RE, LIMITS, jsonProblem, nameSchema, textSchema } from '@oh/schema';
 import { SPONGE_LIMITS } from './limits.ts';
+import {
+  abstractSchema,
+  doiSchema,
+  documentYearSchema,
+  tagSchema,
+  tagsSchema,
+  venueSchema,
+} from './metadata.ts';
 
 export const idSchema = textSchema('the id')
   .min(1, 'must not be empty')
@@ -153,6 +161,8 @@ export const ownerInputs = {
     limit: z.number().int().min(1).max(50).optional(),
     /** Narrows to one of the caller's own documents; any other finds nothing (never an error). */
     documentId: idSchema.optional(),
+    /** Narrows to the caller's documents with this tag (case and a leading `#` aside). */
+    tag: tagSchema.optional(),
   }),
   /** Pasted text or Markdown (SPEC §6b); the upload of a file is `documents.upload` (FormData). */
   'documents.add': z.strictObject({
@@ -166,6 +176,26 @@ export const ownerInputs = {
       .refine((t) => t.trim() !== '', 'text must not be empty'),
     format: z.enum(['text', 'markdown']).optional(),
   }),
+  /**
+   * The owner's edit of what a document is (SPEC §6d): each field given replaces the stored one
+   * (`year`/`doi` null or an emptied DOI clear them, `tags` replaces the whole set); the citation
+   * key never changes.
+   */
+  'documents.update': z
+    .strictObject({
+      documentId: idSchema,
+      title: documentTitleSchema.optional(),
+      authors: documentAuthorsSchema.optional(),
+      year: documentYearSchema.nullable().optional(),
+      doi: doiSchema.nullable().optional(),
+      venue: venueSchema.optional(),
+      abstract: abstractSchema.optional(),
+      tags: tagsSchema.optional(),
+    })
+    .refine(
+      (v) => Object.keys(v).some((k) => k !== 'documentId'),
+      'give at least one of title, authors, year, doi, venue, abstract or tags to change',
+    ),
   /** Indexes a document again after its indexing failed. */
   'documents.reindex': documentId,
   /**

@@ -33,6 +33,7 @@ const ownerSamples: { [P in keyof typeof ownerInputs]: unknown } = {
   'documents.search': { query: 'reef', limit: 5 },
   'documents.add': { title: 'Reefs', authors: ['Ada'], text: 'Some text.', format: 'markdown' },
   'documents.reindex': { documentId: 'doc-1' },
+  'documents.update': { documentId: 'doc-1', title: 'Reefs', tags: ['corals'], doi: '10.1038/nature21707' },
   'documents.share': { documentId: 'doc-1', userId: 'user-grace' },
   'documents.shares': { documentId: 'doc-1' },
   'documents.confirmShare': { documentId: 'doc-1', email: 'bob@example.org' },

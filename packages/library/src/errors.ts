@@ -14,10 +14,19 @@
  * - `quota`: the owner's library is full (documents, characters or chunks);
  * - `busy`: the extraction queue cannot take the file now; `retryAfterSeconds` says when;
  * - `invalid_document`, `no_text`, `too_large`: an added or uploaded file refused (SPEC §6b);
+ * - `duplicate`: the owner already has this document (the same bytes or DOI, SPEC §6d); `existingId` names it;
  * - `aborted`: the caller went away (its signal) before the work was done; nobody reads the answer.
  */
 export type LibraryReason =
-  'not_found' | 'invalid_input' | 'quota' | 'busy' | 'invalid_document' | 'no_text' | 'too_large' | 'aborted';
+  | 'not_found'
+  | 'invalid_input'
+  | 'quota'
+  | 'busy'
+  | 'invalid_document'
+  | 'no_text'
+  | 'too_large'
+  | 'duplicate'
+  | 'aborted';
 
 export class LibraryError extends Error {
   override readonly name = 'LibraryError';
@@ -25,15 +34,18 @@ export class LibraryError extends Error {
   readonly reason: LibraryReason;
   /** With `busy`: when a retry may find room. */
   readonly retryAfterSeconds?: number;
+  /** With `duplicate`: the owner's document this one would repeat. */
+  readonly existingId?: string;
 
   constructor(
     reason: LibraryReason,
     message: string,
-    options: { retryAfterSeconds?: number; cause?: unknown } = {},
+    options: { retryAfterSeconds?: number; existingId?: string; cause?: unknown } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.reason = reason;
     if (options.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds;
+    if (options.existingId !== undefined) this.existingId = options.existingId;
   }
 }
 

@@ -51,6 +51,11 @@ export { documentSql } from './documents/rules.ts';
 export type { DocumentOwner } from './documents/rules.ts';
 /** @public */
 export type { LibraryQuotas } from './documents/quotas.ts';
+// What a document is (SPEC §6d): what a caller says of it, and the owner's edit of it.
+/** @public */
+export type { CleanMetadata, MetadataInput } from './documents/metadata.ts';
+/** @public */
+export type { DocumentPatch } from './documents/update.ts';
 
 // Sharing: by account id at once; by email once the owner confirms or an invitation is used.
 export {

@@ -11,11 +11,24 @@ import type { DocumentSource } from '@sponge/contract';
 import {
   documentChunkCount,
   getDocumentOwnership,
+  joinPages,
   getVisibleDocument,
   insertDocumentWithinQuotasStatement,
 } from './documents/documents.ts';
-import type { IndexStatus } from './documents/documents.ts';
+import type { DocumentRecord, IndexStatus } from './documents/documents.ts';
+import {
+  cleanMetadata,
+  contentSha256,
+  describeStatements,
+  duplicateError,
+  findDuplicate,
+  mergeMetadata,
+  refusingDuplicates,
+} from './documents/metadata.ts';
+import type { CleanMetadata, MetadataInput } from './documents/metadata.ts';
 import { libraryUsage, quotaError } from './documents/quotas.ts';
+import { updateDocument } from './documents/update.ts';
+import type { DocumentPatch } from './documents/update.ts';
 import type { LibraryQuotas } from './documents/quotas.ts';
 import { LIVE_DOCUMENT } from './documents/rules.ts';
 import { LibraryError, documentNotFound } from './errors.ts';
@@ -73,6 +86,11 @@ export interface NewLibraryDocument {
   authors: string[];
   source: DocumentSource;
   pages: string[];
+  /**
+   * What the caller says the document is (an import's entry): its title and authors win over
+   * the fields above, and its year, DOI, venue, abstract and tags are kept (SPEC §6d).
+   */
+  metadata?: MetadataInput;
   /** A PDF's pages without a text layer (1-based), and the file, for OCR (library/ocr/). */
   scan?: { pdf: Uint8Array; pages: number[] };
 }
@@ -104,7 +122,9 @@ export interface Library {
   uploads: ExtractionQueue;
   /**
    * Stores a document for its owner and queues it for indexing; `quota` (nothing stored) when
-   * the owner's library would pass a quota with it. Per-document limits are checked by the caller.
+   * the owner's library would pass a quota with it, `duplicate` (with `existingId`, nothing
+   * stored) when the owner has a live document of the same text or DOI. Per-document limits are
+   * checked by the caller.
    */
   add(ownerId: string, doc: NewLibraryDocument, now: Date): Promise<AddedDocument>;
   /**
@@ -113,15 +133,27 @@ export interface Library {
    * `uploads` and is read; then it gets its text and goes on as an added document does. Any
    * refusal or failure, the request ending (`signal`: `aborted`) or the owner removing the
    * document meanwhile (`not_found`) deletes it again: nothing is left behind. A file refused for
-   * what it is: `invalid_document`, `no_text` or `too_large`; the queue full: `busy`.
+   * what it is: `invalid_document`, `no_text` or `too_large`; the queue full: `busy`. The same
+   * file (SHA-256, checked before it is read) or DOI (after) as a live document of the owner's:
+   * `duplicate` with `existingId`. `metadata` (an import's entry) wins over what the file says.
    */
-  upload(ownerId: string, file: UploadFile, options?: { signal?: AbortSignal }): Promise<AddedDocument>;
+  upload(
+    ownerId: string,
+    file: UploadFile,
+    options?: { signal?: AbortSignal; metadata?: MetadataInput },
+  ): Promise<AddedDocument>;
   /**
    * Sends one of the owner's documents whose indexing failed back to the indexer: its indexing
    * state now (null if removed meanwhile). `not_found` for anything but the owner's own live document; `invalid_input`, in
    * words, for one still extracting, one with no text at all, and one that did not fail.
    */
   reindex(ownerId: string, documentId: string): Promise<IndexStatus | null>;
+  /**
+   * The owner's edit of what a document is (SPEC §6d), answered with the document as it now
+   * stands: documents/update.ts says what each refusal is. A changed title or abstract is indexed
+   * again.
+   */
+  update(ownerId: string, documentId: string, patch: DocumentPatch): Promise<DocumentRecord>;
   /** Deletes the documents of uploads that processes which died left extracting; how many. */
   sweepExtractions(): Promise<number>;
   /** `quota` when the owner's library is already full, before an upload is read at all. */
@@ -205,7 +237,16 @@ export function createLibrary(options: {
   }, EXTRACTION_STALE_MS);
   sweeper.unref();
 
-  async function upload(ownerId: string, file: UploadFile, signal?: AbortSignal): Promise<AddedDocument> {
+  async function upload(
+    ownerId: string,
+    file: UploadFile,
+    signal: AbortSignal | undefined,
+    metadata: MetadataInput | undefined,
+  ): Promise<AddedDocument> {
+    // The same file again is refused before it is read or queued (SPEC §6d): nothing is stored.
+    const sha256 = contentSha256(file.bytes);
+    const same = await findDuplicate(options.db, ownerId, { sha256 });
+    if (same) throw duplicateError(same);
     let begun: { id: string; tracker: ExtractionTracker } | undefined;
     // Aborted when the document is gone (removed by its owner): reading it on is wasted.
     const gone = new AbortController();
@@ -220,9 +261,11 @@ export function createLibrary(options: {
             begin: async (source) => {
               const id = newDocumentId();
               const title = file.title ?? file.fallbackTitle;
-              const [rs] = await options.db.batch(
-                beginExtractionStatements({ id, ownerId, title, source }, now(), quotas),
-                'write',
+              const [rs] = await refusingDuplicates(options.db, ownerId, { sha256 }, () =>
+                options.db.batch(
+                  beginExtractionStatements({ id, ownerId, title, source, sha256 }, now(), quotas),
+                  'write',
+                ),
               );
               if (!rs) throw new Error('the database answered a batch with no results');
               if (rs.rowsAffected === 0) {
@@ -259,9 +302,11 @@ export function createLibrary(options: {
         if (signal?.aborted) throw clientGone();
         throw err instanceof DocumentRejected ? new LibraryError(err.reason, err.message) : err;
       }
-      const doc = uploadedDocument(extracted, file);
+      const doc = uploadedDocument(extracted, file, metadata);
       if (!begun) throw new Error('an upload was read without its document being stored');
       await begun.tracker.stop();
+      const sameDoi = await findDuplicate(options.db, ownerId, { doi: doc.metadata.doi }, begun.id);
+      if (sameDoi) throw duplicateError(sameDoi);
       // Nobody is left to hear that it was added.
       if (signal?.aborted) throw clientGone();
       return await finishUpload(begun.id, ownerId, doc);
@@ -278,16 +323,33 @@ export function createLibrary(options: {
   }
 
   /** The extracted text into the upload's document, which then goes on to OCR or indexing. */
-  async function finishUpload(id: string, ownerId: string, doc: NewLibraryDocument): Promise<AddedDocument> {
+  async function finishUpload(id: string, ownerId: string, doc: UploadedDocument): Promise<AddedDocument> {
     const characters = documentCharacters(doc.pages);
     if (characters > SPONGE_LIMITS.documentChars)
       throw new LibraryError(
         'too_large',
         `The document has more than ${formatCount(SPONGE_LIMITS.documentChars)} characters of text.`,
       );
-    const row = { id, ownerId, title: doc.title, authors: doc.authors, source: doc.source, pages: doc.pages };
+    const abstract = doc.metadata.abstract ?? '';
+    const row = {
+      id,
+      ownerId,
+      title: doc.title,
+      authors: doc.authors,
+      abstract,
+      source: doc.source,
+      pages: doc.pages,
+    };
     const scanned = doc.scan ? scanJob(id, ownerId, doc.scan, ocr.maxPages, now()) : [];
-    const [rs] = await options.db.batch([...finishExtractionStatements(row, quotas), ...scanned], 'write');
+    const added = { sql: 'NOT EXISTS (SELECT 1 FROM extraction_jobs WHERE document_id = ?)', args: [id] };
+    const described = describeStatements({ ...row, sha256: null, metadata: doc.metadata }, added);
+    const [rs] = await refusingDuplicates(
+      options.db,
+      ownerId,
+      { doi: doc.metadata.doi },
+      () => options.db.batch([...finishExtractionStatements(row, quotas), ...described, ...scanned], 'write'),
+      id,
+    );
     if (!rs) throw new Error('the database answered a batch with no results');
     if (rs.rowsAffected === 0) {
       const live = await options.db.execute({ sql: `SELECT ${LIVE_DOCUMENT} AS live`, args: [id] });
@@ -298,7 +360,7 @@ export function createLibrary(options: {
       throw quotaError(
         quotas,
         { ...usage, documents: usage.documents - 1 },
-        { characters, chunks: documentChunkCount({ title: doc.title, abstract: '', pages: doc.pages }) },
+        { characters, chunks: documentChunkCount({ title: doc.title, abstract, pages: doc.pages }) },
       );
     }
     if (scanned.length > 0) recognizer.kick();
@@ -366,11 +428,23 @@ export function createLibrary(options: {
     uploads,
     async add(ownerId, doc, now) {
       const id = newDocumentId();
-      const row = { id, ownerId, title: doc.title, authors: doc.authors, abstract: '', pages: doc.pages };
+      const metadata = cleanMetadata(doc.metadata);
+      const title = metadata.title ?? doc.title;
+      const authors = metadata.authors ?? doc.authors;
+      const row = { id, ownerId, title, authors, abstract: metadata.abstract ?? '', pages: doc.pages };
+      const by = { sha256: contentSha256(joinPages(doc.pages).text), doi: metadata.doi ?? null };
+      const same = await findDuplicate(options.db, ownerId, by);
+      if (same) throw duplicateError(same);
       const scanned = doc.scan ? scanJob(id, ownerId, doc.scan, ocr.maxPages, now) : [];
-      const [rs] = await options.db.batch(
-        [insertDocumentWithinQuotasStatement({ ...row, source: doc.source }, now, quotas), ...scanned],
-        'write',
+      const [rs] = await refusingDuplicates(options.db, ownerId, by, () =>
+        options.db.batch(
+          [
+            insertDocumentWithinQuotasStatement({ ...row, source: doc.source }, now, quotas),
+            ...describeStatements({ ...row, sha256: by.sha256, metadata }),
+            ...scanned,
+          ],
+          'write',
+        ),
       );
       if (!rs) throw new Error('the database answered a batch with no results');
       const characters = documentCharacters(doc.pages);
@@ -380,15 +454,20 @@ export function createLibrary(options: {
       }
       if (scanned.length > 0) recognizer.kick();
       else indexer.kick();
-      return { id, title: doc.title, pages: doc.pages.length, characters };
+      return { id, title, pages: doc.pages.length, characters };
     },
     upload(ownerId, file, opts = {}) {
-      const p = upload(ownerId, file, opts.signal);
+      const p = upload(ownerId, file, opts.signal, opts.metadata);
       const settled = p.catch(() => undefined).finally(() => uploading.delete(settled));
       uploading.add(settled);
       return p;
     },
     sweepExtractions,
+    async update(ownerId, documentId, patch) {
+      const { document, reindex } = await updateDocument(options.db, ownerId, documentId, patch);
+      if (reindex) indexer.kick();
+      return document;
+    },
     async reindex(ownerId, documentId) {
       const owned = await getDocumentOwnership(options.db, documentId);
       if (!owned || owned.removedAt !== null || owned.ownerId !== ownerId) throw documentNotFound();
@@ -433,15 +512,35 @@ export function createLibrary(options: {
   };
 }
 
-/** The extracted file as a document: its title is the title field, else the PDF's own, else the file name's. */
-function uploadedDocument(extracted: ExtractedDocument, file: UploadFile): NewLibraryDocument {
+/** An upload's document once its file is read, with what the file and the caller say it is. */
+type UploadedDocument = NewLibraryDocument & { metadata: CleanMetadata };
+
+/**
+ * The extracted file as a document: its title is the caller's (an import's entry, then the title
+ * field), else what the PDF says (its metadata, then its Title), else the file name's.
+ */
+function uploadedDocument(
+  extracted: ExtractedDocument,
+  file: UploadFile,
+  given: MetadataInput | undefined,
+): UploadedDocument {
+  // What the PDF says (extract/, SPEC §6d), read as anything: it comes from the file.
+  const fromFile: unknown = (extracted as { metadata?: unknown }).metadata;
+  const metadata = mergeMetadata(fromFile, { ...given, title: given?.title ?? file.title });
   // A PDF's own title and a file name lose control and bidi characters as a typed title does
   // (SPEC §6c); the title field was cleaned by its schema.
   const pdfTitle = extracted.title === null ? '' : cleanLine(extracted.title).trim();
-  const title = (file.title ?? (pdfTitle || file.fallbackTitle)).slice(0, SPONGE_LIMITS.titleChars);
+  const title = (metadata.title ?? (pdfTitle || file.fallbackTitle)).slice(0, SPONGE_LIMITS.titleChars);
   // Scanned pages are read by OCR after the upload has answered (library/ocr/), from the file.
   const scan = extracted.scanned.length > 0 ? { pdf: file.bytes, pages: extracted.scanned } : undefined;
-  return { title, authors: [], source: extracted.source, pages: extracted.pages, ...(scan ? { scan } : {}) };
+  return {
+    title,
+    authors: metadata.authors ?? [],
+    source: extracted.source,
+    pages: extracted.pages,
+    metadata,
+    ...(scan ? { scan } : {}),
+  };
 }
 
 interface ExtractionTracker {

@@ -303,6 +303,37 @@ export const LIBRARY_MIGRATIONS = {
     name: '023_document_page_starts_cp',
     statements: ['ALTER TABLE documents ADD COLUMN page_starts_cp TEXT'],
   } satisfies Migration,
+  metadata027: {
+    // What a document is (SPEC §6d, issue 41): its year, DOI (normalised: lowercase, no resolver),
+    // venue and a citation key chosen once when it is added (documents/metadata.ts; a row written
+    // before gets its key the first time it is read), and the SHA-256 of the bytes it came from (an
+    // upload's file, a pasted text's stored text). One live document per owner holds a given
+    // SHA-256 or DOI: the unique indexes make two uploads of the same file at once refused as
+    // the duplicate they are, not both stored. Tags in order, each once whatever its case
+    // (`folded`, the lowercase form a tag filter looks up).
+    name: '027_document_metadata',
+    statements: [
+      'ALTER TABLE documents ADD COLUMN year INTEGER',
+      'ALTER TABLE documents ADD COLUMN doi TEXT',
+      `ALTER TABLE documents ADD COLUMN venue TEXT NOT NULL DEFAULT ''`,
+      'ALTER TABLE documents ADD COLUMN citation_key TEXT',
+      'ALTER TABLE documents ADD COLUMN content_sha256 TEXT',
+      `CREATE UNIQUE INDEX documents_citation_key ON documents(owner_id, citation_key)
+        WHERE citation_key IS NOT NULL`,
+      `CREATE UNIQUE INDEX documents_sha256 ON documents(owner_id, content_sha256)
+        WHERE content_sha256 IS NOT NULL AND removed_at IS NULL`,
+      `CREATE UNIQUE INDEX documents_doi ON documents(owner_id, doi)
+        WHERE doi IS NOT NULL AND removed_at IS NULL`,
+      `CREATE TABLE document_tags (
+        document_id TEXT NOT NULL REFERENCES documents(id),
+        tag TEXT NOT NULL,
+        folded TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        PRIMARY KEY (document_id, folded)
+      )`,
+      'CREATE INDEX document_tags_folded ON document_tags(folded, document_id)',
+    ],
+  } satisfies Migration,
 };
 
 /**
@@ -338,5 +369,6 @@ export const LIBRARY_ALONE: LibrarySchema = {
     LIBRARY_MIGRATIONS.extractionQueue021,
     LIBRARY_MIGRATIONS.workLeases022,
     LIBRARY_MIGRATIONS.pageStartsCp023,
+    LIBRARY_MIGRATIONS.metadata027,
   ],
 };

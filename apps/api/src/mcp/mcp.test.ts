@@ -259,6 +259,18 @@ describe('/mcp with an API key', () => {
       pages: 2,
       index: 'ready',
     });
+    // With what each is (SPEC §6d), as the library lists it.
+    await must(
+      'documents.update',
+      { documentId: ADA_DOC, year: 2021, doi: '10.5555/wrasse', tags: ['fish'] },
+      ada,
+    );
+    const listed = (await tool(client, 'list_documents', {})).data.documents.find(
+      (d: Json) => d.id === ADA_DOC,
+    );
+    expect(listed).toMatchObject({ year: 2021, doi: '10.5555/wrasse', venue: '', tags: ['fish'] });
+    expect(listed.citationKey).toBe(mine.find((d) => d.id === ADA_DOC)!.citationKey);
+    expect((await tool(client, 'list_documents', {})).text).toContain(`cited as ${listed.citationKey}, 2021`);
     await client.close();
   });
 

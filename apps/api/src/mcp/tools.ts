@@ -64,7 +64,8 @@ const inWords: { [N in McpToolName]: (out: McpToolOutput<N>) => string } = {
       : documents
           .map(
             (d) =>
-              `- “${d.title}” (${d.id}): ${d.pages} page${d.pages === 1 ? '' : 's'}, ` +
+              `- “${d.title}” (${d.id}, cited as ${d.citationKey}${d.year === null ? '' : `, ${d.year}`}): ` +
+              `${d.pages} page${d.pages === 1 ? '' : 's'}, ` +
               `${d.characters.toLocaleString('en')} characters, ${d.index}`,
           )
           .join('\n'),
@@ -122,6 +123,8 @@ function answers(deps: AppDeps, owner: McpOwner, origin: string) {
           id: d.id,
           title: d.title,
           authors: d.authors,
+          ...{ year: d.year, doi: d.doi, venue: d.venue, abstract: d.abstract, tags: d.tags },
+          citationKey: d.citationKey,
           source: d.source,
           pages: d.pages,
           characters: d.characters,

@@ -11,7 +11,7 @@ import {
   readVisiblePage,
 } from '@sponge/library';
 import { requireOwnedDocument } from '../runs/access.ts';
-import { documentView, libraryView, removeOwnDocument, shareWith } from '../runs/documents.ts';
+import { documentView, libraryView, removeOwnDocument, shareWith, summaryView } from '../runs/documents.ts';
 import { readUploadForm } from '../http/upload-form.ts';
 import { ownerOrApiKeyProcedure, ownerProcedure } from '../trpc/procedures.ts';
 
@@ -51,6 +51,13 @@ export const documentsRouter = {
     return library.upload(ctx.user.id, file, signal ? { signal } : {});
   }),
 
+  /** The owner's edit of what a document is (SPEC §6d): its view (as in the list) as it now stands. */
+  update: ownerOrApiKeyProcedure
+    .input(ownerInputs['documents.update'])
+    .mutation(async ({ ctx, input: { documentId, ...patch } }) =>
+      summaryView(await ctx.deps.library.update(ctx.user.id, documentId, patch)),
+    ),
+
   /** Indexes a document again after its indexing failed. */
   reindex: ownerProcedure.input(ownerInputs['documents.reindex']).mutation(async ({ ctx, input }) => ({
     documentId: input.documentId,
@@ -84,6 +91,7 @@ export const documentsRouter = {
   search: ownerOrApiKeyProcedure.input(ownerInputs['documents.search']).query(({ ctx, input }) =>
     ctx.deps.library.search.search(ctx.user.id, input.query, input.limit ?? 10, {
       ...(input.documentId === undefined ? {} : { documentId: input.documentId }),
+      ...(input.tag === undefined ? {} : { tag: input.tag }),
     }),
   ),
 

@@ -89,7 +89,7 @@ export async function listReadableDocuments(db: Client, userId: string): Promise
 }
 
 /** The fields of a document everyone who may read it sees, and the owner's indexing state. */
-function summaryView(d: DocumentSummary) {
+export function summaryView(d: DocumentSummary) {
   return {
     id: d.id,
     title: d.title,
@@ -97,6 +97,7 @@ function summaryView(d: DocumentSummary) {
     ownerName: d.ownerName,
     authors: d.authors,
     abstract: d.abstract,
+    ...{ year: d.year, doi: d.doi, venue: d.venue, tags: d.tags, citationKey: d.citationKey },
     access: d.access,
     published: d.publishedAt !== null,
     source: d.source,

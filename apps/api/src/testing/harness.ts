@@ -63,6 +63,7 @@ export interface RawResult {
           httpStatus: number;
           reason?: string;
           currentVersion?: number;
+          existingId?: string;
           issues?: unknown;
         };
       }

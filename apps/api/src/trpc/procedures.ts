@@ -44,6 +44,7 @@ export interface ErrorDataExtras {
   currentVersion?: number;
   retryAfterSeconds?: number;
   leaseExpiresAt?: string;
+  existingId?: string;
   issues?: InputIssue[];
 }
 
@@ -113,6 +114,7 @@ const t = initTRPC.context<Context>().create({
       ...(api?.leaseExpiresAt !== undefined ? { leaseExpiresAt: api.leaseExpiresAt } : {}),
       ...(issues ? { issues } : {}),
     };
+      ...(api?.existingId !== undefined ? { existingId: api.existingId } : {}),
     delete (data as { stack?: string }).stack;
     return { ...shape, message, data };
   },

@@ -6,6 +6,7 @@
 import type { Client, InStatement, InValue, Row } from '@libsql/client';
 import type { DocumentSource } from '@sponge/contract';
 import { chunkDocument } from '../search/chunks.ts';
+import { assignMissingCitationKeys, parseStringArray } from './metadata.ts';
 import { USAGE, live } from './rules.ts';
 import type { DocumentOwner } from './rules.ts';
 import type { LibraryQuotas } from './quotas.ts';
@@ -35,6 +36,15 @@ export interface DocumentSummary {
   ownerName: string;
   authors: string[];
   abstract: string;
+  /** What the document is (SPEC §6d, documents/metadata.ts). */
+  year: number | null;
+  /** Lowercase, without `https://doi.org/`. */
+  doi: string | null;
+  /** '' when unknown. */
+  venue: string;
+  tags: string[];
+  /** Unique in the owner's library, never changed by an edit; '' only while an upload is extracting. */
+  citationKey: string;
   access: Access;
   publishedAt: string | null;
   source: DocumentSource;
@@ -59,6 +69,8 @@ export interface DocumentRecord extends DocumentSummary {
 }
 
 const SUMMARY_COLUMNS = `d.id, d.title, d.owner_id, u.name AS owner_name, d.authors, d.abstract, p.published_at,
+  d.year, d.doi, d.venue, d.citation_key,
+  (SELECT json_group_array(t.tag) FROM (SELECT tag FROM document_tags WHERE document_id = d.id ORDER BY position) t) AS tags,
   d.source, json_array_length(d.page_starts) AS pages, d.characters, d.created_at,
   d.index_state, d.index_error, d.index_done, d.index_total, d.ocr_note,
   (SELECT json_array(j.done, json_array_length(j.pages)) FROM ocr_jobs j WHERE j.document_id = d.id) AS ocr_progress,
@@ -82,23 +94,19 @@ export const FROM_VISIBLE = `FROM documents d
   WHERE ${live('d')}
     AND (d.owner_id = :user OR s.user_id IS NOT NULL OR p.document_id IS NOT NULL)`;
 
-function parseAuthors(v: unknown): string[] {
-  try {
-    const a: unknown = JSON.parse(String(v));
-    return Array.isArray(a) ? a.map(String) : [];
-  } catch {
-    return [];
-  }
-}
-
 function toSummary(r: Row): DocumentSummary {
   return {
     id: String(r.id),
     title: String(r.title),
     ownerId: String(r.owner_id),
     ownerName: String(r.owner_name),
-    authors: parseAuthors(r.authors),
+    authors: parseStringArray(r.authors),
     abstract: String(r.abstract),
+    year: r.year === null ? null : Number(r.year),
+    doi: r.doi === null ? null : String(r.doi),
+    venue: String(r.venue),
+    tags: parseStringArray(r.tags),
+    citationKey: r.citation_key === null ? '' : String(r.citation_key),
     access: String(r.access) as Access,
     publishedAt: r.published_at === null ? null : String(r.published_at),
     source: String(r.source) as DocumentSource,
@@ -136,12 +144,27 @@ function indexStatus(r: Row): IndexStatus {
  * const docs = await listVisibleDocuments(db, 'user-ada'); // [{ id, title, access: 'owner', index: { state: 'ready' … } }, …]
  */
 export async function listVisibleDocuments(db: Client, userId: string): Promise<DocumentSummary[]> {
-  const rs = await db.execute({
-    sql: `SELECT ${SUMMARY_COLUMNS}, ${ACCESS_SQL} AS access ${FROM_VISIBLE}
-          ORDER BY last_activity_at DESC, d.title, d.id`,
-    args: { user: userId },
-  });
+  const read = () =>
+    db.execute({
+      sql: `SELECT ${SUMMARY_COLUMNS}, ${ACCESS_SQL} AS access ${FROM_VISIBLE}
+            ORDER BY last_activity_at DESC, d.title, d.id`,
+      args: { user: userId },
+    });
+  let rs = await read();
+  if (await keysMissing(db, rs.rows)) rs = await read();
   return rs.rows.map(toSummary);
+}
+
+/**
+ * Gives the documents among `rows` written before citation keys existed (migration 027) theirs;
+ * true when it did, and the rows are to be read again.
+ */
+async function keysMissing(db: Client, rows: readonly Row[]): Promise<boolean> {
+  const ids = rows
+    .filter((r) => r.citation_key === null && r.extraction_progress === null)
+    .map((r) => String(r.id));
+  await assignMissingCitationKeys(db, ids);
+  return ids.length > 0;
 }
 
 /** The document if the user may read it (owner, shared, public); null otherwise or when removed. */
@@ -150,11 +173,14 @@ export async function getVisibleDocument(
   userId: string,
   documentId: string,
 ): Promise<DocumentRecord | null> {
-  const rs = await db.execute({
-    sql: `SELECT ${SUMMARY_COLUMNS}, d.text, d.page_starts, d.ocr_pages, d.memory_in_staged_runs, ${ACCESS_SQL} AS access
-          ${FROM_VISIBLE} AND d.id = :doc`,
-    args: { user: userId, doc: documentId },
-  });
+  const read = () =>
+    db.execute({
+      sql: `SELECT ${SUMMARY_COLUMNS}, d.text, d.page_starts, d.ocr_pages, d.memory_in_staged_runs, ${ACCESS_SQL} AS access
+            ${FROM_VISIBLE} AND d.id = :doc`,
+      args: { user: userId, doc: documentId },
+    });
+  let rs = await read();
+  if (await keysMissing(db, rs.rows)) rs = await read();
   const r = rs.rows[0];
   if (!r) return null;
   return {
@@ -387,10 +413,12 @@ export async function removeDocument(
     [
       {
         sql: `UPDATE documents SET removed_at = ?, text = '', abstract = '', authors = '[]', page_starts = '[0]', page_starts_cp = '[0]',
-                characters = 0, index_state = 'failed', index_error = 'removed', index_done = 0, index_total = 0
+                characters = 0, index_state = 'failed', index_error = 'removed', index_done = 0, index_total = 0,
+                year = NULL, doi = NULL, venue = '', content_sha256 = NULL
               WHERE id = ? AND ${live('documents')}`,
         args: [now.toISOString(), documentId],
       },
+      { sql: 'DELETE FROM document_tags WHERE document_id = ?', args: [documentId] },
       { sql: 'DELETE FROM document_chunks WHERE document_id = ?', args: [documentId] },
       // A scan still waiting for OCR: the job and the PDF it kept (migration 012).
       { sql: 'DELETE FROM ocr_jobs WHERE document_id = ?', args: [documentId] },

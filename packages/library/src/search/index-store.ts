@@ -24,6 +24,7 @@ import {
 } from '../work-lease.ts';
 import type { Lease } from '../work-lease.ts';
 import { LIVE_DOCUMENT, live, searchable } from '../documents/rules.ts';
+import { parseStringArray } from '../documents/metadata.ts';
 
 const held = heldSql('index');
 
@@ -306,6 +307,20 @@ export async function readyDocumentIds(db: Client, ownerId: string): Promise<str
   return rs.rows.map((r) => String(r.id));
 }
 
+/**
+ * The owner's searchable documents with a tag (as tags are kept: any case, without `#`), from
+ * migration 027's index on the folded tag.
+ */
+export async function taggedDocuments(db: Client, ownerId: string, tag: string): Promise<Set<string>> {
+  const folded = tag.trim().replace(/^#+/, '').trim().toLowerCase();
+  const rs = await db.execute({
+    sql: `SELECT t.document_id FROM document_tags t CROSS JOIN documents d ON d.id = t.document_id
+          WHERE t.folded = ? AND d.owner_id = ? AND ${searchable('d')}`,
+    args: [folded, ownerId],
+  });
+  return new Set(rs.rows.map((r) => String(r.document_id)));
+}
+
 /** The vectors of some documents' chunks for one model, grouped by document. */
 export async function loadVectors(
   db: Client,
@@ -344,6 +359,18 @@ export interface Passage {
   /** The passage's span in the document's text (see Chunk). */
   start: number;
   end: number;
+  /** What its document is (SPEC §6d). */
+  document: HitDocument;
+}
+
+/** What a hit says its document is, beside its title (SPEC §6d; the abstract is not repeated). */
+export interface HitDocument {
+  authors: string[];
+  year: number | null;
+  doi: string | null;
+  venue: string;
+  tags: string[];
+  citationKey: string;
 }
 
 /**
@@ -360,7 +387,10 @@ export async function loadPassages(
   // CROSS JOIN fixes the loop order: one primary-key lookup per hit. Left to the planner, it
   // walked every chunk of the owner's documents instead (measured: 40 ms at 10k chunks).
   const rs = await db.execute({
-    sql: `SELECT c.document_id, c.chunk, c.page, c.text, d.title, s.start, s.end
+    sql: `SELECT c.document_id, c.chunk, c.page, c.text, d.title, s.start, s.end,
+            d.authors, d.year, d.doi, d.venue, d.citation_key,
+            (SELECT json_group_array(t.tag) FROM (SELECT tag FROM document_tags
+              WHERE document_id = d.id ORDER BY position) t) AS tags
           FROM json_each(?) AS h
           CROSS JOIN document_chunks c ON c.document_id = json_extract(h.value, '$[0]') AND c.chunk = json_extract(h.value, '$[1]')
           CROSS JOIN documents d ON d.id = c.document_id
@@ -377,6 +407,14 @@ export async function loadPassages(
       title: String(r.title),
       start: Number(r.start ?? 0),
       end: Number(r.end ?? 0),
+      document: {
+        authors: parseStringArray(r.authors),
+        year: r.year === null ? null : Number(r.year),
+        doi: r.doi === null ? null : String(r.doi),
+        venue: String(r.venue),
+        tags: parseStringArray(r.tags),
+        citationKey: r.citation_key === null ? '' : String(r.citation_key),
+      },
     };
     out.set(`${p.documentId}#${p.chunk}`, p);
   }

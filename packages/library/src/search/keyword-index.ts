@@ -318,6 +318,7 @@ export async function searchKeywords(
   depth: number,
   documentId?: string,
   known?: TermCounts,
+  only?: ReadonlySet<string>,
 ): Promise<KeywordHit[]> {
   const terms = queryTerms(query);
   if (terms.length === 0) return [];
@@ -327,6 +328,7 @@ export async function searchKeywords(
   // One document: its own token is selective (its chunks only), and the join checks the owner.
   if (documentId !== undefined)
     return rankOwned(db, matchQuery(ranked, [scopeToken('d', documentId)])!, depth, ownerId, depth);
+  if (only !== undefined) return rankAmong(db, ranked, ownerId, depth, only);
   // Rows that may be someone else's, or chunks of the owner's documents not ready (an upper bound).
   const others = Math.max(0, rows - owned);
   if (owned > 0 && owned >= UNSCOPED_SHARE * rows) {
@@ -340,6 +342,31 @@ export async function searchKeywords(
     if (hits.length === depth || (await countMatches(db, match, deep)) < deep) return hits;
   }
   return rankOwned(db, matchQuery(ranked, [scopeToken('o', ownerId)])!, depth, ownerId, depth);
+}
+
+/**
+ * Documents whose tokens a search narrowed to some of the owner's documents (a tag) names in its
+ * match, so only their chunks are ranked. Not measured: each token is one more posting list to
+ * merge; past this many, the owner's matches are ranked deeper and the rest left out.
+ */
+const SCOPED_DOCUMENTS = 256;
+
+/** The owner's best `depth` chunks among the documents `only` (SearchOptions.tag). */
+async function rankAmong(
+  db: Client,
+  terms: readonly string[],
+  ownerId: string,
+  depth: number,
+  only: ReadonlySet<string>,
+): Promise<KeywordHit[]> {
+  if (only.size === 0) return [];
+  const owner = matchQuery(terms, [scopeToken('o', ownerId)])!;
+  if (only.size <= SCOPED_DOCUMENTS) {
+    const documents = [...only].map((id) => phrase(scopeToken('d', id))).join(' OR ');
+    return rankOwned(db, `scope : (${documents}) AND ${owner}`, depth, ownerId, depth);
+  }
+  const hits = await rankOwned(db, owner, 8 * depth, ownerId, 8 * depth);
+  return hits.filter((h) => only.has(h.documentId)).slice(0, depth);
 }
 
 /**

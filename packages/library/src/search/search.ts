@@ -22,7 +22,14 @@
  */
 import type { Client } from '@libsql/client';
 import type { EmbeddingAdapter } from '@oh/embeddings';
-import { libraryVersion, loadPassages, loadVectors, readyDocumentIds } from './index-store.ts';
+import {
+  libraryVersion,
+  loadPassages,
+  loadVectors,
+  readyDocumentIds,
+  taggedDocuments,
+} from './index-store.ts';
+import type { HitDocument } from './index-store.ts';
 import {
   COMMON_TERMS_FROM,
   contentTerms,
@@ -39,7 +46,7 @@ import { hitScore, searchCalibration } from './calibration.ts';
 import type { SearchCalibration } from './calibration.ts';
 import { searchable } from '../documents/rules.ts';
 
-export interface DocumentHit {
+export interface DocumentHit extends HitDocument {
   /** The document (`id` and `documentId` are the same; `id` is what the web has always read). */
   id: string;
   documentId: string;
@@ -73,6 +80,8 @@ export type SearchMode = 'keyword' | 'vector' | 'hybrid';
 export interface SearchOptions {
   /** Narrows to one of the owner's documents (another's finds nothing); hits are then its passages. */
   documentId?: string;
+  /** Narrows to the owner's documents with this tag, as tags are kept (normalised, any case). */
+  tag?: string;
   /** `hybrid` unless told. */
   mode?: SearchMode;
 }
@@ -205,7 +214,12 @@ export function createLibrarySearch(options: {
   }
 
   /** The vector list: each document's best chunk across the library, or one document's chunks. */
-  async function vectorList(ownerId: string, query: string, options: SearchOptions): Promise<Ranked[]> {
+  async function vectorList(
+    ownerId: string,
+    query: string,
+    options: SearchOptions,
+    only: ReadonlySet<string> | undefined,
+  ): Promise<Ranked[]> {
     if (options.documentId !== undefined) {
       const [[q], vectors] = await Promise.all([
         adapter.embed([query]),
@@ -226,7 +240,7 @@ export function createLibrarySearch(options: {
     try {
       const [, [q]] = await Promise.all([current(ownerId, entry), adapter.embed([query])]);
       if (!q || entry.index.size === 0) return [];
-      return entry.index.search(q, CANDIDATES).filter((h) => h.score > 0);
+      return entry.index.search(q, CANDIDATES, only).filter((h) => h.score > 0);
     } finally {
       entry.inUse--;
     }
@@ -237,6 +251,7 @@ export function createLibrarySearch(options: {
     ownerId: string,
     query: string,
     options: SearchOptions,
+    only: ReadonlySet<string> | undefined,
   ): Promise<KeywordCandidate[]> {
     const { documentId } = options;
     const terms = queryTerms(query);
@@ -251,6 +266,7 @@ export function createLibrarySearch(options: {
       documentId ? CANDIDATES : KEYWORD_CHUNKS,
       documentId,
       known,
+      only,
     );
     let ranked = chunks;
     if (documentId === undefined) {
@@ -279,9 +295,13 @@ export function createLibrarySearch(options: {
 
   async function lists(ownerId: string, query: string, options: SearchOptions = {}): Promise<SearchLists> {
     const mode = options.mode ?? 'hybrid';
+    // A tag narrows both lists to the owner's documents that have it (a document asked for too).
+    const only = options.tag === undefined ? undefined : await taggedDocuments(db, ownerId, options.tag);
+    if (only && (only.size === 0 || (options.documentId !== undefined && !only.has(options.documentId))))
+      return { keyword: [], vector: [] };
     const [vector, keyword] = await Promise.all([
-      mode === 'keyword' ? [] : vectorList(ownerId, query, options),
-      mode === 'vector' ? [] : keywordList(ownerId, query, options),
+      mode === 'keyword' ? [] : vectorList(ownerId, query, options, only),
+      mode === 'vector' ? [] : keywordList(ownerId, query, options, only),
     ]);
     return { keyword, vector };
   }
@@ -316,6 +336,7 @@ export function createLibrarySearch(options: {
           id: h.documentId,
           documentId: h.documentId,
           title: p.title,
+          ...p.document,
           score: h.score,
           access: 'owner',
           passage: p.text,

@@ -198,8 +198,11 @@ export class OwnerVectorIndex {
     this.#schedule();
   }
 
-  /** The best chunk of each document, best first, at most `limit` documents. */
-  search(query: Float32Array, limit: number): ChunkHit[] {
+  /**
+   * The best chunk of each document, best first, at most `limit` documents; only those of `only`
+   * when given (a search narrowed to a tag).
+   */
+  search(query: Float32Array, limit: number, only?: ReadonlySet<string>): ChunkHit[] {
     this.#assertOpen();
     this.#assertDimensions(query, 'The query');
     if (!Number.isInteger(limit) || limit < 0)
@@ -209,12 +212,15 @@ export class OwnerVectorIndex {
     if (limit === 0 || this.#liveVectors === 0) return [];
     const best = new Map<string, ChunkHit>();
     const offer: Offer = (entry, row, score) => {
+      if (only && !only.has(entry.id)) return;
       const held = best.get(entry.id);
       if (!held || score > held.score)
         best.set(entry.id, { documentId: entry.id, chunk: entry.chunks[row]!, score });
     };
-    if (this.#searchGraph(normalised, limit, offer)) this.#scanCompact(normalised, offer);
-    for (const entry of this.#pending) this.#scanPending(entry, normalised, offer);
+    const found = () => best.size;
+    if (this.#searchGraph(normalised, limit, offer, found, only)) this.#scanCompact(normalised, offer, only);
+    for (const entry of this.#pending)
+      if (!only || only.has(entry.id)) this.#scanPending(entry, normalised, offer);
     return [...best.values()]
       .sort((a, b) => b.score - a.score || (a.documentId < b.documentId ? -1 : 1))
       .slice(0, limit);
@@ -244,8 +250,17 @@ export class OwnerVectorIndex {
     this.#settle(null);
   }
 
-  /** Offers the graph's nearest chunks; true if they held too few documents to fill `limit`. */
-  #searchGraph(query: Float32Array, limit: number, offer: Offer): boolean {
+  /**
+   * Offers the graph's nearest chunks; true if they held too few documents (of `only`, counted by
+   * `found`) to fill `limit`.
+   */
+  #searchGraph(
+    query: Float32Array,
+    limit: number,
+    offer: Offer,
+    found: () => number,
+    only: ReadonlySet<string> | undefined,
+  ): boolean {
     const graph = this.#graph;
     if (!graph || this.#graphKeys.size === 0) return false;
     // One document's chunks crowd the nearest neighbours, so ask for several per wanted document;
@@ -255,24 +270,26 @@ export class OwnerVectorIndex {
     const { candidatesPerDocument, expansionSearch } = this.#options;
     const wanted = Math.min(graph.size(), Math.max(limit * candidatesPerDocument, expansionSearch));
     const { keys, distances } = graph.search(query, wanted, 1);
-    const found = new Set<string>();
     for (let i = 0; i < keys.length; i++) {
       const key = Number(keys[i]);
       const entry = this.#graphKeys.get(key);
       if (!entry) continue; // a removed document's key the graph has not forgotten yet
-      found.add(entry.id);
       offer(entry, key - entry.firstKey, 1 - distances[i]!);
     }
-    return found.size < Math.min(limit, this.#graphDocuments) && keys.length === wanted;
+    const documents = only ? Math.min(only.size, this.#graphDocuments) : this.#graphDocuments;
+    return found() < Math.min(limit, documents) && keys.length === wanted;
   }
 
   /** Every document's best graph row from the compact copies (those found too: at the edge of a
    *  crowded result, the graph may have shown one of their lesser chunks). */
-  #scanCompact(query: Float32Array, offer: Offer) {
+  #scanCompact(query: Float32Array, offer: Offer, only: ReadonlySet<string> | undefined) {
     const dimensions = this.#dimensions;
     const compactQuery = new Int8Array(dimensions);
     quantiseInto(query, 0, dimensions, compactQuery);
-    for (const entry of this.#documents.values()) {
+    const entries = only
+      ? [...only].flatMap((id) => this.#documents.get(id) ?? [])
+      : this.#documents.values();
+    for (const entry of entries) {
       if (entry.moved === 0) continue;
       const rows = entry.compact.subarray(0, entry.moved * dimensions);
       const { keys, distances } = exactSearch(rows, compactQuery, dimensions, 1, MetricKind.Cos, 1);

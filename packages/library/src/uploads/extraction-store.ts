@@ -37,7 +37,7 @@ export const EXTRACTION_PROGRESS_MS = 250;
  * The library's tables whose rows an owner may have tied to a document while it was extracting;
  * the app's own such tables (`attached`) are passed to the functions that delete them.
  */
-const ATTACHED = ['shares', 'share_invites', 'email_shares', 'publications'] as const;
+const ATTACHED = ['shares', 'share_invites', 'email_shares', 'publications', 'document_tags'] as const;
 
 /**
  * The document of an upload whose text is about to be extracted, and its job row: written only if
@@ -47,16 +47,17 @@ const ATTACHED = ['shares', 'share_invites', 'email_shares', 'publications'] as 
  * first result's `rowsAffected`.
  */
 export function beginExtractionStatements(
-  doc: { id: string; ownerId: string; title: string; source: DocumentSource },
+  doc: { id: string; ownerId: string; title: string; source: DocumentSource; sha256: string },
   now: Date,
   quotas: LibraryQuotas,
 ): InStatement[] {
   const at = now.toISOString();
   return [
     {
+      // The file's SHA-256 from the start: the same file uploaded meanwhile is refused as a duplicate.
       sql: `INSERT INTO documents (id, owner_id, title, authors, abstract, text, source, page_starts, characters,
-              index_total, memory_in_staged_runs, created_at)
-            SELECT ?, ?, ?, '[]', '', '', ?, '[]', 0, 0, 0, ?
+              index_total, memory_in_staged_runs, created_at, content_sha256)
+            SELECT ?, ?, ?, '[]', '', '', ?, '[]', 0, 0, 0, ?, ?
               FROM (${USAGE}) AS usage
              WHERE usage.documents + 1 <= ? AND usage.characters + 1 <= ? AND usage.chunks + 1 <= ?`,
       args: [
@@ -65,6 +66,7 @@ export function beginExtractionStatements(
         doc.title,
         doc.source,
         at,
+        doc.sha256,
         doc.ownerId,
         quotas.documents,
         quotas.characters,
@@ -111,13 +113,14 @@ export function finishExtractionStatements(
     ownerId: string;
     title: string;
     authors: string[];
+    abstract: string;
     source: DocumentSource;
     pages: string[];
   },
   quotas: LibraryQuotas,
 ): InStatement[] {
   const { text, pageStarts, pageStartsCp } = joinPages(doc.pages);
-  const chunks = documentChunkCount({ title: doc.title, abstract: '', pages: doc.pages });
+  const chunks = documentChunkCount(doc);
   return [
     {
       sql: `DELETE FROM extraction_jobs WHERE document_id = ?
@@ -127,13 +130,14 @@ export function finishExtractionStatements(
       args: [doc.id, doc.id, text.length, quotas.characters, chunks, quotas.chunks, doc.ownerId, doc.id],
     },
     {
-      sql: `UPDATE documents SET title = ?, authors = ?, text = ?, source = ?, page_starts = ?, page_starts_cp = ?, characters = ?,
+      sql: `UPDATE documents SET title = ?, authors = ?, abstract = ?, text = ?, source = ?, page_starts = ?, page_starts_cp = ?, characters = ?,
               index_state = 'indexing', index_error = NULL, index_done = 0, index_total = ?
             WHERE id = ? AND ${live('documents')}
               AND NOT EXISTS (SELECT 1 FROM extraction_jobs WHERE document_id = ?)`,
       args: [
         doc.title,
         JSON.stringify(doc.authors),
+        doc.abstract,
         text,
         doc.source,
         JSON.stringify(pageStarts),

@@ -27,7 +27,11 @@ afterEach(() => test.close());
 /** An upload's document and job row, as an upload stores them before its PDF is scheduled. */
 async function job(id: string, ownerId: string): Promise<string> {
   await db.batch(
-    beginExtractionStatements({ id, ownerId, title: id, source: 'pdf' }, now(), DEFAULT_LIBRARY_QUOTAS),
+    beginExtractionStatements(
+      { id, ownerId, title: id, source: 'pdf', sha256: id },
+      now(),
+      DEFAULT_LIBRARY_QUOTAS,
+    ),
     'write',
   );
   return id;

@@ -1,0 +1,332 @@
+import type { Client } from '@libsql/client';
+import { createLocalEmbeddingAdapter } from '@oh/embeddings';
+import { applyMigrations, openDatabase } from '@oh/memory';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLibrary } from '../library.ts';
+import type { Library, UploadFile } from '../library.ts';
+import { LIBRARY_ALONE } from '../migrations.ts';
+import { openTestDatabase } from '../testing/database.ts';
+import { prepareDocumentIndex } from '../search/index-store.ts';
+import { addOwner } from '../alone.ts';
+import { getVisibleDocument, listVisibleDocuments } from './documents.ts';
+import { citationKeyBase, cleanMetadata } from './metadata.ts';
+
+const adapter = createLocalEmbeddingAdapter();
+const log = { warn: () => {}, error: () => {} };
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function library(): Promise<{ db: Client; library: Library }> {
+  const test = await openTestDatabase(adapter, {
+    owners: [
+      { id: 'ada', name: 'Ada' },
+      { id: 'bob', name: 'Bob' },
+    ],
+  });
+  cleanups.push(() => test.close());
+  const lib = createLibrary({ db: test.db, adapter, log });
+  cleanups.push(() => lib.close());
+  return { db: test.db, library: lib };
+}
+
+const text = (words: string) => ({ title: 'Untitled', authors: [], source: 'text' as const, pages: [words] });
+
+function textFile(content: string, filename = 'notes.txt'): UploadFile {
+  return {
+    bytes: new TextEncoder().encode(content),
+    filename,
+    mediaType: 'text/plain',
+    title: undefined,
+    fallbackTitle: filename.replace(/\.[a-z]+$/, ''),
+  };
+}
+
+async function refusal(p: Promise<unknown>) {
+  try {
+    await p;
+  } catch (err) {
+    const e = err as { reason?: string; existingId?: string; message: string };
+    return { reason: e.reason, existingId: e.existingId, message: e.message };
+  }
+  throw new Error('expected a refusal');
+}
+
+async function rows(db: Client, ownerId: string): Promise<number> {
+  const rs = await db.execute({
+    sql: 'SELECT count(*) AS n FROM documents WHERE owner_id = ?',
+    args: [ownerId],
+  });
+  return Number(rs.rows[0]!.n);
+}
+
+describe('citation keys', () => {
+  it('are the first author’s family name in ASCII with the year, else the first title word', () => {
+    expect(citationKeyBase(['Hughes, Terry P.'], 'Global warming', 2017)).toBe('hughes2017');
+    expect(citationKeyBase(['Terry P. Hughes Jr.'], 'Global warming', 2017)).toBe('hughes2017');
+    expect(citationKeyBase(['Jörg Müller-Lüdenscheidt'], 'x', null)).toBe('mullerludenscheidt');
+    expect(citationKeyBase([], 'The Kelp Forests of Chile', 2001)).toBe('kelp2001');
+    expect(citationKeyBase([], 'gnu-standards', null)).toBe('gnu');
+    expect(citationKeyBase([], '…', null)).toBe('doc');
+  });
+
+  it('are unique in the owner’s library (a, b… after the first) and never change with an edit', async () => {
+    const { db, library: lib } = await library();
+    const meta = { authors: ['Hughes, T. P.'], year: 2017 };
+    const first = await lib.add('ada', { ...text('one'), metadata: meta }, new Date());
+    const second = await lib.add('ada', { ...text('two'), metadata: meta }, new Date());
+    const third = await lib.add('ada', { ...text('three'), metadata: meta }, new Date());
+    const other = await lib.add('bob', { ...text('one'), metadata: meta }, new Date());
+    const keys = async (owner: string) =>
+      Object.fromEntries((await listVisibleDocuments(db, owner)).map((d) => [d.id, d.citationKey]));
+    expect(await keys('ada')).toEqual({
+      [first.id]: 'hughes2017',
+      [second.id]: 'hughes2017a',
+      [third.id]: 'hughes2017b',
+    });
+    expect(await keys('bob')).toEqual({ [other.id]: 'hughes2017' });
+    const edited = await lib.update('ada', second.id, { authors: ['Smith, J.'], year: 1999 });
+    expect(edited.citationKey).toBe('hughes2017a');
+  });
+});
+
+describe('metadata on add and upload', () => {
+  it('keeps what the caller says, cleaned, over the file name', async () => {
+    const { db, library: lib } = await library();
+    const added = await lib.upload('ada', textFile('Coral bleaching in 2016.'), {
+      metadata: {
+        title: 'Global warming and recurrent mass bleaching of corals',
+        authors: ['Hughes, Terry P.', 'Kerry, James T.'],
+        year: 2017,
+        doi: 'https://doi.org/10.1038/NATURE21707',
+        venue: 'Nature',
+        abstract:
+          'During 2015–2016, record temperatures triggered a pan-tropical episode of coral bleaching.',
+        tags: ['#corals', 'Corals', 'bleaching'],
+      },
+    });
+    const doc = await getVisibleDocument(db, 'ada', added.id);
+    expect(doc).toMatchObject({
+      title: 'Global warming and recurrent mass bleaching of corals',
+      authors: ['Hughes, Terry P.', 'Kerry, James T.'],
+      year: 2017,
+      doi: '10.1038/nature21707',
+      venue: 'Nature',
+      abstract: 'During 2015–2016, record temperatures triggered a pan-tropical episode of coral bleaching.',
+      tags: ['corals', 'bleaching'],
+      citationKey: 'hughes2017',
+    });
+  });
+
+  it('drops what is no metadata at all (a file may say anything)', () => {
+    expect(
+      cleanMetadata({
+        year: 99999,
+        doi: 'not a doi',
+        authors: ['', 'A\u202EB', 'A\u202EB', 7],
+        tags: 'x',
+        venue: 3,
+      }),
+    ).toEqual({ authors: ['AB'] });
+    expect(cleanMetadata(null)).toEqual({});
+    expect(cleanMetadata({ year: '2017' })).toEqual({ year: 2017 });
+  });
+});
+
+describe('duplicates (SPEC §6d)', () => {
+  it('refuses the same bytes again with the existing id, storing nothing', async () => {
+    const { db, library: lib } = await library();
+    const first = await lib.upload('ada', textFile('Kelp canopy returned after the storm.'), {
+      metadata: {
+        authors: ['Hughes, Terry P.', 'Kerry, J.', 'Baird, A.'],
+        year: 2017,
+        title: 'Global warming and recurrent mass bleaching of corals in the Great Barrier Reef',
+      },
+    });
+    const before = await rows(db, 'ada');
+    expect(
+      await refusal(lib.upload('ada', textFile('Kelp canopy returned after the storm.', 'again.txt'))),
+    ).toEqual({
+      reason: 'duplicate',
+      existingId: first.id,
+      message:
+        'Already in your library: Hughes et al. 2017 — "Global warming and recurrent mass bleaching of corals in the…"',
+    });
+    expect(await rows(db, 'ada')).toBe(before);
+    expect(lib.uploads.stats()).toMatchObject({ running: 0 });
+    // Another owner's library is theirs: the same file is new there.
+    await expect(lib.upload('bob', textFile('Kelp canopy returned after the storm.'))).resolves.toBeTruthy();
+  });
+
+  it('refuses the same pasted text, and the same DOI however it is written', async () => {
+    const { db, library: lib } = await library();
+    const first = await lib.add(
+      'ada',
+      { ...text('Urchins graze kelp.'), metadata: { doi: '10.1000/abc' } },
+      new Date(),
+    );
+    expect(await refusal(lib.add('ada', text('Urchins graze kelp.'), new Date()))).toMatchObject({
+      reason: 'duplicate',
+      existingId: first.id,
+    });
+    expect(
+      await refusal(
+        lib.add('ada', { ...text('Other words.'), metadata: { doi: 'doi:10.1000/ABC' } }, new Date()),
+      ),
+    ).toMatchObject({
+      reason: 'duplicate',
+      existingId: first.id,
+      message: 'Already in your library: "Untitled"',
+    });
+    expect(
+      await refusal(
+        lib.upload('ada', textFile('A third text.'), { metadata: { doi: 'https://doi.org/10.1000/abc' } }),
+      ),
+    ).toMatchObject({ reason: 'duplicate', existingId: first.id });
+    expect(await rows(db, 'ada')).toBe(1);
+  });
+
+  it('lets a removed document be added again', async () => {
+    const { db, library: lib } = await library();
+    const first = await lib.add('ada', text('Urchins graze kelp.'), new Date());
+    const { removeDocument } = await import('./documents.ts');
+    await removeDocument(db, first.id, new Date());
+    await expect(lib.add('ada', text('Urchins graze kelp.'), new Date())).resolves.toBeTruthy();
+  });
+});
+
+describe('documents.update', () => {
+  it('replaces each field given, the tags as a set, and answers the document as it stands', async () => {
+    const { library: lib } = await library();
+    const { id } = await lib.add(
+      'ada',
+      { ...text('Kelp.'), metadata: { tags: ['kelp', 'chile'] } },
+      new Date(),
+    );
+    const doc = await lib.update('ada', id, {
+      title: 'Kelp forests',
+      authors: ['Ada Lovelace'],
+      year: 2001,
+      doi: '10.5555/kelp',
+      venue: 'Marine Ecology',
+      abstract: 'Forests of kelp.',
+      tags: ['chile', 'urchins'],
+    });
+    expect(doc).toMatchObject({
+      title: 'Kelp forests',
+      authors: ['Ada Lovelace'],
+      year: 2001,
+      doi: '10.5555/kelp',
+      venue: 'Marine Ecology',
+      abstract: 'Forests of kelp.',
+      tags: ['chile', 'urchins'],
+      citationKey: 'untitled',
+    });
+    expect(await lib.update('ada', id, { year: null, doi: null })).toMatchObject({ year: null, doi: null });
+    expect(await lib.update('ada', id, { tags: [] })).toMatchObject({ tags: [], title: 'Kelp forests' });
+  });
+
+  it('is the owner’s only: another owner, a removed or unknown document is not found, changing nothing', async () => {
+    const { db, library: lib } = await library();
+    const { id } = await lib.add('ada', text('Kelp.'), new Date());
+    expect(await refusal(lib.update('bob', id, { title: 'Mine now' }))).toMatchObject({
+      reason: 'not_found',
+    });
+    expect(await refusal(lib.update('ada', 'doc_none', { title: 'x' }))).toMatchObject({
+      reason: 'not_found',
+    });
+    expect((await getVisibleDocument(db, 'ada', id))?.title).toBe('Untitled');
+  });
+
+  it('refuses a DOI another of the owner’s documents has, with its id', async () => {
+    const { library: lib } = await library();
+    const first = await lib.add('ada', { ...text('One.'), metadata: { doi: '10.1000/one' } }, new Date());
+    const second = await lib.add('ada', text('Two.'), new Date());
+    expect(await refusal(lib.update('ada', second.id, { doi: '10.1000/one' }))).toMatchObject({
+      reason: 'duplicate',
+      existingId: first.id,
+    });
+    // Its own DOI again is no duplicate.
+    await expect(lib.update('ada', first.id, { doi: '10.1000/one', venue: 'V' })).resolves.toMatchObject({
+      venue: 'V',
+    });
+  });
+
+  it('indexes a ready document again when its title changes, so search finds the new one', async () => {
+    const { library: lib } = await library();
+    const { id } = await lib.add('ada', text('Urchin barrens spread along the coast.'), new Date());
+    await lib.indexer.idle();
+    const doc = await lib.update('ada', id, { title: 'Sea otters', abstract: 'Otters eat urchins.' });
+    expect(doc.index.state).toBe('indexing');
+    await lib.indexer.idle();
+    const [hit] = await lib.search.search('ada', 'otters', 5);
+    expect(hit).toMatchObject({ documentId: id, title: 'Sea otters' });
+  });
+});
+
+describe('tags in search', () => {
+  it('narrows documents.search to the documents with the tag, any case or #', async () => {
+    const { library: lib } = await library();
+    const reef = await lib.add(
+      'ada',
+      { ...text('Kelp and coral reefs bleach.'), metadata: { tags: ['Reefs'] } },
+      new Date(),
+    );
+    await lib.add(
+      'ada',
+      { ...text('Kelp canopy and coral cover.'), metadata: { tags: ['kelp'] } },
+      new Date(),
+    );
+    await lib.indexer.idle();
+    expect((await lib.search.search('ada', 'kelp coral', 10)).length).toBe(2);
+    const hits = await lib.search.search('ada', 'kelp coral', 10, { tag: '#reefs' });
+    expect(hits.map((h) => h.documentId)).toEqual([reef.id]);
+    expect(hits[0]).toMatchObject({ tags: ['Reefs'], citationKey: 'untitled' });
+    expect(await lib.search.search('ada', 'kelp coral', 10, { tag: 'none' })).toEqual([]);
+    expect(await lib.search.search('ada', 'kelp coral', 10, { tag: 'reefs', mode: 'vector' })).toHaveLength(
+      1,
+    );
+    expect(await lib.search.search('ada', 'kelp coral', 10, { tag: 'reefs', mode: 'keyword' })).toHaveLength(
+      1,
+    );
+  });
+});
+
+describe('migration 027 on a library made before it', () => {
+  it('keeps every document, and gives each a citation key the first time it is read', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sponge-metadata-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const db = await openDatabase({ url: `file:${join(dir, 'library.db')}` });
+    cleanups.push(() => db.close());
+    const before = LIBRARY_ALONE.migrations.filter(
+      (m) => !('name' in m && m.name === '027_document_metadata'),
+    );
+    expect(before.length).toBe(LIBRARY_ALONE.migrations.length - 1);
+    await applyMigrations(db, LIBRARY_ALONE.namespace, before);
+    await prepareDocumentIndex(db, adapter, { ...LIBRARY_ALONE, migrations: before });
+    await addOwner(db, { id: 'ada', name: 'Ada' });
+    for (const [id, authors] of [
+      ['doc_a', '["Hughes, T."]'],
+      ['doc_b', '["Hughes, T."]'],
+    ])
+      await db.execute({
+        sql: `INSERT INTO documents (id, owner_id, title, authors, text, created_at) VALUES (?, 'ada', 'Reefs', ?, 'x', ?)`,
+        args: [id!, authors!, `2020-01-0${id === 'doc_a' ? 1 : 2}T00:00:00Z`],
+      });
+    await applyMigrations(db, LIBRARY_ALONE.namespace, LIBRARY_ALONE.migrations);
+    const raw = await db.execute('SELECT count(*) AS n FROM documents WHERE citation_key IS NULL');
+    expect(Number(raw.rows[0]!.n)).toBe(2);
+    const listed = await listVisibleDocuments(db, 'ada');
+    expect(listed.map((d) => [d.id, d.citationKey, d.year, d.doi, d.venue, d.tags])).toEqual([
+      ['doc_b', expect.stringMatching(/^hughesa?$/), null, null, '', []],
+      ['doc_a', expect.stringMatching(/^hughesa?$/), null, null, '', []],
+    ]);
+    expect(new Set(listed.map((d) => d.citationKey)).size).toBe(2);
+    // Chosen once: read again, the same.
+    expect((await getVisibleDocument(db, 'ada', 'doc_a'))?.citationKey).toBe(listed[1]!.citationKey);
+  });
+});

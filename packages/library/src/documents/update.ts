@@ -1,0 +1,91 @@
+/**
+ * The owner's edit of what a document is (`documents.update`, SPEC §6d): title, authors, year,
+ * DOI, venue, abstract and tags. Only the owner's own live document, checked in the statements
+ * that write it; the citation key stays as chosen. A title or an abstract is part of what search
+ * embeds (search/chunks.ts), so changing one sends a ready document back to the indexer.
+ */
+import type { Client, InStatement, InValue } from '@libsql/client';
+import { LibraryError, documentNotFound } from '../errors.ts';
+import { chunkDocument } from '../search/chunks.ts';
+import { getDocumentOwnership, getOwnDocument } from './documents.ts';
+import type { DocumentRecord } from './documents.ts';
+import { duplicateError, findDuplicate, refusingDuplicates, tagStatements } from './metadata.ts';
+import type { CleanMetadata } from './metadata.ts';
+
+/** What `documents.update` changes: each field given replaces the stored one (null clears). */
+export type DocumentPatch = CleanMetadata;
+
+/**
+ * Applies `patch` to the owner's document and answers it as it now stands. `not_found` for
+ * anything but the owner's own live document; `invalid_input` while an upload is still being
+ * read (its text and title are not there yet); `duplicate` with `existingId` for a DOI another
+ * of the owner's documents has. True in `reindex` when the indexer has work.
+ */
+export async function updateDocument(
+  db: Client,
+  ownerId: string,
+  documentId: string,
+  patch: DocumentPatch,
+): Promise<{ document: DocumentRecord; reindex: boolean }> {
+  const owned = await getDocumentOwnership(db, documentId);
+  if (!owned || owned.removedAt !== null || owned.ownerId !== ownerId) throw documentNotFound();
+  if (owned.extracting)
+    throw new LibraryError(
+      'invalid_input',
+      'This document is still being read; edit its details once it is in your library.',
+    );
+  const before = await getOwnDocument(db, ownerId, documentId);
+  if (!before) throw documentNotFound();
+  if (patch.doi) {
+    const same = await findDuplicate(db, ownerId, { doi: patch.doi }, documentId);
+    if (same) throw duplicateError(same);
+  }
+
+  // Every write holds only while the document is still the owner's, live and not extracting.
+  const owner = {
+    sql: `owner_id = ? AND removed_at IS NULL
+          AND NOT EXISTS (SELECT 1 FROM extraction_jobs e WHERE e.document_id = documents.id)`,
+    args: [ownerId],
+  };
+  const set: string[] = [];
+  const args: InValue[] = [];
+  const field = (column: string, value: InValue | undefined) => {
+    if (value === undefined) return;
+    set.push(`${column} = ?`);
+    args.push(value);
+  };
+  field('title', patch.title);
+  field('authors', patch.authors && JSON.stringify(patch.authors));
+  field('year', patch.year);
+  field('doi', patch.doi);
+  field('venue', patch.venue);
+  field('abstract', patch.abstract);
+  const title = patch.title ?? before.title;
+  const abstract = patch.abstract ?? before.abstract;
+  const reindex = before.index.state === 'ready' && (title !== before.title || abstract !== before.abstract);
+  if (reindex) {
+    const pages = before.pageStarts.map((start, i) =>
+      before.text.slice(start, (before.pageStarts[i + 1] ?? before.text.length + 2) - 2),
+    );
+    set.push(`index_state = 'indexing', index_error = NULL, index_done = 0, index_total = ?`);
+    args.push(chunkDocument({ title, abstract, pages }).length);
+  }
+  const statements: InStatement[] = [];
+  if (set.length > 0)
+    statements.push({
+      sql: `UPDATE documents SET ${set.join(', ')} WHERE id = ? AND ${owner.sql}`,
+      args: [...args, documentId, ...owner.args],
+    });
+  if (patch.tags) statements.push(...tagStatements(documentId, patch.tags, owner));
+  const results = await refusingDuplicates(
+    db,
+    ownerId,
+    { doi: patch.doi ?? null },
+    () => db.batch(statements, 'write'),
+    documentId,
+  );
+  if (set.length > 0 && results[0]?.rowsAffected === 0) throw documentNotFound();
+  const document = await getOwnDocument(db, ownerId, documentId);
+  if (!document) throw documentNotFound();
+  return { document, reindex };
+}
