@@ -107,7 +107,7 @@ const NAME_SUFFIXES = new Set(['jr', 'sr', 'ii', 'iii', 'iv']);
 const TITLE_SKIP = new Set(['a', 'an', 'the', 'on', 'of']);
 
 /** An author's family name: before the comma of `Hughes, Terry P.`, else the last word not a suffix. */
-export function familyName(author: string): string {
+function familyName(author: string): string {
   const comma = author.indexOf(',');
   if (comma > 0) return author.slice(0, comma).trim();
   const words = author.trim().split(/\s+/);
@@ -150,7 +150,7 @@ function keyCandidates(base: string, documentId: string): string[] {
  * owner holds, chosen in the statement that writes it, so two documents added at once cannot
  * take the same key. `onlyIf`: a further condition on the document (SQL over `documents`).
  */
-export function citationKeyStatement(
+function citationKeyStatement(
   doc: { id: string; authors: readonly string[]; title: string; year: number | null },
   onlyIf: { sql: string; args: string[] } = { sql: '1', args: [] },
 ): InStatement {
@@ -278,7 +278,7 @@ export function duplicateError(existing: Existing): LibraryError {
 }
 
 /** Whether a write failed on migration 027's one-document-per-SHA-256-or-DOI indexes. */
-export function isDuplicateViolation(err: unknown): boolean {
+function isDuplicateViolation(err: unknown): boolean {
   for (let e: unknown = err; e instanceof Error; e = e.cause)
     if (/UNIQUE constraint failed: documents\.owner_id, documents\.(content_sha256|doi)/.test(e.message))
       return true;
