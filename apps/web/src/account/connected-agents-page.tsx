@@ -39,12 +39,7 @@ export default function ConnectedAgentsPage() {
           Your agents
         </h2>
         {!agents.isSuccess ? (
-          <NotLoaded
-            query={agents}
-            loading="Loading your agents…"
-            failed="Could not load your agents"
-            rows={2}
-          />
+          <NotLoaded query={agents} what="your agents" rows={2} />
         ) : agents.data.length === 0 ? (
           <p className="muted" style={{ marginTop: '0.5rem' }}>
             No agent is connected: you have no API keys, and no agent signed in with your permission.

@@ -48,13 +48,7 @@ export default function ProfilesPage() {
         how each value is written. Reviewed records are validated by a profile installed here.
       </p>
       {!packs.isSuccess ? (
-        <NotLoaded
-          query={packs}
-          loading="Loading profiles…"
-          failed="Could not load the profiles"
-          rows={3}
-          className="box"
-        />
+        <NotLoaded query={packs} what="the profiles" rows={3} className="box" />
       ) : (
         <div className="profiles-layout">
           <ul className="pack-list" aria-label="Profiles">

@@ -66,13 +66,7 @@ export default function ReviewHistoryPage() {
         )}
       </div>
       {!history.isSuccess ? (
-        <NotLoaded
-          query={history}
-          loading="Loading the review history…"
-          failed="Could not load the review history"
-          rows={3}
-          className="box"
-        />
+        <NotLoaded query={history} what="the review history" rows={3} className="box" />
       ) : history.data.decisions.length === 0 ? (
         <div className="state-block box">
           <strong>No decisions yet</strong>

@@ -46,27 +46,27 @@ export function SkeletonRows({ rows = 3 }: { rows?: number }) {
 }
 
 /**
- * A list's query before it has its rows: skeleton rows while it loads (`loading` said to screen
- * readers), or its failure (`failed`) with a way to try again.
+ * A list's query before it has its rows: skeleton rows while it loads ("Loading `what`…" to
+ * screen readers), or its failure ("Could not load `what`") with a way to try again.
  */
 export function NotLoaded({
   query,
-  loading,
-  failed,
+  what,
   rows,
   className,
 }: {
   query: { isError: boolean; error: unknown; refetch: () => unknown };
-  loading: string;
-  failed: string;
+  what: string;
   rows: number;
   className?: string;
 }) {
   if (query.isError)
-    return <ErrorState error={query.error} onRetry={() => void query.refetch()} title={failed} />;
+    return (
+      <ErrorState error={query.error} onRetry={() => void query.refetch()} title={`Could not load ${what}`} />
+    );
   return (
     <div className={className} aria-busy="true">
-      <span className="visually-hidden">{loading}</span>
+      <span className="visually-hidden">Loading {what}…</span>
       <SkeletonRows rows={rows} />
     </div>
   );
