@@ -58,6 +58,15 @@ describe('findDoi', () => {
     expect(findDoi('Our doi:10.5555/ours.1\nReferences\n10.5555/theirs.2')).toBe('10.5555/ours.1');
   });
 
+  it('follows a DOI the typesetter broke at a line end after a dot, slash or dash', () => {
+    expect(findDoi('https://doi.org/10.1371/journal.\npone.0123456\nReceived')).toBe(
+      '10.1371/journal.pone.0123456',
+    );
+    expect(findDoi('doi:10.5555/abc-\n123.x')).toBe('10.5555/abc-123.x');
+    // A DOI that ends its sentence is not continued by the next line.
+    expect(findDoi('doi: 10.5555/jes.2024.0012.\nReceived 3 May 2024')).toBe('10.5555/jes.2024.0012');
+  });
+
   it('is undefined for text without a DOI', () => {
     expect(findDoi('Version 10.2 of the tool, 10.12/ab is too short a prefix')).toBeUndefined();
   });
@@ -83,6 +92,8 @@ describe('plausibleTitle', () => {
       'Untitled',
       'untitled document',
       'Title',
+      'PII: S0022-1694(14)00123-4',
+      'Layout 1',
       'doi:10.5555/x.1',
       '10.5555/x.1',
       'https://example.org/paper',
@@ -272,6 +283,13 @@ describe('paperMetadata', () => {
         firstPageLines: page1,
       }),
     ).toEqual({ title: 'Recovery of Reef Corals' });
+  });
+
+  it("passes over a Title that is the journal's name", () => {
+    const xmp = { 'prism:publicationname': 'Journal of Hydrology' };
+    expect(
+      paperMetadata({ ...empty, info: { Title: 'Journal of Hydrology' }, xmp, firstPageLines: page1 }).title,
+    ).toBe('Recovery of Reef Corals');
   });
 
   it('takes the DOI from XMP or Info before the page, and the venue from XMP', () => {

@@ -57,10 +57,13 @@ export function paperMetadata(sources: MetadataSources): PaperMetadata {
   const { info, xmp } = sources;
   const custom = isRecord(info.Custom) ? info.Custom : {};
   const venue = clean(first(xmp['prism:publicationname']))?.slice(0, MAX_VENUE_CHARS);
+  // Some publishers put the journal's name in Title.
+  const given = (raw: unknown) => {
+    const title = plausibleTitle(raw);
+    return title && title.toLowerCase() !== venue?.toLowerCase() ? title : undefined;
+  };
   const title =
-    plausibleTitle(info.Title) ??
-    plausibleTitle(first(xmp['dc:title'])) ??
-    typesetTitle(sources.firstPageLines, venue);
+    given(info.Title) ?? given(first(xmp['dc:title'])) ?? typesetTitle(sources.firstPageLines, venue);
   const fromInfo = splitAuthors(info.Author);
   const authors = fromInfo.length > 0 ? fromInfo : splitAuthors(xmp['dc:creator']);
   const year =
@@ -92,12 +95,21 @@ const REFERENCES =
 /** The first DOI in the text before any references heading, normalised; undefined when none. */
 export function findDoi(text: string): string | undefined {
   const references = REFERENCES.exec(text);
-  const found = DOI.exec(references ? text.slice(0, references.index) : text);
+  const before = references ? text.slice(0, references.index) : text;
+  const found = DOI.exec(before);
   if (!found) return undefined;
   let doi = found[0];
+  // Typesetters break a long DOI after a dot, slash or dash; its rest starts the next line in lower
+  // case or a digit (a capital there starts a sentence).
+  for (let end = found.index + doi.length; /[./\-_]$/.test(doi) && before[end] === '\n';) {
+    const rest = /^[a-z0-9][^\s"<>]*/.exec(before.slice(end + 1));
+    if (!rest) break;
+    doi += rest[0];
+    end += 1 + rest[0].length;
+  }
   // Punctuation after a DOI is the sentence's, and so is a closing bracket the DOI did not open.
-  for (let before = ''; before !== doi;) {
-    before = doi;
+  for (let previous = ''; previous !== doi;) {
+    previous = doi;
     doi = doi.replace(/[.,;:'’”»]+$/u, '');
     for (const [open, close] of ['()', '[]', '{}'])
       if (doi.endsWith(close!) && doi.split(close!).length > doi.split(open!).length) doi = doi.slice(0, -1);
@@ -108,7 +120,10 @@ export function findDoi(text: string): string | undefined {
 // ——— Title and authors ———
 
 const FILE_NAME = /\.(?:docx?|rtf|odt|pages|tex|dvi|pdf|e?ps|indd|qxd|qxp|txt|html?|xml|wpd)$/i;
-const PLACEHOLDER = /^(?:untitled\b.*|title|document|paper|manuscript|article|no title|slide \d+)$/i;
+// What producers put in Title when the author did not: placeholders, a layout's or a slide's
+// name, a publisher's item identifier ("PII: S0022-1694(14)00123-4").
+const PLACEHOLDER =
+  /^(?:untitled\b.*|title|document|paper|manuscript|article|no title|(?:slide|layout|page) \d+|pii:.*)$/i;
 
 /**
  * A title as a person would give it, whitespace made single; undefined for what producers write
