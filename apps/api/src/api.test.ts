@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorOf, startTestServer } from './testing/harness.ts';
 import type { Json, TestServer } from './testing/harness.ts';
+import { startSignedIn } from './testing/signed-in.ts';
 import { REEF_DOCUMENT_ID } from './demo/library.ts';
 
 const ADA = { id: 'user-ada', name: 'Ada Lovelace', email: 'user-ada@demo.invalid' };
@@ -14,15 +15,10 @@ let ada: string;
 let grace: string;
 let rosalind: string;
 
-beforeAll(async () => {
-  s = await startTestServer();
-  ada = await s.login('user-ada');
-  grace = await s.login('user-grace');
-  rosalind = await s.login('user-rosalind');
-});
-afterAll(async () => {
-  await s?.close();
-});
+beforeAll(
+  async () => ([s, ada, grace, rosalind] = await startSignedIn('user-ada', 'user-grace', 'user-rosalind')),
+);
+afterAll(() => s?.close());
 
 describe('health and auth', () => {
   it('health answers { ok: true }', async () => {

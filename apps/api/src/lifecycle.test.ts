@@ -12,6 +12,7 @@ import { createClient } from '@libsql/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorOf, startTestServer } from './testing/harness.ts';
 import type { Json, TestServer } from './testing/harness.ts';
+import { startSignedIn } from './testing/signed-in.ts';
 import { REEF_DOCUMENT_ID } from './demo/library.ts';
 import { openPurger } from '@oh/memory';
 
@@ -59,13 +60,8 @@ async function purgeMain(
 describe('with the default TTL', () => {
   let s: TestServer;
   let ada: string;
-  beforeAll(async () => {
-    s = await startTestServer();
-    ada = await s.login('user-ada');
-  });
-  afterAll(async () => {
-    await s?.close();
-  });
+  beforeAll(async () => ([s, ada] = await startSignedIn('user-ada')));
+  afterAll(() => s?.close());
 
   it('staged runs have no working memory unless the document setting turns it on', async () => {
     const off = await s.acceptRun(ada, { documentId: REEF_DOCUMENT_ID, mode: 'staged' });

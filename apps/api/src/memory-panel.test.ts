@@ -5,8 +5,8 @@
  * and links to its record instead of offering *Propose for review* again.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer } from './testing/harness.ts';
 import type { TestServer } from './testing/harness.ts';
+import { startSignedIn } from './testing/signed-in.ts';
 import type { RouterInputs } from './index.ts';
 
 type DecideInput = RouterInputs['review']['decide'];
@@ -18,15 +18,12 @@ let doc: string;
 const PASSAGE = 'The reef recovery report was published by the Western Cape survey team in 2021.';
 
 beforeAll(async () => {
-  s = await startTestServer();
-  ada = await s.login('user-ada');
+  [s, ada] = await startSignedIn('user-ada');
   doc = (await s.client(ada).documents.add.mutate({ title: 'Reef recovery', text: `Intro. ${PASSAGE} End.` }))
     .id;
   await s.client(ada).profiles.install.mutate({ documentId: doc, name: 'research' });
 });
-afterAll(async () => {
-  await s?.close();
-});
+afterAll(() => s?.close());
 
 /** A publication proposed from a note of a session (or from none). */
 function publication(name: string, decision: 'accept' | 'reject', from?: { session: string; note: string }) {

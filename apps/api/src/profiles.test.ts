@@ -4,25 +4,19 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REEF_DOCUMENT_ID } from './demo/library.ts';
-import { errorOf, startTestServer } from './testing/harness.ts';
+import { errorOf } from './testing/harness.ts';
 import type { TestServer } from './testing/harness.ts';
+import { startSignedIn } from './testing/signed-in.ts';
 
 let s: TestServer;
 let ada: string;
 let grace: string;
 let rosalind: string;
 
-beforeAll(async () => {
-  s = await startTestServer();
-  [ada, grace, rosalind] = await Promise.all([
-    s.login('user-ada'),
-    s.login('user-grace'),
-    s.login('user-rosalind'),
-  ]);
-});
-afterAll(async () => {
-  await s?.close();
-});
+beforeAll(
+  async () => ([s, ada, grace, rosalind] = await startSignedIn('user-ada', 'user-grace', 'user-rosalind')),
+);
+afterAll(() => s?.close());
 
 describe('profiles.list and profiles.preview', () => {
   it('lists the three shipped packs with name, version, digest, title and kinds', async () => {

@@ -14,6 +14,7 @@ import { REEF_DOCUMENT_ID } from './demo/library.ts';
 import { createLogger } from './log.ts';
 import { startTestServer } from './testing/harness.ts';
 import type { TestServer } from './testing/harness.ts';
+import { startSignedIn } from './testing/signed-in.ts';
 
 const NOTES = [
   {
@@ -37,13 +38,8 @@ async function acceptRun(s: TestServer, owner: string) {
 describe('recall, shadow by default', () => {
   let s: TestServer;
   let ada: string;
-  beforeAll(async () => {
-    s = await startTestServer();
-    ada = await s.login('user-ada');
-  });
-  afterAll(async () => {
-    await s?.close();
-  });
+  beforeAll(async () => ([s, ada] = await startSignedIn('user-ada')));
+  afterAll(() => s?.close());
 
   it('returns { mode: shadow, rows: [] } and the owner panel shows the recorded recall (no query text)', async () => {
     const run = await acceptRun(s, ada);

@@ -8,8 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPack, getPack, packJson } from '@oh/profiles';
 import type { Pack } from '@oh/profiles';
 import { REEF_DOCUMENT_ID } from './demo/library.ts';
-import { errorOf, startTestServer } from './testing/harness.ts';
+import { errorOf } from './testing/harness.ts';
 import type { Json, TestServer } from './testing/harness.ts';
+import { startSignedIn } from './testing/signed-in.ts';
 import type { RouterInputs } from './index.ts';
 
 type DecideInput = RouterInputs['review']['decide'];
@@ -94,12 +95,7 @@ const historyLength = async () =>
   (await s.client(ada).review.history.query({ documentId: REEF_DOCUMENT_ID })).decisions.length;
 
 beforeAll(async () => {
-  s = await startTestServer();
-  [ada, grace, rosalind] = await Promise.all([
-    s.login('user-ada'),
-    s.login('user-grace'),
-    s.login('user-rosalind'),
-  ]);
+  [s, ada, grace, rosalind] = await startSignedIn('user-ada', 'user-grace', 'user-rosalind');
   const run = await s.acceptRun(ada, { documentId: REEF_DOCUMENT_ID, mode: 'chat' });
   older = { runId: run.runId, runToken: run.runToken, sessionId: run.sessionId! };
   await s.client(older.runToken).agent.remember.mutate({
@@ -115,9 +111,7 @@ beforeAll(async () => {
     ],
   });
 });
-afterAll(async () => {
-  await s?.close();
-});
+afterAll(() => s?.close());
 
 describe('review.decide: accept', () => {
   it('accept → a new revision; a NEW run sees the finding as reviewed, the OLDER session keeps its revision', async () => {

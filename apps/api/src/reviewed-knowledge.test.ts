@@ -10,8 +10,9 @@ import { canonicalJson, recordDigest } from '@oh/memory';
 import { getPack } from '@oh/profiles';
 import type { JsonValue } from '@oh/memory';
 import { REEF_DOCUMENT_ID } from './demo/library.ts';
-import { errorOf, startTestServer } from './testing/harness.ts';
+import { errorOf } from './testing/harness.ts';
 import type { TestServer } from './testing/harness.ts';
+import { startSignedIn } from './testing/signed-in.ts';
 import type { RouterInputs } from './index.ts';
 
 type DecideInput = RouterInputs['review']['decide'];
@@ -66,17 +67,10 @@ const newPanel = async (documentId = REEF_DOCUMENT_ID) => {
   return { run, panel, row: (name: string) => panel.reviewedInView.find((r) => r.name === name)! };
 };
 
-beforeAll(async () => {
-  s = await startTestServer();
-  [ada, grace, rosalind] = await Promise.all([
-    s.login('user-ada'),
-    s.login('user-grace'),
-    s.login('user-rosalind'),
-  ]);
-});
-afterAll(async () => {
-  await s?.close();
-});
+beforeAll(
+  async () => ([s, ada, grace, rosalind] = await startSignedIn('user-ada', 'user-grace', 'user-rosalind')),
+);
+afterAll(() => s?.close());
 
 describe('links: reference fields become depends_on links, checked on accept', () => {
   it('a finding links to its study and sample; the agent and the panel see the links', async () => {

@@ -10,6 +10,7 @@ import { REEF_DOCUMENT_ID } from './demo/library.ts';
 import { createLogger } from './log.ts';
 import { TEST_RUNTIME_KEY, errorOf, startTestServer } from './testing/harness.ts';
 import type { TestServer } from './testing/harness.ts';
+import { startSignedIn } from './testing/signed-in.ts';
 
 let s: TestServer;
 let ada: string;
@@ -18,13 +19,8 @@ const pendingIds = async () => (await runtime().pending.query()).map((p) => p.ru
 /** `leaseExpiresAt` of a CONFLICT `claimed` (SPEC §9), from the error's data. */
 const leaseOf = (e: object) => (e as { leaseExpiresAt?: string }).leaseExpiresAt;
 
-beforeAll(async () => {
-  s = await startTestServer();
-  ada = await s.login('user-ada');
-});
-afterAll(async () => {
-  await s?.close();
-});
+beforeAll(async () => ([s, ada] = await startSignedIn('user-ada')));
+afterAll(() => s?.close());
 
 describe('no run token in an owner’s hands', () => {
   it('runs.accept and chat.ask answer { runId, sessionId } and nothing else', async () => {

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer } from '../testing/harness.ts';
 import type { Json, TestServer } from '../testing/harness.ts';
+import { startSignedIn } from '../testing/signed-in.ts';
 
 let s: TestServer;
 let ada: string;
@@ -15,15 +16,12 @@ let adaCookie: string;
 let foreign: string;
 
 beforeAll(async () => {
-  s = await startTestServer();
-  ada = await s.login('user-ada');
+  [s, ada] = await startSignedIn('user-ada');
   adaCookie = (await s.loginCookie('user-ada')).cookie;
   const url = new URL(s.url);
   foreign = `${url.protocol}//${url.hostname}:${Number(url.port) === 65_535 ? 1 : Number(url.port) + 1}`;
 });
-afterAll(async () => {
-  await s?.close();
-});
+afterAll(() => s?.close());
 
 const ADA = { id: 'user-ada', name: 'Ada Lovelace', email: 'user-ada@demo.invalid' };
 

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { makeEncryptedPdf, makePdf, makeScannedPdf, makeSlowPdf } from '@sponge/testing/pdf-fixtures';
 import { startTestServer } from '../testing/harness.ts';
 import type { TestServer } from '../testing/harness.ts';
+import { startSignedIn } from '../testing/signed-in.ts';
 import { until, upload } from '../testing/uploads.ts';
 import { EXTRACTION_STALE_MS } from '@sponge/library/testing';
 import { livePdfThreads } from '@sponge/library';
@@ -45,11 +46,7 @@ describe('an upload in the library while its text is extracted', () => {
   let ada: string;
   let grace: string;
 
-  beforeAll(async () => {
-    s = await startTestServer();
-    ada = await s.login('user-ada');
-    grace = await s.login('user-grace');
-  });
+  beforeAll(async () => ([s, ada, grace] = await startSignedIn('user-ada', 'user-grace')));
   afterAll(async () => {
     await s?.close();
     expect(livePdfThreads()).toBe(0);
@@ -220,9 +217,7 @@ describe('a scan refused for a quota once read', () => {
     // empty pages), known only once it has been read.
     s = await startTestServer({ LIBRARY_MAX_CHARACTERS: '1' });
   });
-  afterAll(async () => {
-    await s?.close();
-  });
+  afterAll(() => s?.close());
 
   it('leaves nothing: no document, no OCR job keeping the file', async () => {
     const rosalind = await s.login('user-rosalind');

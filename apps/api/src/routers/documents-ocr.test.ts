@@ -12,17 +12,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../config.ts';
 import { startTestServer } from '../testing/harness.ts';
 import type { TestServer } from '../testing/harness.ts';
+import { startSignedIn } from '../testing/signed-in.ts';
 
 let s: TestServer;
 let ada: string;
 
-beforeAll(async () => {
-  s = await startTestServer();
-  ada = await s.login('user-ada');
-});
-afterAll(async () => {
-  await s?.close();
-});
+beforeAll(async () => ([s, ada] = await startSignedIn('user-ada')));
+afterAll(() => s?.close());
 
 async function upload(server: TestServer, token: string, pdf: Uint8Array, name: string) {
   const form = new FormData();

@@ -7,8 +7,9 @@
 import type { Client, ResultSet } from '@libsql/client';
 import { insertDocument } from '@sponge/library';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorOf, startTestServer } from '../testing/harness.ts';
+import { errorOf } from '../testing/harness.ts';
 import type { TestServer } from '../testing/harness.ts';
+import { startSignedIn } from '../testing/signed-in.ts';
 
 let s: TestServer;
 let ada: string;
@@ -21,18 +22,14 @@ const PAGES = Array.from({ length: 2000 }, (_, i) =>
 );
 
 beforeAll(async () => {
-  s = await startTestServer();
-  ada = await s.login('user-ada');
-  grace = await s.login('user-grace');
+  [s, ada, grace] = await startSignedIn('user-ada', 'user-grace');
   await insertDocument(
     s.app.app,
     { id: 'doc-long', ownerId: 'user-ada', title: 'A long survey', authors: [], abstract: '', pages: PAGES },
     new Date('2026-03-09T10:00:00Z'),
   );
 });
-afterAll(async () => {
-  await s?.close();
-});
+afterAll(() => s?.close());
 
 /** The longest text value any statement returned to the API while `call` ran. */
 async function longestValueRead(db: Client, call: () => Promise<unknown>): Promise<number> {

@@ -11,21 +11,15 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeEncryptedPdf, makePdf, makeZeroPagePdf } from '@sponge/testing/pdf-fixtures';
 import { REEF_DOCUMENT_ID } from '../demo/library.ts';
-import { startTestServer } from '../testing/harness.ts';
 import type { TestServer } from '../testing/harness.ts';
+import { startSignedIn } from '../testing/signed-in.ts';
 
 let s: TestServer;
 let ada: string;
 let grace: string;
 
-beforeAll(async () => {
-  s = await startTestServer();
-  ada = await s.login('user-ada');
-  grace = await s.login('user-grace');
-});
-afterAll(async () => {
-  await s?.close();
-});
+beforeAll(async () => ([s, ada, grace] = await startSignedIn('user-ada', 'user-grace')));
+afterAll(() => s?.close());
 
 function form(file: Blob, name: string, fields: Record<string, string> = {}): FormData {
   const f = new FormData();

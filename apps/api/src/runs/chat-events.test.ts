@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transcriptEventId } from '@sponge/contract';
 import { REEF_DOCUMENT_ID } from '../demo/library.ts';
 import { liveNotifier, runKey } from './notifier.ts';
-import { startTestServer } from '../testing/harness.ts';
 import type { TestServer } from '../testing/harness.ts';
+import { startSignedIn } from '../testing/signed-in.ts';
 import { openSse, subscriptionUrl } from '../testing/sse.ts';
 import type { SseEvent, SseStream } from '../testing/sse.ts';
 import { EVENTS_REREAD_MS } from './live-transcript.ts';
@@ -24,14 +24,8 @@ describe('chat.events', () => {
   let s: TestServer;
   let ada: string;
   let grace: string;
-  beforeAll(async () => {
-    s = await startTestServer();
-    ada = await s.login('user-ada');
-    grace = await s.login('user-grace');
-  });
-  afterAll(async () => {
-    await s?.close();
-  });
+  beforeAll(async () => ([s, ada, grace] = await startSignedIn('user-ada', 'user-grace')));
+  afterAll(() => s?.close());
 
   const open = (input: unknown, headers: Record<string, string>) =>
     openSse(subscriptionUrl(s.url, 'chat.events', input), headers);

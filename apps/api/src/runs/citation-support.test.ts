@@ -8,8 +8,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REEF_DOCUMENT_ID } from '../demo/library.ts';
-import { startTestServer } from '../testing/harness.ts';
 import type { Json, TestServer } from '../testing/harness.ts';
+import { startSignedIn } from '../testing/signed-in.ts';
 import { openSse, subscriptionUrl } from '../testing/sse.ts';
 
 let s: TestServer;
@@ -27,13 +27,10 @@ const cite = (quote: string, support?: string) => ({
 });
 
 beforeAll(async () => {
-  s = await startTestServer();
-  ada = await s.login('user-ada');
+  [s, ada] = await startSignedIn('user-ada');
   run = await s.acceptRun(ada, { documentId: REEF_DOCUMENT_ID, mode: 'chat' });
 });
-afterAll(async () => {
-  await s?.close();
-});
+afterAll(() => s?.close());
 
 async function agentMessage(text: string, runId = run.runId): Promise<Json> {
   const r = await s.call('query', 'chat.transcript', { runId }, ada);

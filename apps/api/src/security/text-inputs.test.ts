@@ -9,8 +9,8 @@ import { createHash } from 'node:crypto';
 import { createClient } from '@libsql/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REEF_DOCUMENT_ID } from '../demo/library.ts';
-import { startTestServer } from '../testing/harness.ts';
 import type { Json, TestServer } from '../testing/harness.ts';
+import { startSignedIn } from '../testing/signed-in.ts';
 
 let s: TestServer;
 let ada: string;
@@ -247,14 +247,11 @@ function textFile(name: string, text: string, title?: string): FormData {
 }
 
 beforeAll(async () => {
-  s = await startTestServer();
-  ada = await s.login('user-ada');
+  [s, ada] = await startSignedIn('user-ada');
   run = await s.acceptRun(ada, { documentId: REEF_DOCUMENT_ID, mode: 'chat' });
 }, 60_000);
 
-afterAll(async () => {
-  await s?.close();
-});
+afterAll(() => s?.close());
 
 describe('U+0000 and lone surrogates', () => {
   for (const [what, bad, words] of BAD) {
