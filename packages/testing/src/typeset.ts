@@ -5,7 +5,11 @@
  * - article.pdf: a two-column article (groff -ms, .2C) over two pages, with a title and an
  *   abstract across the page, running heads and footers, page numbers and hyphenated line ends;
  *   article-gropdf.pdf and article-narrow.pdf are the same from groff's own PDF writer and with a
- *   10-point gutter.
+ *   10-point gutter; article-by-row.pdf and article-narrow-by-row.pdf are article.pdf and
+ *   article-narrow.pdf with their text drawn row by row across the columns (left line 1, right
+ *   line 1, left line 2, …), as some PDF printers draw, by rows.py.
+ * - columns.pdf: a short page (groff -ms, .2C) with a title and an abstract across it and two
+ *   columns of prose, hyphenation off; columns-by-row.pdf is the same page drawn row by row.
  * - ja-horizontal.pdf, ja-vertical.pdf: three lines of Japanese in a CID-keyed TrueType font
  *   whose text is read through the UniJIS-UTF16-H and -V CMaps (no ToUnicode map).
  * - zh-hans-horizontal.pdf, zh-hans-vertical.pdf, zh-hant-horizontal.pdf, ko-horizontal.pdf: the
@@ -25,10 +29,19 @@ export const CJK = [
 ] as const;
 export type CjkPdf = (typeof CJK)[number];
 
-export type TypesetPdf = 'article' | 'article-gropdf' | 'article-narrow' | CjkPdf;
+/**
+ * The article as groff -Tps and ps2pdf, groff's own -Tpdf, and -Tps with a 10-point gutter make it,
+ * and the first and the third drawn row by row.
+ */
+export const ARTICLES = [
+  'article',
+  'article-gropdf',
+  'article-narrow',
+  'article-by-row',
+  'article-narrow-by-row',
+] as const;
 
-/** The article as groff -Tps and ps2pdf, groff's own -Tpdf, and -Tps with a 10-point gutter make it. */
-export const ARTICLES = ['article', 'article-gropdf', 'article-narrow'] as const;
+export type TypesetPdf = (typeof ARTICLES)[number] | 'columns' | 'columns-by-row' | CjkPdf;
 
 const folder = new URL('./typeset/', import.meta.url);
 

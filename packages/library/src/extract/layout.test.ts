@@ -26,9 +26,12 @@ describe('layoutPage', () => {
       at('A title across the page', 150, 760, 14),
       at('The abstract runs across both of the columns of the page below it', 72, 730),
       at('and ends here, before the columns.', 72, 718),
-      // Drawn row by row, as some producers do: each row has a left and a right piece.
+      // Drawn row by row, as some producers do: each row has a left and a right piece, and between
+      // them the space pdf.js reports for the pen's jump across the gutter, from the left piece's
+      // end to the right one's start.
       ...column(72, 690, ['Left one', 'left two', 'left three', 'left four']).flatMap((left, i) => [
         left,
+        { ...at(' ', left.transform[4]! + left.width, 690 - 12 * i), width: 320 - 72 - left.width },
         at(['Right one', 'right two', 'right three', 'right four'][i]!, 320, 690 - 12 * i),
       ]),
     ];
@@ -36,6 +39,20 @@ describe('layoutPage', () => {
       'A title across the page\n\n' +
         'The abstract runs across both of the columns of the page below it\nand ends here, before the columns.\n\n' +
         'Left one\nleft two\nleft three\nleft four\nRight one\nright two\nright three\nright four',
+    ]);
+  });
+
+  it("keeps a full-width paragraph's short last line in it, though the line fits in the left column", () => {
+    const items = [
+      // An abstract set narrower than the page (indented from the columns' edge at 72), as -ms does.
+      at('The abstract, set narrower than the page, runs across both columns,', 105, 730),
+      at('and its last line is short.', 90, 718),
+      ...column(72, 690, ['Left one', 'left two', 'left three']),
+      ...column(320, 690, ['Right one', 'right two', 'right three']),
+    ];
+    expect(read([items])).toEqual([
+      'The abstract, set narrower than the page, runs across both columns,\nand its last line is short.\n\n' +
+        'Left one\nleft two\nleft three\nRight one\nright two\nright three',
     ]);
   });
 

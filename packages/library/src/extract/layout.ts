@@ -7,7 +7,9 @@
  * - Columns: the page's gutter is found as the widest vertical strip in the middle half of the text
  *   that (almost) no item crosses, with enough lines on each side. Lines that cross it (a title, an
  *   abstract or a figure set across both columns) cut the page into bands; each band reads its left
- *   column, then its right one. One gutter per page: three columns read as two (the limit).
+ *   column, then its right one. One gutter per page: three columns read as two (the limit). Only
+ *   where the ink lies counts, never the order the file draws it in: a page that some PDF printers
+ *   draw row by row across both columns reads the same as one drawn column by column.
  * - Running heads and footers: the page's top and bottom lines, when a gap wider than the body's
  *   line spacing sets them apart, are kept aside (`head`, `foot`). assemblePages drops them when
  *   they are a page number ("12", "- 12 -", "Page 12", "12 of 30", "xii"), when the same line (its
@@ -122,7 +124,7 @@ export function layoutPage(items: readonly LayoutItem[]): PageText {
       last = line;
     }
   };
-  for (const band of bands(body)) {
+  for (const band of bands(body, spacing)) {
     if (band.across) flow(band.lines);
     else for (const column of band.columns) flow(column);
   }
@@ -212,48 +214,55 @@ function commonLeft(lines: Line[]): number {
 
 type Band = { across: true; lines: Line[] } | { across: false; columns: Line[][] };
 
+const INK = /\S/;
+
 /**
  * The page cut into bands: lines across the gutter, and between them the two columns' lines. A
  * page without a gutter is one band of one column.
+ *
+ * Only ink decides a line's side, never the order the page is drawn in. A printer that draws a
+ * two-column page row by row (left line 1, right line 1, left line 2, …) jumps across the gutter
+ * in the middle of each row, and pdf.js reports that jump as a space spanning the gutter: such
+ * whitespace belongs to neither column and is dropped.
  */
-function bands(boxes: Box[]): Band[] {
+function bands(boxes: Box[], spacing: number): Band[] {
   const gutter = findGutter(boxes);
   if (!gutter) return [{ across: false, columns: [buildLines(boxes)] }];
   const [g0, g1] = gutter;
-  const lines = buildLines(boxes).map((line) => ({
-    line,
-    side: line.boxes.some((b) => /\S/.test(b.str) && b.x0 < g1 - 0.5 && b.x1 > g0 + 0.5)
-      ? ('across' as const)
-      : line.x0 >= g1 - 0.5
-        ? ('right' as const)
-        : line.x1 <= g0 + 0.5
-          ? ('left' as const)
-          : ('across' as const),
-  }));
-  // A line with boxes on both sides (the two columns' lines sharing a baseline) is split in two.
+  const isLeft = (b: Box) => b.x1 <= g0 + 0.5;
+  const isRight = (b: Box) => b.x0 >= g1 - 0.5;
   const out: Band[] = [];
   let left: Line[] = [];
   let right: Line[] = [];
+  // The last line set across the gutter, while nothing has been read beside it since.
+  let lastAcross: Line | null = null;
   const flush = () => {
     if (left.length + right.length > 0)
       out.push({ across: false, columns: [left, right].filter((c) => c.length) });
     left = [];
     right = [];
   };
-  for (const { line, side } of lines) {
-    if (side === 'across') {
-      const inLeft = line.boxes.filter((b) => b.x1 <= g0 + 0.5);
-      const inRight = line.boxes.filter((b) => b.x0 >= g1 - 0.5);
-      if (inLeft.length + inRight.length === line.boxes.length && inLeft.length && inRight.length) {
-        left.push(...buildLines(inLeft));
-        right.push(...buildLines(inRight));
-        continue;
-      }
+  for (const line of buildLines(boxes)) {
+    const ink = line.boxes.filter((b) => INK.test(b.str));
+    if (ink.length === 0) continue;
+    const inLeft = ink.filter(isLeft).length;
+    const inRight = ink.filter(isRight).length;
+    // A line on the left only, next below a line across with nothing beside it, is that full-width
+    // paragraph's short last line (an abstract's), not the column's: it stays in its paragraph.
+    // (Were it the column's first line after all, it is read in the same order either way.)
+    const ends: boolean = lastAcross !== null && inRight === 0 && lastAcross.y - line.y <= 1.5 * spacing;
+    if (inLeft + inRight < ink.length || ends) {
       flush();
       const last = out.at(-1);
       if (last?.across) last.lines.push(line);
       else out.push({ across: true, lines: [line] });
-    } else (side === 'left' ? left : right).push(line);
+      lastAcross = ends ? null : line;
+      continue;
+    }
+    // The two columns' lines sharing a baseline (or lying within half a size of one) part here.
+    if (inLeft > 0) left.push(...buildLines(line.boxes.filter(isLeft)));
+    if (inRight > 0) right.push(...buildLines(line.boxes.filter(isRight)));
+    lastAcross = null;
   }
   flush();
   return out;

@@ -1,7 +1,8 @@
 /**
  * PDFs from real typesetters (@sponge/testing/typeset: groff and ghostscript, committed with their
- * sources), read by extractDocument on its threads: reading order on a two-column article, and
- * Japanese, Chinese and Korean whose fonts need pdf.js's CMaps.
+ * sources), read by extractDocument on its threads: reading order on a two-column article (also
+ * drawn row by row across its columns), and Japanese, Chinese and Korean whose fonts need pdf.js's
+ * CMaps.
  */
 import { createRequire } from 'node:module';
 import { version as bundledPdfjs } from 'unpdf/pdfjs';
@@ -51,6 +52,56 @@ describe('a two-column article set by groff', () => {
     for (const word of ['Year-to-year', 'deep-water', 'well-known', 'sea-surface'])
       expect(text).toContain(word);
   });
+});
+
+describe('two-column pages drawn row by row across their columns (redrawn by rows.py)', () => {
+  // What poppler's pdftotext 22.12.0 reads from columns-by-row.pdf, as from columns.pdf: column by
+  // column, a blank line between the title, the abstract and the two paragraphs. (Of the article
+  // with a 10-point gutter it reads a right-column line before the left column, in either order.)
+  const POPPLER = `Tide Pools of a Rocky Shore
+
+A title and an abstract across the page, then two columns of
+plain prose.
+
+The first paragraph tells of the
+rocks at low tide, where small pools
+are left behind by the sea. Each pool
+holds its own water until the tide
+returns, warming in the sun through
+the long afternoon. Snails graze the
+thin film of algae on the stones, and
+crabs hide in the cracks below the
+weed.
+
+The second paragraph is about
+the animals that stay fixed to the
+rock. Anemones close when the
+water drains away and open again
+when it comes back. Barnacles feed
+only when the water covers them,
+sweeping the sea with their legs. The
+last sentence of the page ends here.
+`;
+  const paragraphs = (text: string) =>
+    text
+      .trim()
+      .split(/\n\s*\n/)
+      .map((p) => p.replace(/\s+/g, ' '));
+
+  it('reads the article and its narrow-gutter setting the same, whichever order they are drawn in', async () => {
+    const pages = async (name: (typeof ARTICLES)[number]) =>
+      (await extractDocument(pdfInput(await typesetPdf(name)))).pages;
+    expect(await pages('article-by-row')).toEqual(await pages('article'));
+    expect(await pages('article-narrow-by-row')).toEqual(await pages('article-narrow'));
+  });
+
+  for (const name of ['columns-by-row', 'columns'] as const) {
+    it(`${name}: reads column by column, paragraph by paragraph, as pdftotext does`, async () => {
+      const doc = await extractDocument(pdfInput(await typesetPdf(name)));
+      expect(doc.pages).toHaveLength(1);
+      expect(paragraphs(doc.pages[0]!)).toEqual(paragraphs(POPPLER));
+    });
+  }
 });
 
 describe('Japanese, Chinese and Korean in CID-keyed fonts (ghostscript; IPA Mincho, AR PL UMing, Nanum Myeongjo)', () => {
