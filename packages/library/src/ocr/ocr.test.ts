@@ -13,107 +13,98 @@ import { createLibrary } from '../library.ts';
 import { openTestDatabase } from '../testing/database.ts';
 import { makePageBoxPdf } from '../testing/page-box-pdf.ts';
 import { resolveOcrLanguages } from './languages.ts';
+import type { OcrSettings } from './recognizer.ts';
 import { OCR_MESSAGES } from './messages.ts';
 import { liveOcrThreads } from './ocr-thread.ts';
 
+/**
+ * Adds a scan of `pages` pages to a library of one owner with English OCR on `ocr`'s terms, waits
+ * until OCR and indexing are done with it, and answers its stored state and the OCR threads
+ * still alive then (none: a thread ends with its job); both closed after.
+ */
+async function scanRead(
+  ocr: Omit<OcrSettings, 'languages'>,
+  title: string,
+  pdf: Uint8Array,
+  pages: number,
+): Promise<{ state: Record<string, unknown>; liveThreads: number }> {
+  const adapter = createLocalEmbeddingAdapter();
+  const test = await openTestDatabase(adapter, { owners: [{ id: 'u1', name: 'Ada' }] });
+  const languages = resolveOcrLanguages(['eng']);
+  if (!languages.ok) throw new Error('eng is installed with the library');
+  const library = createLibrary({
+    db: test.db,
+    adapter,
+    log: pino({ level: 'silent' }),
+    ocr: { languages: languages.languages, ...ocr },
+  });
+  try {
+    const numbers = Array.from({ length: pages }, (_, i) => i + 1);
+    const added = await library.add(
+      'u1',
+      { title, authors: [], source: 'pdf', pages: numbers.map(() => ''), scan: { pdf, pages: numbers } },
+      new Date(),
+    );
+    await library.recognizer.idle();
+    await library.indexer.idle();
+    const rs = await test.db.execute({
+      sql: 'SELECT index_state, index_error, ocr_note FROM documents WHERE id = ?',
+      args: [added.id],
+    });
+    return { state: { ...rs.rows[0] }, liveThreads: liveOcrThreads() };
+  } finally {
+    await library.close();
+    await test.close();
+  }
+}
+
 describe('the limits of OCR', () => {
   it('gives up on a page past its time, goes on with the next, and says which', async () => {
-    const adapter = createLocalEmbeddingAdapter();
-    const test = await openTestDatabase(adapter, { owners: [{ id: 'u1', name: 'Ada' }] });
-    const { db } = test;
-    const languages = resolveOcrLanguages(['eng']);
-    if (!languages.ok) throw new Error('eng is installed with the library');
-    const library = createLibrary({
-      db,
-      adapter,
-      log: pino({ level: 'silent' }),
-      // A thousandth of a second: no page is read in time.
-      ocr: { languages: languages.languages, maxPages: 50, pageSeconds: 0.001 },
+    const pages: ScanPage[] = ['page-1', 'page-2'];
+    // A thousandth of a second: no page is read in time.
+    const { state, liveThreads } = await scanRead(
+      { maxPages: 50, pageSeconds: 0.001 },
+      'Slow scan',
+      await makeScannedPdf(pages),
+      2,
+    );
+    // Failed, and its reason says why (a blank scan is not what it was).
+    expect(state).toMatchObject({
+      index_state: 'failed',
+      index_error: `${OCR_MESSAGES.noTextUnread} ${OCR_MESSAGES.pageTimeout([1, 2], 0.001)}`,
+      ocr_note: OCR_MESSAGES.pageTimeout([1, 2], 0.001),
     });
-    try {
-      const pages: ScanPage[] = ['page-1', 'page-2'];
-      const added = await library.add(
-        'u1',
-        {
-          title: 'Slow scan',
-          authors: [],
-          source: 'pdf',
-          pages: ['', ''],
-          scan: { pdf: await makeScannedPdf(pages), pages: [1, 2] },
-        },
-        new Date(),
-      );
-      await library.recognizer.idle();
-      await library.indexer.idle();
-      const rs = await db.execute({
-        sql: 'SELECT index_state, index_error, ocr_note FROM documents WHERE id = ?',
-        args: [added.id],
-      });
-      // Failed, and its reason says why (a blank scan is not what it was).
-      expect(rs.rows[0]).toMatchObject({
-        index_state: 'failed',
-        index_error: `${OCR_MESSAGES.noTextUnread} ${OCR_MESSAGES.pageTimeout([1, 2], 0.001)}`,
-        ocr_note: OCR_MESSAGES.pageTimeout([1, 2], 0.001),
-      });
-      expect(liveOcrThreads()).toBe(0);
-    } finally {
-      await library.close();
-      await test.close();
-    }
+    expect(liveThreads).toBe(0);
   });
 
   it('fails a document whose pages are too large to draw, or to hold in memory, saying which and why', async () => {
-    const adapter = createLocalEmbeddingAdapter();
-    const test = await openTestDatabase(adapter, { owners: [{ id: 'u1', name: 'Ada' }] });
-    const { db } = test;
-    const languages = resolveOcrLanguages(['eng']);
-    if (!languages.ok) throw new Error('eng is installed with the library');
-    const library = createLibrary({
-      db,
-      adapter,
-      log: pino({ level: 'silent' }),
-      ocr: {
-        languages: languages.languages,
+    // A 20,000 pt page (278 inches), then a page whose 16-megapixel scan pdf.js decodes to ~64 MiB.
+    const pdf = makePageBoxPdf([
+      { mediaBox: [0, 0, 20_000, 20_000] },
+      { mediaBox: [0, 0, 612, 792], image: { width: 4000, height: 4000 } },
+    ]);
+    const { state, liveThreads } = await scanRead(
+      {
         maxPages: 50,
         pageSeconds: 60,
         // The API's priority (this test waits for OCR's answers), and 40 MiB outside the heap.
         thread: { lowestPriority: false, externalMemoryMb: 40 },
       },
+      'Poster',
+      pdf,
+      2,
+    );
+    expect(state).toMatchObject({
+      index_state: 'failed',
+      index_error: [OCR_MESSAGES.noTextUnread, OCR_MESSAGES.pageSize([1]), OCR_MESSAGES.pageMemory([2])].join(
+        ' ',
+      ),
     });
-    try {
-      // A 20,000 pt page (278 inches), then a page whose 16-megapixel scan pdf.js decodes to ~64 MiB.
-      const pdf = makePageBoxPdf([
-        { mediaBox: [0, 0, 20_000, 20_000] },
-        { mediaBox: [0, 0, 612, 792], image: { width: 4000, height: 4000 } },
-      ]);
-      const added = await library.add(
-        'u1',
-        { title: 'Poster', authors: [], source: 'pdf', pages: ['', ''], scan: { pdf, pages: [1, 2] } },
-        new Date(),
-      );
-      await library.recognizer.idle();
-      await library.indexer.idle();
-      const rs = await db.execute({
-        sql: 'SELECT index_state, index_error FROM documents WHERE id = ?',
-        args: [added.id],
-      });
-      expect(rs.rows[0]).toMatchObject({
-        index_state: 'failed',
-        index_error: [
-          OCR_MESSAGES.noTextUnread,
-          OCR_MESSAGES.pageSize([1]),
-          OCR_MESSAGES.pageMemory([2]),
-        ].join(' '),
-      });
-      expect(String(rs.rows[0]!.index_error)).toBe(
-        'No text found: this PDF has no text layer, and OCR could not read all of its pages. ' +
-          'OCR did not read page 1: its size is not one a PDF page may have (3 points to 200 inches a side). ' +
-          'OCR gave up on page 2: reading it needed more memory than OCR may use.',
-      );
-      expect(liveOcrThreads()).toBe(0);
-    } finally {
-      await library.close();
-      await test.close();
-    }
+    expect(String(state.index_error)).toBe(
+      'No text found: this PDF has no text layer, and OCR could not read all of its pages. ' +
+        'OCR did not read page 1: its size is not one a PDF page may have (3 points to 200 inches a side). ' +
+        'OCR gave up on page 2: reading it needed more memory than OCR may use.',
+    );
+    expect(liveThreads).toBe(0);
   });
 });
