@@ -120,6 +120,29 @@ export function trpc(
   });
 }
 
+/** The JSON a tRPC mutation answers: its result, or its error's data. */
+interface MutationBody<T> {
+  result?: { data: T };
+  error?: { data?: { reason?: string; retryAfterSeconds?: number } };
+}
+
+/** POSTs one PDF to documents.upload as a client sends it: multipart, with a bearer token. */
+export async function uploadPdf(
+  port: number,
+  token: string,
+  bytes: Uint8Array,
+  name: string,
+): Promise<{ ok: boolean; status: number; body: MutationBody<{ id: string }> }> {
+  const form = new FormData();
+  form.append('file', new Blob([bytes], { type: 'application/pdf' }), name);
+  const res = await fetch(`http://127.0.0.1:${port}/trpc/documents.upload`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+    body: form,
+  });
+  return { ok: res.ok, status: res.status, body: (await res.json()) as MutationBody<{ id: string }> };
+}
+
 export function must<T>(a: Answer, what: string): T {
   if (!a.ok) throw new Error(`${what}: HTTP ${a.status} ${a.reason ?? ''}`);
   return a.data as T;

@@ -12,7 +12,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { lat, ms, round } from '../figure.ts';
 import type { BenchContext, Row } from '../figure.ts';
-import { must, startApi, trpc } from '../http.ts';
+import { must, startApi, trpc, uploadPdf } from '../http.ts';
 import { summarize } from '../stats.ts';
 
 /** A classic PDF from numbered objects: dictionaries, or a stream with its bytes. */
@@ -54,15 +54,8 @@ interface UploadAnswer {
 }
 
 async function upload(port: number, token: string, bytes: Uint8Array, name: string): Promise<UploadAnswer> {
-  const form = new FormData();
-  form.append('file', new Blob([bytes], { type: 'application/pdf' }), name);
-  const res = await fetch(`http://127.0.0.1:${port}/trpc/documents.upload`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}` },
-    body: form,
-  });
-  const body = (await res.json()) as { error?: { data?: { retryAfterSeconds?: number } } };
-  return { status: res.status, retryAfterSeconds: body.error?.data?.retryAfterSeconds ?? null };
+  const { status, body } = await uploadPdf(port, token, bytes, name);
+  return { status, retryAfterSeconds: body.error?.data?.retryAfterSeconds ?? null };
 }
 
 export async function fairUploads(ctx: BenchContext): Promise<Row[]> {

@@ -14,7 +14,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { lat, ms, round } from '../figure.ts';
 import type { BenchContext, Row } from '../figure.ts';
-import { acceptRun, loginOwner, must, startApi, trpc } from '../http.ts';
+import { acceptRun, loginOwner, must, startApi, trpc, uploadPdf } from '../http.ts';
 import { summarize } from '../stats.ts';
 
 const SCANS = join(dirname(fileURLToPath(import.meta.url)), '../../../packages/testing/fixtures/scans');
@@ -70,15 +70,8 @@ function scannedPdf(jpegs: Uint8Array[]): Uint8Array {
 }
 
 async function upload(port: number, token: string, bytes: Uint8Array, name: string): Promise<string> {
-  const form = new FormData();
-  form.append('file', new Blob([bytes], { type: 'application/pdf' }), name);
-  const res = await fetch(`http://127.0.0.1:${port}/trpc/documents.upload`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}` },
-    body: form,
-  });
-  const body = (await res.json()) as { result?: { data: { id: string } } };
-  if (!res.ok || !body.result) throw new Error(`documents.upload answered ${res.status}`);
+  const { ok, status, body } = await uploadPdf(port, token, bytes, name);
+  if (!ok || !body.result) throw new Error(`documents.upload answered ${status}`);
   return body.result.data.id;
 }
 
