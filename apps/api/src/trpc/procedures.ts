@@ -112,9 +112,9 @@ const t = initTRPC.context<Context>().create({
       ...(api?.currentVersion !== undefined ? { currentVersion: api.currentVersion } : {}),
       ...(api?.retryAfterSeconds !== undefined ? { retryAfterSeconds: api.retryAfterSeconds } : {}),
       ...(api?.leaseExpiresAt !== undefined ? { leaseExpiresAt: api.leaseExpiresAt } : {}),
+      ...(api?.existingId !== undefined ? { existingId: api.existingId } : {}),
       ...(issues ? { issues } : {}),
     };
-      ...(api?.existingId !== undefined ? { existingId: api.existingId } : {}),
     delete (data as { stack?: string }).stack;
     return { ...shape, message, data };
   },
