@@ -11,6 +11,9 @@ import { LIBRARY_ALONE } from '../migrations.ts';
 import { openTestDatabase } from '../testing/database.ts';
 import { prepareDocumentIndex } from '../search/index-store.ts';
 import { addOwner } from '../alone.ts';
+import { makePdf } from '@sponge/testing/pdf-fixtures';
+import { DEFAULT_LIBRARY_QUOTAS } from '../limits.ts';
+import { beginExtractionStatements } from '../uploads/extraction-store.ts';
 import { getVisibleDocument, listVisibleDocuments } from './documents.ts';
 import { citationKeyBase, cleanMetadata } from './metadata.ts';
 
@@ -190,6 +193,39 @@ describe('duplicates (SPEC §6d)', () => {
     expect(await rows(db, 'ada')).toBe(1);
   });
 
+  it('refuses a PDF whose DOI the owner has once it is read, leaving no row, no job and no queue slot', async () => {
+    const { db, library: lib } = await library();
+    const first = await lib.add(
+      'ada',
+      { ...text('Kelp.'), metadata: { doi: '10.1038/nature21707' } },
+      new Date(),
+    );
+    const pdf = await makePdf(['Global warming and recurrent mass bleaching of corals.']);
+    const file = { ...textFile(''), bytes: pdf, filename: 'hughes.pdf', mediaType: 'application/pdf' };
+    expect(
+      await refusal(lib.upload('ada', file, { metadata: { doi: 'https://doi.org/10.1038/nature21707' } })),
+    ).toMatchObject({ reason: 'duplicate', existingId: first.id });
+    expect(await rows(db, 'ada')).toBe(1);
+    const jobs = await db.execute('SELECT count(*) AS n FROM extraction_jobs');
+    expect(Number(jobs.rows[0]!.n)).toBe(0);
+    expect(lib.uploads.stats()).toMatchObject({ running: 0, waiting: 0 });
+  });
+
+  it('stores one of two identical documents added at once: the database refuses the second', async () => {
+    const { db, library: lib } = await library();
+    const both = await Promise.allSettled([
+      lib.add('ada', text('Added twice at once.'), new Date()),
+      lib.add('ada', text('Added twice at once.'), new Date()),
+    ]);
+    const added = both.flatMap((r) => (r.status === 'fulfilled' ? [r.value.id] : []));
+    const refused = both.flatMap((r) =>
+      r.status === 'rejected' ? [r.reason as { reason: string; existingId: string }] : [],
+    );
+    expect(added).toHaveLength(1);
+    expect(refused).toMatchObject([{ reason: 'duplicate', existingId: added[0] }]);
+    expect(await rows(db, 'ada')).toBe(1);
+  });
+
   it('lets a removed document be added again', async () => {
     const { db, library: lib } = await library();
     const first = await lib.add('ada', text('Urchins graze kelp.'), new Date());
@@ -228,6 +264,23 @@ describe('documents.update', () => {
     });
     expect(await lib.update('ada', id, { year: null, doi: null })).toMatchObject({ year: null, doi: null });
     expect(await lib.update('ada', id, { tags: [] })).toMatchObject({ tags: [], title: 'Kelp forests' });
+  });
+
+  it('waits for an upload to be read: its details are the file’s until then', async () => {
+    const { db, library: lib } = await library();
+    await db.batch(
+      beginExtractionStatements(
+        { id: 'doc_reading', ownerId: 'ada', title: 'scan', source: 'pdf', sha256: 'x' },
+        new Date(),
+        DEFAULT_LIBRARY_QUOTAS,
+      ),
+      'write',
+    );
+    expect(await refusal(lib.update('ada', 'doc_reading', { title: 'Mine' }))).toEqual({
+      reason: 'invalid_input',
+      existingId: undefined,
+      message: 'This document is still being read; edit its details once it is in your library.',
+    });
   });
 
   it('is the owner’s only: another owner, a removed or unknown document is not found, changing nothing', async () => {
