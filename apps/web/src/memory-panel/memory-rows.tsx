@@ -1,8 +1,9 @@
 import { useId, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { markReviewOpen } from '../review/open-timing.ts';
-import { documentPath, reviewHistoryPath } from '../shared/paths.ts';
+import { reviewHistoryPath } from '../shared/paths.ts';
 import type { FieldInWords } from '../review/fields-in-words.ts';
+import { CitedPassage } from '../review/cited-passage.tsx';
 import { FieldsList } from '../review/fields-list.tsx';
 import { formatWhen } from '../shared/time.ts';
 import type { RouterOutputs } from '../trpc.ts';
@@ -153,17 +154,7 @@ function ReviewedRow({
       }
     >
       <Field label="Cited passage">
-        <figure className="cited-passage">
-          <blockquote>{rec.passage}</blockquote>
-          <figcaption className="small muted">
-            from{' '}
-            {rec.source.title === null ? (
-              <span>a document no longer in the library</span>
-            ) : (
-              <Link to={documentPath(rec.source.documentId)}>{rec.source.title}</Link>
-            )}
-          </figcaption>
-        </figure>
+        <CitedPassage passage={rec.passage} source={rec.source} />
       </Field>
       {/* Only accepted reviews make a revision, so every record in view was accepted. */}
       <Field label="Decision">

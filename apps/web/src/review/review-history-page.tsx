@@ -8,6 +8,7 @@ import { NotLoaded } from '../shared/states.tsx';
 import { formatWhen } from '../shared/time.ts';
 import { useTitle } from '../shared/use-title.ts';
 import { trpc, type RouterOutputs } from '../trpc.ts';
+import { CitedPassage } from './cited-passage.tsx';
 import { ExportReviewedKnowledge } from './export-reviewed-knowledge.tsx';
 import {
   fieldsInWords,
@@ -141,17 +142,7 @@ function DecisionItem({ d, specs, titleOf }: { d: Decision; specs: FieldSpecs | 
           <dd>{d.comment || <span className="faint">No comment</span>}</dd>
           <dt>Cited passage</dt>
           <dd>
-            <figure className="cited-passage">
-              <blockquote>{d.passage}</blockquote>
-              <figcaption className="small muted">
-                from{' '}
-                {d.source.title === null ? (
-                  <span>a document no longer in your library</span>
-                ) : (
-                  <Link to={documentPath(d.source.documentId)}>{d.source.title}</Link>
-                )}
-              </figcaption>
-            </figure>
+            <CitedPassage passage={d.passage} source={d.source} />
           </dd>
           <dt>Recorded as</dt>
           <dd className="small">
