@@ -2,6 +2,7 @@ import * as Dialog from '@radix-ui/react-dialog';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
 import type { FormEvent } from 'react';
+import { ConfirmActions } from '../shared/confirm-actions.tsx';
 import { FormField } from '../shared/form-field.tsx';
 import { ActionError, BusyButton, NotLoaded } from '../shared/states.tsx';
 import { useTitle } from '../shared/use-title.ts';
@@ -259,20 +260,9 @@ function RevokeDialog({ revoking, onClose }: { revoking: Revoking; onClose: () =
         >
           <Dialog.Title>Revoke “{agent.name}”?</Dialog.Title>
           <Dialog.Description>{revokeConsequence(agent.kind)}</Dialog.Description>
-          <ActionError error={revoke.error} />
-          <div className="dialog-actions">
-            <Dialog.Close className="button" disabled={revoke.isPending}>
-              Cancel
-            </Dialog.Close>
-            <BusyButton
-              busy={revoke.isPending}
-              type="button"
-              className="button danger-solid"
-              onClick={revokeNow}
-            >
-              {agent.kind === 'api_key' ? 'Revoke key' : 'Revoke access'}
-            </BusyButton>
-          </div>
+          <ConfirmActions action={revoke} onConfirm={revokeNow}>
+            {agent.kind === 'api_key' ? 'Revoke key' : 'Revoke access'}
+          </ConfirmActions>
         </Dialog.Content>
       </Dialog.Portal>
     </Dialog.Root>

@@ -1,7 +1,7 @@
 import * as Dialog from '@radix-ui/react-dialog';
 import { useMutation } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
-import { ActionError, BusyButton } from '../shared/states.tsx';
+import { ConfirmActions } from '../shared/confirm-actions.tsx';
 import { queryClient, trpc } from '../trpc.ts';
 
 /**
@@ -62,20 +62,9 @@ export function ForgetDialog({
             The agent's working notes, their history and their search index are deleted at once. Reviewed
             knowledge is not affected.
           </Dialog.Description>
-          <ActionError error={forget.error} />
-          <div className="dialog-actions">
-            <Dialog.Close className="button" disabled={forget.isPending}>
-              Cancel
-            </Dialog.Close>
-            <BusyButton
-              busy={forget.isPending}
-              type="button"
-              className="button danger-solid"
-              onClick={forgetNow}
-            >
-              Forget now
-            </BusyButton>
-          </div>
+          <ConfirmActions action={forget} onConfirm={forgetNow}>
+            Forget now
+          </ConfirmActions>
         </Dialog.Content>
       </Dialog.Portal>
     </Dialog.Root>
