@@ -81,6 +81,17 @@ function isTimeout(cause: unknown): boolean {
   return isTimeout(cause.cause);
 }
 
+/** The API did not answer within the client's time: worth another try. */
+function timedOut(cause: unknown): MemoryToolError {
+  return new MemoryToolError({
+    reason: 'timeout',
+    code: 'TIMEOUT',
+    message: 'the API did not answer in time',
+    retryable: true,
+    cause,
+  });
+}
+
 /** Maps whatever a tRPC call threw to a `MemoryToolError`. */
 export function toMemoryToolError(error: unknown): MemoryToolError {
   if (error instanceof MemoryToolError) return error;
@@ -100,15 +111,7 @@ export function toMemoryToolError(error: unknown): MemoryToolError {
     }
     // No tRPC error shape: either no response at all, or one that was not tRPC JSON.
     const response = (error.meta as { response?: { status?: number } } | undefined)?.response;
-    if (isTimeout(error.cause) || isTimeout(error)) {
-      return new MemoryToolError({
-        reason: 'timeout',
-        code: 'TIMEOUT',
-        message: 'the API did not answer in time',
-        retryable: true,
-        cause: error,
-      });
-    }
+    if (isTimeout(error.cause) || isTimeout(error)) return timedOut(error);
     if (response?.status !== undefined) {
       return new MemoryToolError({
         reason: 'unknown',
@@ -127,15 +130,7 @@ export function toMemoryToolError(error: unknown): MemoryToolError {
       cause: error,
     });
   }
-  if (isTimeout(error)) {
-    return new MemoryToolError({
-      reason: 'timeout',
-      code: 'TIMEOUT',
-      message: 'the API did not answer in time',
-      retryable: true,
-      cause: error,
-    });
-  }
+  if (isTimeout(error)) return timedOut(error);
   const message = error instanceof Error ? error.message : String(error);
   return new MemoryToolError({ reason: 'unknown', code: 'INTERNAL_SERVER_ERROR', message, cause: error });
 }
