@@ -18,6 +18,14 @@ export const SPONGE_LIMITS = {
   idChars: 200,
   /** An uploaded file (SPEC §6b), checked while the body streams in. */
   uploadBytes: 20 * 1024 * 1024,
+  /**
+   * An import from a reference manager (SPEC §6d): its entries, its bibliography file, and the
+   * whole request (the bibliography with its PDFs, or a .zip of the export folder). Each PDF is
+   * also held to `uploadBytes`.
+   */
+  importEntries: 500,
+  importBibliographyBytes: 5 * 1024 * 1024,
+  importBytes: 200 * 1024 * 1024,
   /** Pages of one uploaded PDF. */
   documentPages: 2_000,
   /** Extracted or pasted text of one document. */

@@ -57,6 +57,11 @@ export type { CleanMetadata, MetadataInput } from './documents/metadata.ts';
 /** @public */
 export type { DocumentPatch } from './documents/update.ts';
 
+// References (SPEC §6d): an import from a reference manager.
+export { importFromForm } from './references/import.ts';
+/** @public */
+export type { ImportResult } from './references/import.ts';
+
 // Sharing: by account id at once; by email once the owner confirms or an invitation is used.
 export {
   acceptInvite,
