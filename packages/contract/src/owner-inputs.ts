@@ -196,6 +196,22 @@ export const ownerInputs = {
       (v) => Object.keys(v).some((k) => k !== 'documentId'),
       'give at least one of title, authors, year, doi, venue, abstract or tags to change',
     ),
+  /**
+   * References of documents the caller may read (SPEC §6d): BibTeX, RIS, CSL-JSON, or text by a
+   * CSL style (APA when none is named). Any document the caller may not read: `not_found`.
+   */
+  'documents.cite': z.strictObject({
+    documentIds: z
+      .array(idSchema)
+      .min(1, 'documentIds: name at least one document')
+      .max(SPONGE_LIMITS.importEntries, `documentIds: at most ${SPONGE_LIMITS.importEntries} documents`),
+    format: z.enum(['bibtex', 'ris', 'csl-json', 'text'], {
+      error: 'format is bibtex, ris, csl-json or text',
+    }),
+    style: z
+      .enum(['apa', 'vancouver', 'harvard1'], { error: 'style is apa, vancouver or harvard1' })
+      .optional(),
+  }),
   /** Indexes a document again after its indexing failed. */
   'documents.reindex': documentId,
   /**

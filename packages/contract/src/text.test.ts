@@ -33,6 +33,7 @@ const ownerSamples: { [P in keyof typeof ownerInputs]: unknown } = {
   'documents.search': { query: 'reef', limit: 5 },
   'documents.add': { title: 'Reefs', authors: ['Ada'], text: 'Some text.', format: 'markdown' },
   'documents.reindex': { documentId: 'doc-1' },
+  'documents.cite': { documentIds: ['doc-1'], format: 'text', style: 'apa' },
   'documents.update': { documentId: 'doc-1', title: 'Reefs', tags: ['corals'], doi: '10.1038/nature21707' },
   'documents.share': { documentId: 'doc-1', userId: 'user-grace' },
   'documents.shares': { documentId: 'doc-1' },
@@ -108,7 +109,7 @@ const toolSamples: Array<[string, z.ZodType, unknown]> = [
 ];
 
 /** Fields whose value is one of a fixed list: a NUL there is refused as "not one of". */
-const ENUMS = new Set(['mode', 'format', 'decision', 'op', 'rel', 'question', 'source']);
+const ENUMS = new Set(['mode', 'format', 'style', 'decision', 'op', 'rel', 'question', 'source']);
 
 type Leaf = { path: Array<string | number>; value: string; key: boolean };
 

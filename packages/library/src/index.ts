@@ -57,10 +57,11 @@ export type { CleanMetadata, MetadataInput } from './documents/metadata.ts';
 /** @public */
 export type { DocumentPatch } from './documents/update.ts';
 
-// References (SPEC §6d): an import from a reference manager.
+// References (SPEC §6d): an import from a reference manager, and citations out.
 export { importFromForm } from './references/import.ts';
 /** @public */
 export type { ImportResult } from './references/import.ts';
+export { citeDocuments } from './references/cite.ts';
 
 // Sharing: by account id at once; by email once the owner confirms or an invitation is used.
 export {
