@@ -149,6 +149,12 @@ function uploadForm(name: string, text: string): FormData {
   return form;
 }
 
+function importForm(bibtex: string): FormData {
+  const form = new FormData();
+  form.append('file', new File([bibtex], 'refs.bib'));
+  return form;
+}
+
 async function ok(r: Promise<RawResult>): Promise<Json> {
   const res = await r;
   if (!res.ok) throw new Error(res.text);
@@ -293,6 +299,13 @@ const ROWS: Row[] = [
     kind: 'mutation',
     input: (p, f) => ({ documentId: docFor(p, f), tags: [`matrix ${p}`] }),
     expect: ownerOnly('ok'),
+  },
+  // A reference manager's export comes into the caller's own library (SPEC §6d).
+  {
+    procedure: 'documents.import',
+    kind: 'mutation',
+    input: (p) => importForm(`@misc{matrix, title = {Imported by ${p}}, abstract = {A note by ${p}.}}`),
+    expect: people({ apiKey: 'ok' }),
   },
   {
     procedure: 'documents.share',

@@ -25,7 +25,7 @@ import { createStaticHandler } from './http/static.ts';
 import { createMcpEndpoint } from './mcp/http.ts';
 import { createMcpOAuth } from './mcp/oauth.ts';
 import type { RateLimit } from './http/rate-limit.ts';
-import { MAX_BODY_BYTES, MAX_UPLOAD_BODY_BYTES } from './http/limits.ts';
+import { MAX_BODY_BYTES, MAX_IMPORT_BODY_BYTES, MAX_UPLOAD_BODY_BYTES } from './http/limits.ts';
 import { forbidden, fromAppDatabaseError } from './errors.ts';
 import type { ApiError } from './errors.ts';
 import type { UploadPace } from './http/upload-places.ts';
@@ -64,8 +64,11 @@ function bufferBody(req: IncomingMessage, next: () => void): void {
   req.once('error', () => {});
 }
 
-/** The one procedure that takes multipart/form-data, with its own body limit. */
-const UPLOAD_PATH = '/trpc/documents.upload';
+/** The procedures that take multipart/form-data, each with its own body limit. */
+const UPLOAD_PATHS: Record<string, number> = {
+  '/trpc/documents.upload': MAX_UPLOAD_BODY_BYTES,
+  '/trpc/documents.import': MAX_IMPORT_BODY_BYTES,
+};
 
 /** The live transcript (SPEC §7c): an SSE stream, read by the app's own pages only. */
 const EVENTS_PATH = '/trpc/chat.events';
@@ -146,19 +149,24 @@ export async function startServer(
   // One procedure, JSON: answered directly, with the adapter's bytes (trpc/fast-path.ts).
   const directCall = createDirectCall({ router: appRouter, createContext, onError });
   const serveStatic = createStaticHandler(config.webDist);
-  // Uploads get their own handler: the same router, with the upload's body limit, enforced by
-  // tRPC while the body streams in (a 60 MB body is cut off at the limit, never buffered whole).
-  // Its caller was known before it got a place (admitUpload): that context is reused.
+  // Uploads and imports get their own handlers: the same router, with their body limits, enforced
+  // by tRPC while the body streams in (a 60 MB upload is cut off at the limit, never buffered
+  // whole). Its caller was known before it got a place (admitUpload): that context is reused.
   const uploadContexts = new WeakMap<IncomingMessage, Context>();
-  const uploadHandler = createHTTPHandler({
-    router: appRouter,
-    basePath: '/trpc/',
-    maxBatchSize: 1,
-    maxBodySize: MAX_UPLOAD_BODY_BYTES,
-    createContext: (opts) => uploadContexts.get(opts.req) ?? createContext(opts),
-    onError,
-    responseMeta: retryAfterMeta,
-  });
+  const uploadHandlers = new Map(
+    Object.entries(UPLOAD_PATHS).map(([path, maxBodySize]) => [
+      path,
+      createHTTPHandler({
+        router: appRouter,
+        basePath: '/trpc/',
+        maxBatchSize: 1,
+        maxBodySize,
+        createContext: (opts) => uploadContexts.get(opts.req) ?? createContext(opts),
+        onError,
+        responseMeta: retryAfterMeta,
+      }),
+    ]),
+  );
   const answerError = createErrorAnswer(appRouter);
   // The owner's own agent over MCP (SPEC §7d), beside tRPC on the same origin.
   // Its OAuth sign-in for MCP clients: the authorization server's own routes (mcp/oauth.ts).
@@ -175,12 +183,12 @@ export async function startServer(
     answerAfterDrain(req, res, () => answerError(res, error, path, 'mutation'), REFUSED_BODY_DRAIN);
   };
   /**
-   * An upload's caller first, then its place (SPEC §6c: a place is taken only once the caller is
+   * An upload's (or an import's) caller first, then its place (SPEC §6c: a place is taken only once the caller is
    * known), then its body to tRPC, watched for pace. A caller who may not upload gets no place:
    * the procedure refuses it before the body is read (trpc/procedures.ts).
    */
-  async function admitUpload(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = 'documents.upload';
+  async function admitUpload(req: IncomingMessage, res: ServerResponse, url: string): Promise<void> {
+    const path = url.slice('/trpc/'.length);
     let ctx: Context;
     try {
       ctx = await createContext({ req, res });
@@ -208,7 +216,7 @@ export async function startServer(
         answerError(res, tooSlow, path, 'mutation');
       });
     }
-    uploadHandler(req, res);
+    uploadHandlers.get(url)!(req, res);
   }
   /** A database that cannot serve, as the caller reads it (503 `unavailable`); anything else is thrown on. */
   const unavailable = (error: unknown): TRPCError => {
@@ -258,16 +266,16 @@ export async function startServer(
       ) {
         return refuse(req, res, forbidden(CROSS_SITE_MESSAGE), 'chat.events');
       }
-      if (path === UPLOAD_PATH) {
+      if (Object.hasOwn(UPLOAD_PATHS, path)) {
+        const procedure = path.slice('/trpc/'.length);
         // A declared length over the limit is refused without parsing a byte of the body.
         const declared = Number(req.headers['content-length']);
-        if (Number.isFinite(declared) && declared > MAX_UPLOAD_BODY_BYTES) {
-          return refuse(req, res, new TRPCError({ code: 'PAYLOAD_TOO_LARGE' }), 'documents.upload');
+        if (Number.isFinite(declared) && declared > UPLOAD_PATHS[path]!) {
+          return refuse(req, res, new TRPCError({ code: 'PAYLOAD_TOO_LARGE' }), procedure);
         }
-        return void admitUpload(req, res).catch((err: unknown) => {
+        return void admitUpload(req, res, path).catch((err: unknown) => {
           app.log.error({ err, path }, 'upload admission failed');
-          if (!res.headersSent)
-            refuse(req, res, new TRPCError({ code: 'INTERNAL_SERVER_ERROR' }), 'documents.upload');
+          if (!res.headersSent) refuse(req, res, new TRPCError({ code: 'INTERNAL_SERVER_ERROR' }), procedure);
           else req.socket.destroy();
         });
       }

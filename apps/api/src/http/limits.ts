@@ -20,6 +20,8 @@ export function isJsonContentType(value: string | undefined): boolean {
  */
 export const MAX_UPLOAD_BODY_BYTES = SPONGE_LIMITS.uploadBytes + 64 * 1024;
 export const UPLOAD_LIMIT_LABEL = `${SPONGE_LIMITS.uploadBytes / 1024 / 1024} MiB`;
+/** `documents.import`'s: a reference manager's export with its PDFs (SPEC §6d), and the form's parts. */
+export const MAX_IMPORT_BODY_BYTES = SPONGE_LIMITS.importBytes + 64 * 1024;
 
 /**
  * Upload bodies received at once, by every API process on the application database together

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import {
   acceptInvite,
   confirmShare,
+  importFromForm,
   inviteToShare,
   listShareViews,
   pastedDocument,
@@ -56,6 +57,13 @@ export const documentsRouter = {
     .input(ownerInputs['documents.update'])
     .mutation(async ({ ctx, input: { documentId, ...patch } }) =>
       summaryView(await ctx.deps.library.update(ctx.user.id, documentId, patch)),
+    ),
+
+  /** A reference manager's export (`file`: a bibliography or the folder's .zip; `files`: PDFs), by entry. */
+  import: ownerOrApiKeyProcedure
+    .input(uploadForm)
+    .mutation(({ ctx, input, signal }) =>
+      importFromForm(ctx.deps.library, ctx.user.id, input, { now: ctx.deps.now, signal }),
     ),
 
   /** Indexes a document again after its indexing failed. */

@@ -19,7 +19,7 @@
 import { initTRPC } from '@trpc/server';
 import type { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server';
-import { inputBoundsProblem } from '@sponge/contract';
+import { SPONGE_LIMITS, inputBoundsProblem } from '@sponge/contract';
 import type { Caller, Context } from './context.ts';
 import { ApiError, defaultReason, forbidden, invalidInput, toApiError, unauthenticated } from '../errors.ts';
 import type { ApiReason } from '../errors.ts';
@@ -100,7 +100,9 @@ const t = initTRPC.context<Context>().create({
       message =
         path === 'documents.upload'
           ? `The upload is larger than the ${UPLOAD_LIMIT_LABEL} limit.`
-          : `The request body is larger than the ${MAX_BODY_LABEL} limit.`;
+          : path === 'documents.import'
+            ? `The import is larger than the ${SPONGE_LIMITS.importBytes / 1024 / 1024} MiB limit.`
+            : `The request body is larger than the ${MAX_BODY_LABEL} limit.`;
     else if (error.code === 'INTERNAL_SERVER_ERROR' && api?.reason !== 'integrity') {
       // Never leak SQL or stack details; the log has them.
       reason = 'internal';
@@ -141,7 +143,7 @@ const QUIET_PROCEDURES: ReadonlySet<string> = new Set(['runtime.pending']);
  * refuses it (PARSE_ERROR) if it takes input, as before.
  */
 const boundedInput = t.middleware(async ({ path, getRawInput, next }) => {
-  if (path === 'documents.upload') return next();
+  if (path === 'documents.upload' || path === 'documents.import') return next();
   let input: unknown;
   try {
     input = await getRawInput();
