@@ -307,6 +307,13 @@ const ROWS: Row[] = [
     input: (p) => importForm(`@misc{matrix, title = {Imported by ${p}}, abstract = {A note by ${p}.}}`),
     expect: people({ apiKey: 'ok' }),
   },
+  // References of what the caller may read; another owner's document is NOT_FOUND.
+  {
+    procedure: 'documents.cite',
+    kind: 'query',
+    input: (p, f) => ({ documentIds: [docFor(p, f)], format: 'bibtex' }),
+    expect: people({ otherOwner: 'NOT_FOUND', apiKey: 'ok' }),
+  },
   {
     procedure: 'documents.share',
     kind: 'mutation',

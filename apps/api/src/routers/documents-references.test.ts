@@ -1,7 +1,7 @@
 /**
  * A library's references over HTTP (SPEC §6d, issue 41 points 3 and 4): `documents.import` of a
  * reference manager's export (multipart: the bibliography and its PDFs, or a .zip of the folder),
- * with per-entry results and duplicates counted.
+ * with per-entry results and duplicates counted; `documents.cite` of what the caller may read.
  */
 import { request } from 'node:http';
 import { makePdf } from '@sponge/testing/pdf-fixtures';
@@ -187,5 +187,39 @@ describe('documents.import', () => {
       error: { message: 'The import is larger than the 200 MiB limit.', data: { reason: 'too_large' } },
     });
     expect(await documentRows()).toBe(before);
+  });
+});
+
+describe('documents.cite', () => {
+  it('cites the documents the caller may read as text (APA, Vancouver), BibTeX, RIS or CSL JSON; another owner’s is NOT_FOUND', async () => {
+    const c = s.client(ada);
+    const { id } = await c.documents.add.mutate({
+      title: 'Kelp forests in a warming sea',
+      authors: ['Anna Müller'],
+      text: 'Kelp forests retreat where the water warms.',
+    });
+    await c.documents.update.mutate({ documentId: id, year: 2019, venue: 'Marine Ecology' });
+    expect(await c.documents.cite.query({ documentIds: [id], format: 'text' })).toEqual({
+      text: 'Müller, A. (2019). Kelp forests in a warming sea. Marine Ecology.\n',
+    });
+    expect(
+      (await c.documents.cite.query({ documentIds: [id], format: 'text', style: 'vancouver' })).text,
+    ).toBe('1. Müller A. Kelp forests in a warming sea. Marine Ecology. 2019.\n');
+    expect((await c.documents.cite.query({ documentIds: [id], format: 'bibtex' })).text).toMatch(
+      /^@article\{muller,\n\ttitle = \{\{Kelp forests in a warming sea\}\},\n/,
+    );
+    expect((await c.documents.cite.query({ documentIds: [id], format: 'ris' })).text).toMatch(
+      /^TY {2}- JOUR\n/,
+    );
+    expect(
+      JSON.parse((await c.documents.cite.query({ documentIds: [id], format: 'csl-json' })).text),
+    ).toMatchObject([{ id: 'muller', title: 'Kelp forests in a warming sea' }]);
+    const theirs = await s.call('query', 'documents.cite', { documentIds: [id], format: 'text' }, grace);
+    expect([theirs.status, theirs.error?.data.reason]).toEqual([404, 'not_found']);
+    const bad = await s.call('query', 'documents.cite', { documentIds: [id], format: 'endnote' }, ada);
+    expect([bad.status, bad.error?.message]).toEqual([
+      400,
+      'Invalid input: format: format is bibtex, ris, csl-json or text',
+    ]);
   });
 });

@@ -3,6 +3,7 @@ import { ownerInputs } from '@sponge/contract';
 import { z } from 'zod';
 import {
   acceptInvite,
+  citeDocuments,
   confirmShare,
   importFromForm,
   inviteToShare,
@@ -65,6 +66,11 @@ export const documentsRouter = {
     .mutation(({ ctx, input, signal }) =>
       importFromForm(ctx.deps.library, ctx.user.id, input, { now: ctx.deps.now, signal }),
     ),
+
+  /** References of documents the caller may read, `{ text }` (SPEC §6d); any other is NOT_FOUND. */
+  cite: ownerOrApiKeyProcedure
+    .input(ownerInputs['documents.cite'])
+    .query(({ ctx, input }) => citeDocuments(ctx.deps.app, ctx.user.id, input)),
 
   /** Indexes a document again after its indexing failed. */
   reindex: ownerProcedure.input(ownerInputs['documents.reindex']).mutation(async ({ ctx, input }) => ({
