@@ -2,11 +2,11 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import type { FormEvent } from 'react';
 import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
-import { FormField } from '../shared/form-field.tsx';
 import { ActionError, BusyButton, ErrorState, PageLoading } from '../shared/states.tsx';
 import { useTitle } from '../shared/use-title.ts';
 import { queryClient, trpc } from '../trpc.ts';
 import { goNext, isServerNext, safeNext, signInProblems, type SignInProblems } from './account-forms.ts';
+import { EmailField, PasswordField } from './credential-fields.tsx';
 
 /**
  * Email and password (`auth.signIn`), a way to sign up when the server takes new accounts, and
@@ -59,24 +59,8 @@ function SignInForm({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
   };
   return (
     <form className="account-form" onSubmit={submit} noValidate>
-      <FormField
-        label="Email"
-        type="email"
-        name="email"
-        autoComplete="email"
-        value={email}
-        onValueChange={setEmail}
-        error={shown?.email}
-      />
-      <FormField
-        label="Password"
-        type="password"
-        name="password"
-        autoComplete="current-password"
-        value={password}
-        onValueChange={setPassword}
-        error={shown?.password}
-      />
+      <EmailField value={email} onValueChange={setEmail} error={shown?.email} />
+      <PasswordField which="current" value={password} onValueChange={setPassword} error={shown?.password} />
       <ActionError error={signIn.error} />
       <BusyButton busy={signIn.isPending} type="submit" className="button primary">
         Sign in

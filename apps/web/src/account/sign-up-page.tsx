@@ -16,6 +16,7 @@ import {
   type PasswordRules,
   type SignUpProblems,
 } from './account-forms.ts';
+import { EmailField, PasswordField } from './credential-fields.tsx';
 
 const FIELDS = ['name', 'email', 'password'] as const;
 
@@ -87,20 +88,9 @@ function SignUpForm({ rules, next, signInPath }: { rules: PasswordRules; next: s
         onValueChange={setName}
         error={problems.name}
       />
-      <FormField
-        label="Email"
-        type="email"
-        name="email"
-        autoComplete="email"
-        value={email}
-        onValueChange={setEmail}
-        error={problems.email}
-      />
-      <FormField
-        label="Password"
-        type="password"
-        name="password"
-        autoComplete="new-password"
+      <EmailField value={email} onValueChange={setEmail} error={problems.email} />
+      <PasswordField
+        which="new"
         value={password}
         onValueChange={setPassword}
         hint={passwordRulesText(rules)}
