@@ -321,6 +321,38 @@ describe('documents.update', () => {
   });
 });
 
+describe('an edit while the document is being indexed', () => {
+  it('takes the indexer’s lease away, so the document is indexed again with its new title', async () => {
+    const { db, library: lib } = await library();
+    const { id } = await lib.add('ada', text('Urchin barrens spread along the coast.'), new Date());
+    await lib.indexer.idle();
+    // As while another process indexes the text as it was: its lease held for an hour.
+    await db.batch(
+      [
+        { sql: `UPDATE documents SET index_state = 'indexing' WHERE id = ?`, args: [id] },
+        {
+          sql: `INSERT INTO work_leases (work, document_id, holder, until_ms) VALUES ('index', ?, 'elsewhere', ?)`,
+          args: [id, Date.now() + 3_600_000],
+        },
+      ],
+      'write',
+    );
+    await lib.update('ada', id, { title: 'Sea otters' });
+    const lease = await db.execute({
+      sql: `SELECT 1 FROM work_leases WHERE document_id = ? AND holder = 'elsewhere'`,
+      args: [id],
+    });
+    expect(lease.rows).toEqual([]);
+    lib.indexer.kick();
+    await lib.indexer.idle();
+    expect((await getVisibleDocument(db, 'ada', id))?.index.state).toBe('ready');
+    expect((await lib.search.search('ada', 'sea otters', 5))[0]).toMatchObject({
+      documentId: id,
+      title: 'Sea otters',
+    });
+  });
+});
+
 describe('tags in search', () => {
   it('narrows documents.search to the documents with the tag, any case or #', async () => {
     const { library: lib } = await library();

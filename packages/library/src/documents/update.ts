@@ -2,7 +2,8 @@
  * The owner's edit of what a document is (`documents.update`, SPEC §6d): title, authors, year,
  * DOI, venue, abstract and tags. Only the owner's own live document, checked in the statements
  * that write it; the citation key stays as chosen. A title or an abstract is part of what search
- * embeds (search/chunks.ts), so changing one sends a ready document back to the indexer.
+ * embeds (search/chunks.ts), so changing one sends the document back to the indexer (one being
+ * indexed too: the indexer at work on it loses its lease).
  */
 import type { Client, InStatement, InValue } from '@libsql/client';
 import { LibraryError, documentNotFound } from '../errors.ts';
@@ -62,7 +63,8 @@ export async function updateDocument(
   field('abstract', patch.abstract);
   const title = patch.title ?? before.title;
   const abstract = patch.abstract ?? before.abstract;
-  const reindex = before.index.state === 'ready' && (title !== before.title || abstract !== before.abstract);
+  const changed = title !== before.title || abstract !== before.abstract;
+  const reindex = changed && (before.index.state === 'ready' || before.index.state === 'indexing');
   if (reindex) {
     const pages = before.pageStarts.map((start, i) =>
       before.text.slice(start, (before.pageStarts[i + 1] ?? before.text.length + 2) - 2),
@@ -75,6 +77,14 @@ export async function updateDocument(
     statements.push({
       sql: `UPDATE documents SET ${set.join(', ')} WHERE id = ? AND ${owner.sql}`,
       args: [...args, documentId, ...owner.args],
+    });
+  // An indexer at work on the text as it was loses its lease, so it stops at its next write
+  // instead of marking the old title's vectors ready; the document is taken up again as it is now.
+  if (reindex)
+    statements.push({
+      sql: `DELETE FROM work_leases WHERE work = 'index' AND document_id = ?
+              AND EXISTS (SELECT 1 FROM documents WHERE id = ? AND ${owner.sql})`,
+      args: [documentId, documentId, ...owner.args],
     });
   if (patch.tags) statements.push(...tagStatements(documentId, patch.tags, owner));
   const results = await refusingDuplicates(
