@@ -244,11 +244,15 @@ export async function findDuplicate(
   exceptId = '',
 ): Promise<Existing | null> {
   if (!by.sha256 && !by.doi) return null;
+  // Each from its own partial index of migration 027: an OR of the two would read every row of
+  // the owner's (and a row's metadata columns lie after its text).
   const rs = await db.execute({
-    sql: `SELECT id, title, authors, year FROM documents
-           WHERE owner_id = ? AND ${live('documents')} AND id <> ?
-             AND ((content_sha256 IS NOT NULL AND content_sha256 = ?) OR (doi IS NOT NULL AND doi = ?))
-           ORDER BY created_at, id LIMIT 1`,
+    sql: `SELECT id, title, authors, year, created_at FROM documents
+           WHERE owner_id = ?1 AND content_sha256 = ?3 AND ${live('documents')} AND id <> ?2
+          UNION ALL
+          SELECT id, title, authors, year, created_at FROM documents
+           WHERE owner_id = ?1 AND doi = ?4 AND ${live('documents')} AND id <> ?2
+          ORDER BY created_at, id LIMIT 1`,
     args: [ownerId, exceptId, by.sha256 ?? null, by.doi ?? null],
   });
   const r = rs.rows[0];
