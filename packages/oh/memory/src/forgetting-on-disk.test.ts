@@ -40,6 +40,23 @@ async function writeMarkedNotes(store: MemoryStore, sessionId: string, m: Marker
   }
 }
 
+/** A session of a run of its own on one document, holding the 48 marked notes of `label`. */
+async function markedSession(
+  store: MemoryStore,
+  runId: string,
+  label: string,
+): Promise<{ id: string; markers: Markers }> {
+  const session = await store.openSession({
+    ownerId: 'user:o',
+    documentId: 'doc:d',
+    runId,
+    pinnedRevision: 0,
+  });
+  const markers = markersFor(label);
+  await writeMarkedNotes(store, session.id, markers);
+  return { id: session.id, markers };
+}
+
 async function expectGoneEverywhere(dir: string, dbPath: string, m: Markers): Promise<void> {
   const files = databaseFiles(dir);
   expect(files.length).toBeGreaterThan(0);
@@ -62,35 +79,21 @@ describe('store: forgotten and purged notes leave no bytes behind', () => {
     const dbPath = join(dir, 'memory.db');
     const store = await openStore(fileUrl(dbPath));
     try {
-      const victim = await store.openSession({
-        ownerId: 'user:o',
-        documentId: 'doc:d',
-        runId: 'run:victim',
-        pinnedRevision: 0,
-      });
-      const keeper = await store.openSession({
-        ownerId: 'user:o',
-        documentId: 'doc:d',
-        runId: 'run:keeper',
-        pinnedRevision: 0,
-      });
-      const mv = markersFor('v');
-      const mk = markersFor('k');
-      await writeMarkedNotes(store, victim.id, mv);
-      await writeMarkedNotes(store, keeper.id, mk);
+      const { id: victim, markers: mv } = await markedSession(store, 'run:victim', 'v');
+      const { id: keeper, markers: mk } = await markedSession(store, 'run:keeper', 'k');
 
       // The search works: before forgetting, the markers are on disk.
       expect(findMarkersOnDisk(databaseFiles(dir), allMarkers(mv)).length).toBeGreaterThan(0);
 
-      const after = await store.forget(victim.id);
+      const after = await store.forget(victim);
       expect(after.state).toBe('forgotten');
-      expect(await store.notes(victim.id)).toEqual([]);
-      expect(await store.log(victim.id)).toEqual([]);
+      expect(await store.notes(victim)).toEqual([]);
+      expect(await store.log(victim)).toEqual([]);
       await expectGoneEverywhere(dir, dbPath, mv);
 
       // Only the forgotten session went: the other session's notes are intact and replay.
-      expect((await store.notes(keeper.id)).length).toBe(43);
-      expect((await store.verify(keeper.id)).ok).toBe(true);
+      expect((await store.notes(keeper)).length).toBe(43);
+      expect((await store.verify(keeper)).ok).toBe(true);
       expect(findMarkersOnDisk(databaseFiles(dir), [mk.text]).length).toBeGreaterThan(0);
     } finally {
       store.close();
@@ -106,24 +109,17 @@ describe('store: forgotten and purged notes leave no bytes behind', () => {
     const store = await openStore(fileUrl(dbPath), { now: clock.now });
     const purger = await openTestPurger(fileUrl(dbPath), clock.now);
     try {
-      const victim = await store.openSession({
-        ownerId: 'user:o',
-        documentId: 'doc:d',
-        runId: 'run:victim',
-        pinnedRevision: 0,
-      });
-      const mv = markersFor('p');
-      await writeMarkedNotes(store, victim.id, mv);
+      const { id: victim, markers: mv } = await markedSession(store, 'run:victim', 'p');
       expect(findMarkersOnDisk(databaseFiles(dir), allMarkers(mv)).length).toBeGreaterThan(0);
 
       clock.advance(24 * 3600_000 + 1_000);
-      expect((await store.getSession(victim.id))?.state).toBe('expired');
-      for (let pass = 0; pass < 50 && (await store.getSession(victim.id))?.state !== 'purged'; pass++) {
+      expect((await store.getSession(victim))?.state).toBe('expired');
+      for (let pass = 0; pass < 50 && (await store.getSession(victim))?.state !== 'purged'; pass++) {
         await purger.purgeOnce();
       }
-      expect((await store.getSession(victim.id))?.state).toBe('purged');
-      expect(await store.notes(victim.id)).toEqual([]);
-      expect(await store.log(victim.id)).toEqual([]);
+      expect((await store.getSession(victim))?.state).toBe('purged');
+      expect(await store.notes(victim)).toEqual([]);
+      expect(await store.log(victim)).toEqual([]);
       await expectGoneEverywhere(dir, dbPath, mv);
     } finally {
       purger.close();
