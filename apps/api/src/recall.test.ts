@@ -10,25 +10,12 @@ import type { AddressInfo } from 'node:net';
 import { createClient } from '@libsql/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalEmbeddingAdapter } from '@oh/embeddings';
+import { RECALL_NOTES } from '@oh/memory/testing';
 import { REEF_DOCUMENT_ID } from './demo/library.ts';
 import { createLogger } from './log.ts';
 import { startTestServer } from './testing/harness.ts';
 import type { TestServer } from './testing/harness.ts';
 import { startSignedIn } from './testing/signed-in.ts';
-
-const NOTES = [
-  {
-    op: 'add' as const,
-    name: 'lead:reef-heat',
-    text: 'Coral reefs bleached after the marine heatwave; recovery took years.',
-  },
-  { op: 'add' as const, name: 'lead:seagrass', text: 'Seagrass meadows store carbon in their sediments.' },
-  {
-    op: 'add' as const,
-    name: 'finding:larvae',
-    text: 'Larval supply from nearby reefs limited recovery at isolated sites.',
-  },
-];
 
 /** A private document of Grace's that is full of the query's words. */
 async function acceptRun(s: TestServer, owner: string) {
@@ -44,7 +31,7 @@ describe('recall, shadow by default', () => {
   it('returns { mode: shadow, rows: [] } and the owner panel shows the recorded recall (no query text)', async () => {
     const run = await acceptRun(s, ada);
     const agent = s.client(run.runToken);
-    await agent.agent.remember.mutate({ basedOn: 0, requestId: 'r-1', changes: NOTES });
+    await agent.agent.remember.mutate({ basedOn: 0, requestId: 'r-1', changes: RECALL_NOTES });
     expect(await agent.agent.recall.query({ text: 'coral bleaching recovery' })).toEqual({
       mode: 'shadow',
       rows: [],
@@ -93,7 +80,7 @@ describe('recall, off', () => {
     const ada = await s.login('user-ada');
     const run = await acceptRun(s, ada);
     const agent = s.client(run.runToken);
-    await agent.agent.remember.mutate({ basedOn: 0, requestId: 'r-1', changes: NOTES });
+    await agent.agent.remember.mutate({ basedOn: 0, requestId: 'r-1', changes: RECALL_NOTES });
     const res = await s.call('query', 'agent.recall', { text: 'coral bleaching recovery' }, run.runToken);
     expect(res.ok).toBe(true);
     expect(res.data).toEqual({ mode: 'off', rows: [] });
@@ -131,7 +118,7 @@ describe('recall, live', () => {
   it('returns rows with name, digest and score only; a replaced note shows its new digest', async () => {
     const run = await acceptRun(s, ada);
     const agent = s.client(run.runToken);
-    const first = await agent.agent.remember.mutate({ basedOn: 0, requestId: 'r-1', changes: NOTES });
+    const first = await agent.agent.remember.mutate({ basedOn: 0, requestId: 'r-1', changes: RECALL_NOTES });
     const res = await s.call(
       'query',
       'agent.recall',
@@ -233,7 +220,7 @@ describe('the cloud adapter against a local OpenAI-compatible server', () => {
   it('a real API server embeds notes and documents through it', async () => {
     const run = await acceptRun(s, ada);
     const agent = s.client(run.runToken);
-    await agent.agent.remember.mutate({ basedOn: 0, requestId: 'r-1', changes: NOTES });
+    await agent.agent.remember.mutate({ basedOn: 0, requestId: 'r-1', changes: RECALL_NOTES });
     const out = await agent.agent.recall.query({ text: 'coral bleaching recovery' });
     expect(out.mode).toBe('live');
     expect(out.rows[0]?.name).toBe('lead:reef-heat');
@@ -279,14 +266,14 @@ describe('background recall failures', () => {
       const run = await acceptRun(t, await t.login('user-ada'));
       await t
         .client(run.runToken)
-        .agent.remember.mutate({ basedOn: 0, requestId: 'r-1', changes: NOTES.slice(0, 1) });
+        .agent.remember.mutate({ basedOn: 0, requestId: 'r-1', changes: RECALL_NOTES.slice(0, 1) });
       await t.app.store.drainRecall();
       const failures = lines
         .map((l) => JSON.parse(l) as { msg: string; level: number; sessionId?: string; gaveUp?: boolean })
         .filter((l) => l.msg === 'recall indexing failed');
       // The demo run's notes are indexed (and refused) too: the run's own session is among them.
       expect(failures.find((f) => f.sessionId === run.sessionId)).toMatchObject({ level: 40, gaveUp: true });
-      expect(lines.join('\n')).not.toContain(NOTES[0]!.text);
+      expect(lines.join('\n')).not.toContain(RECALL_NOTES[0]!.text);
     } finally {
       await t.close();
       refusing.closeAllConnections();

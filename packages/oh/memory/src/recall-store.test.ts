@@ -6,23 +6,10 @@ import type { EmbeddingAdapter } from '@oh/embeddings';
 import { EmbeddingError } from '@oh/embeddings';
 import { withHarness } from './testing/harness.ts';
 import { outcome } from './testing/fixtures.ts';
+import { RECALL_NOTES } from './testing/recall-notes.ts';
 
 const adapter = createLocalEmbeddingAdapter({ dimensions: 64 });
 const recall = { adapter };
-
-const NOTES = [
-  {
-    op: 'add' as const,
-    name: 'lead:reef-heat',
-    text: 'Coral reefs bleached after the marine heatwave; recovery took years.',
-  },
-  { op: 'add' as const, name: 'lead:seagrass', text: 'Seagrass meadows store carbon in their sediments.' },
-  {
-    op: 'add' as const,
-    name: 'finding:larvae',
-    text: 'Larval supply from nearby reefs limited recovery at isolated sites.',
-  },
-];
 
 async function count(raw: Client, table: string, sessionId: string): Promise<number> {
   const exists = await raw.execute({
@@ -42,7 +29,7 @@ describe('store recall', () => {
     withHarness(
       async (h) => {
         const { ctx } = await h.session();
-        const res = await h.store.remember(ctx, { basedOn: 0, requestId: 'r1', changes: NOTES });
+        const res = await h.store.remember(ctx, { basedOn: 0, requestId: 'r1', changes: RECALL_NOTES });
         const raw = h.raw();
         expect(await h.store.drainRecall()).toBe(0);
         expect(await count(raw, 'note_vectors', ctx.sessionId)).toBe(3);
@@ -66,7 +53,7 @@ describe('store recall', () => {
     withHarness(
       async (h) => {
         const { ctx } = await h.session();
-        await h.store.remember(ctx, { basedOn: 0, requestId: 'r1', changes: NOTES });
+        await h.store.remember(ctx, { basedOn: 0, requestId: 'r1', changes: RECALL_NOTES });
         // No rows for the agent; how many the index found, for the host's own record of it.
         expect(await h.store.recall(ctx, { text: 'heatwave coral' }, 'shadow')).toEqual({
           mode: 'shadow',
@@ -114,7 +101,7 @@ describe('store recall', () => {
       async (h) => {
         const { ctx } = await h.session();
         fail = true;
-        const res = await h.store.remember(ctx, { basedOn: 0, requestId: 'r1', changes: NOTES });
+        const res = await h.store.remember(ctx, { basedOn: 0, requestId: 'r1', changes: RECALL_NOTES });
         expect(res.version).toBe(1);
         expect(await h.store.recall(ctx, { text: 'coral' }, 'shadow')).toEqual({
           mode: 'shadow',
@@ -135,7 +122,7 @@ describe('store recall', () => {
     withHarness(
       async (h) => {
         const { ctx } = await h.session();
-        const first = await h.store.remember(ctx, { basedOn: 0, requestId: 'r1', changes: NOTES });
+        const first = await h.store.remember(ctx, { basedOn: 0, requestId: 'r1', changes: RECALL_NOTES });
         await h.store.recall(ctx, { text: 'coral' }, 'live');
         const second = await h.store.remember(ctx, {
           basedOn: 1,
@@ -171,7 +158,7 @@ describe('store recall', () => {
         const a = await h.session();
         const b = await h.session();
         for (const s of [a, b]) {
-          await h.store.remember(s.ctx, { basedOn: 0, requestId: 'r1', changes: NOTES });
+          await h.store.remember(s.ctx, { basedOn: 0, requestId: 'r1', changes: RECALL_NOTES });
           await h.store.recall(s.ctx, { text: 'coral' }, 'shadow');
           expect(await count(raw, 'note_vectors', s.ctx.sessionId)).toBe(3);
           expect(await count(raw, 'recall_events', s.ctx.sessionId)).toBe(1);
@@ -197,7 +184,7 @@ describe('store recall', () => {
       async (h) => {
         const raw = h.raw();
         const { ctx } = await h.session();
-        await h.store.remember(ctx, { basedOn: 0, requestId: 'r1', changes: NOTES });
+        await h.store.remember(ctx, { basedOn: 0, requestId: 'r1', changes: RECALL_NOTES });
         await h.store.forget(ctx.sessionId);
         expect(await h.store.drainRecall()).toBe(0);
         expect(await count(raw, 'note_vectors', ctx.sessionId)).toBe(0);
@@ -210,17 +197,21 @@ describe('store recall', () => {
       async (h) => {
         const raw = h.raw();
         const { ctx } = await h.session();
-        const res = await h.store.remember(ctx, { basedOn: 0, requestId: 'r1', changes: NOTES.slice(0, 1) });
+        const res = await h.store.remember(ctx, {
+          basedOn: 0,
+          requestId: 'r1',
+          changes: RECALL_NOTES.slice(0, 1),
+        });
         expect(await h.store.drainRecall()).toBe(0);
         expect(await count(raw, 'note_vectors', ctx.sessionId)).toBe(1);
         // A second index on its own connection stands in for the other process (the purge worker
         // forgets; this one's queue was still embedding): its epoch check cannot see the forget.
         const late = createRecallIndex({ client: raw, adapter, onlyLiveNotes: true });
         const note = {
-          name: NOTES[0]!.name,
+          name: RECALL_NOTES[0]!.name,
           kind: 'lead',
           digest: res.applied[0]!.digest!,
-          text: NOTES[0]!.text,
+          text: RECALL_NOTES[0]!.text,
         };
         await h.store.forget(ctx.sessionId);
         expect(await count(raw, 'note_vectors', ctx.sessionId)).toBe(0);
@@ -239,7 +230,7 @@ describe('store recall', () => {
       async (h) => {
         const raw = h.raw();
         const { ctx } = await h.session();
-        await h.store.remember(ctx, { basedOn: 0, requestId: 'r1', changes: NOTES });
+        await h.store.remember(ctx, { basedOn: 0, requestId: 'r1', changes: RECALL_NOTES });
         await h.store.remember(ctx, {
           basedOn: 1,
           requestId: 'r2',
@@ -289,7 +280,7 @@ describe('store recall', () => {
   it('without a recall adapter, recall answers no rows', () =>
     withHarness(async (h) => {
       const { ctx } = await h.session();
-      await h.store.remember(ctx, { basedOn: 0, requestId: 'r1', changes: NOTES });
+      await h.store.remember(ctx, { basedOn: 0, requestId: 'r1', changes: RECALL_NOTES });
       expect(await h.store.recall(ctx, { text: 'coral' }, 'live')).toEqual({
         mode: 'live',
         rows: [],

@@ -9,7 +9,8 @@
  * - a free local port;
  * - a session of a test's store and the agent context that writes in it;
  * - the raw look at database files and tables the on-disk tests make;
- * - notes marked with unique strings, which forgetting must leave nowhere.
+ * - notes marked with unique strings, which forgetting must leave nowhere;
+ * - three notes recall tells apart.
  */
 export { sqldBinary, startSqld } from './sqld.ts';
 export type { Sqld, SqldOptions } from './sqld.ts';
@@ -21,3 +22,4 @@ export { closeAll, openTestSession } from './fixtures.ts';
 export { databaseFiles, fileUrl, findMarkersOnDisk, rawClient, rowsMentioning } from './on-disk.ts';
 export { allMarkers, markedNoteChanges, markersFor } from './markers.ts';
 export type { Markers } from './markers.ts';
+export { RECALL_NOTES } from './recall-notes.ts';
