@@ -215,6 +215,27 @@ describe('OwnerVectorIndex', () => {
     }
   });
 
+  it('narrowed to some documents (a tag), ranks their best chunks though the nearest are all others', async () => {
+    const docs = corpus(4_000, 21);
+    const index = newIndex({ exactBelow: 0 });
+    addAll(index, docs);
+    await index.whenBuilt();
+    for (const query of queries(docs, 5, 22)) {
+      // The twenty documents farthest from the query: none is among the graph's nearest chunks.
+      const ranked = bruteForce(docs, query, docs.length);
+      const only = new Set(ranked.slice(-20).map((hit) => hit.documentId));
+      const truth = ranked.filter((hit) => only.has(hit.documentId));
+      const got = index.search(query, 10, only);
+      expect(got).toHaveLength(10);
+      for (const [i, hit] of got.entries()) {
+        expect(only.has(hit.documentId)).toBe(true);
+        // Compact copies are within 0.001 of the true score.
+        expect(Math.abs(hit.score - truth[i]!.score)).toBeLessThan(0.002);
+      }
+    }
+    expect(index.search(queries(docs, 1, 23)[0]!, 10, new Set())).toEqual([]);
+  });
+
   it('finds a document added a moment ago while the graph is still building', async () => {
     // One vector a step (no time budget): after 300 turns, 300 vectors are in the graph.
     const index = newIndex({ stepBudgetMs: 0 });
