@@ -9,6 +9,7 @@ import { assignMissingCitationKeys, citationKeyBase, parseStringArray } from '..
 import { LibraryError } from '../errors.ts';
 import type { CitableDocument } from './entries.ts';
 import { formatReferences } from './format.ts';
+import { formatTextOnThread } from './format-thread.ts';
 import type { CiteFormat, CiteStyle } from './format.ts';
 
 /**
@@ -37,7 +38,12 @@ export async function citeDocuments(
     // Only an upload still being read has no key yet: it is cited by the key it would get.
     return { ...doc, citationKey: key ?? citationKeyBase(doc.authors, doc.title, doc.year) };
   });
-  return { text: formatReferences(docs, input.format, input.style ?? 'apa') };
+  const style = input.style ?? 'apa';
+  // A style's text is citeproc-js's work, which can take seconds: on its own thread.
+  return {
+    text:
+      input.format === 'text' ? await formatTextOnThread(docs, style) : formatReferences(docs, input.format),
+  };
 }
 
 async function readCitable(db: Client, userId: string, ids: readonly string[]) {
