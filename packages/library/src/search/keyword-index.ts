@@ -345,13 +345,17 @@ export async function searchKeywords(
 }
 
 /**
- * Documents whose tokens a search narrowed to some of the owner's documents (a tag) names in its
- * match, so only their chunks are ranked. Not measured: each token is one more posting list to
- * merge; past this many, the owner's matches are ranked deeper and the rest left out.
+ * Documents one match names by their tokens when a search is narrowed to some of the owner's
+ * documents (a tag). Not measured: each token is one more posting list to merge; more documents
+ * are ranked in several matches of this many, merged by score.
  */
 const SCOPED_DOCUMENTS = 256;
 
-/** The owner's best `depth` chunks among the documents `only` (SearchOptions.tag). */
+/**
+ * The owner's best `depth` chunks among the documents `only` (SearchOptions.tag): only their
+ * chunks are ranked. BM25 weighs the scope column 0 and takes its statistics from the whole
+ * table, so the scores of several matches over the same terms compare, and their merge is exact.
+ */
 async function rankAmong(
   db: Client,
   terms: readonly string[],
@@ -359,14 +363,22 @@ async function rankAmong(
   depth: number,
   only: ReadonlySet<string>,
 ): Promise<KeywordHit[]> {
-  if (only.size === 0) return [];
-  const owner = matchQuery(terms, [scopeToken('o', ownerId)])!;
-  if (only.size <= SCOPED_DOCUMENTS) {
-    const documents = [...only].map((id) => phrase(scopeToken('d', id))).join(' OR ');
-    return rankOwned(db, `scope : (${documents}) AND ${owner}`, depth, ownerId, depth);
+  const ids = [...only];
+  const batches: Promise<KeywordHit[]>[] = [];
+  for (let i = 0; i < ids.length; i += SCOPED_DOCUMENTS) {
+    const documents = ids.slice(i, i + SCOPED_DOCUMENTS).map((id) => phrase(scopeToken('d', id)));
+    const match = `scope : (${documents.join(' OR ')}) AND ${matchQuery(terms, [scopeToken('o', ownerId)])!}`;
+    batches.push(rankOwned(db, match, depth, ownerId, depth));
   }
-  const hits = await rankOwned(db, owner, 8 * depth, ownerId, 8 * depth);
-  return hits.filter((h) => only.has(h.documentId)).slice(0, depth);
+  return (await Promise.all(batches))
+    .flat()
+    .sort(
+      (a, b) =>
+        a.bm25 - b.bm25 ||
+        (a.documentId < b.documentId ? -1 : a.documentId > b.documentId ? 1 : 0) ||
+        a.chunk - b.chunk,
+    )
+    .slice(0, depth);
 }
 
 /**

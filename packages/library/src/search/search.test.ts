@@ -396,6 +396,42 @@ describe('the keyword index in a large library', () => {
   });
 });
 
+describe('the keyword index narrowed to some documents (a tag)', () => {
+  it('ranks only their chunks, merged exactly across matches of SCOPED_DOCUMENTS each', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sponge-search-tagged-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const big = await openLibraryDatabase(`file:${join(dir, 'sponge.db')}`, adapter);
+    cleanups.push(() => big.close());
+    await big.execute(
+      "INSERT INTO users (id, name, created_at) VALUES ('u1', 'u1', '2026-01-01T00:00:00.000Z')",
+    );
+    // 700 documents of one chunk each: the 600 tagged ones say kelp once among other words (each
+    // among a different number, so no two score alike), so the 100 others (kelp, kelp, kelp) are
+    // the best of the library and never come back.
+    const numbers = 'WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 700)';
+    await big.execute(`INSERT INTO documents (id, owner_id, title, text, index_state, created_at)
+      ${numbers} SELECT 'd' || i, 'u1', 't', 'x', 'ready', '2026-01-01' FROM n`);
+    await big.execute(`INSERT INTO document_chunk_spans (id, document_id, chunk, start, end)
+      ${numbers} SELECT i, 'd' || i, 0, 0, 0 FROM n`);
+    const rows = Array.from({ length: 700 }, (_, k) => {
+      const i = k + 1;
+      const text = i > 600 ? 'kelp kelp kelp' : `kelp ${'forest '.repeat(i)}`;
+      return {
+        sql: 'INSERT INTO document_keywords (rowid, text, scope) VALUES (?, ?, ?)',
+        args: [i, text, `${scopeToken('o', 'u1')} ${scopeToken('d', `d${i}`)}`],
+      };
+    });
+    await big.batch(rows, 'write');
+    const only = new Set(Array.from({ length: 600 }, (_, k) => `d${k + 1}`));
+    const all = await searchKeywords(big, 'u1', 'kelp', 1_000);
+    expect(all).toHaveLength(700);
+    const truth = all.filter((h) => only.has(h.documentId)).slice(0, 10);
+    expect(truth.map((h) => h.documentId)).not.toContain('d601');
+    expect(await searchKeywords(big, 'u1', 'kelp', 10, undefined, undefined, only)).toEqual(truth);
+    expect(await searchKeywords(big, 'u1', 'kelp', 10, undefined, undefined, new Set())).toEqual([]);
+  });
+});
+
 describe('the keyword index shared by owners', () => {
   it('ranks the owner’s best chunks, never another’s, with or without the owner’s token in the match', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sponge-search-shared-'));
