@@ -240,6 +240,11 @@ describe('readImportForm', () => {
     expect(await refusal(form(new File(['@misc{a, title={A}}'], 'a.bib'), [bigPdf]))).toBe(
       'too_large: big.pdf is larger than the 20 MiB limit of a file.',
     );
+    // Names are said as a typed title is: without control or bidi characters.
+    const spoof = new File([new Uint8Array(20 * 1024 * 1024 + 1)], 'report\u202Efdp.pdf');
+    expect(await refusal(form(new File(['@misc{a, title={A}}'], 'a.bib'), [spoof]))).toBe(
+      'too_large: reportfdp.pdf is larger than the 20 MiB limit of a file.',
+    );
     const bigBib = new File([new Uint8Array(5 * 1024 * 1024 + 1).fill(32)], 'huge.bib');
     expect(await refusal(form(bigBib))).toBe(
       'too_large: huge.bib is larger than the 5 MiB limit of a bibliography.',

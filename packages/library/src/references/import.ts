@@ -7,7 +7,7 @@
  * in words. An entry is added whole or not at all (the library's add and upload are); the entries
  * before a failure stay added.
  */
-import { SPONGE_LIMITS } from '@sponge/contract';
+import { SPONGE_LIMITS, cleanLine } from '@sponge/contract';
 import { LibraryError, isLibraryError } from '../errors.ts';
 import type { Library } from '../library.ts';
 import { baseName, foldName } from './entries.ts';
@@ -47,7 +47,7 @@ export async function readImportForm(form: FormData): Promise<ImportInput> {
   const parts: File[] = [];
   for (const [name, value] of form.entries()) {
     if (typeof value === 'string' || (name !== 'file' && name !== 'files'))
-      throw new LibraryError('invalid_input', `${name}: not a part of an import (file, files).`);
+      throw new LibraryError('invalid_input', `${shown(name)}: not a part of an import (file, files).`);
     if (name === 'files') parts.push(value);
     else if (main !== null)
       throw new LibraryError('invalid_input', 'file: attach exactly one bibliography or .zip.');
@@ -63,8 +63,10 @@ export async function readImportForm(form: FormData): Promise<ImportInput> {
     throw tooLarge(`The import is larger than the ${mib(SPONGE_LIMITS.importBytes)} limit.`);
   for (const part of parts)
     if (part.size > SPONGE_LIMITS.uploadBytes)
-      throw tooLarge(`${part.name} is larger than the ${mib(SPONGE_LIMITS.uploadBytes)} limit of a file.`);
-  const files = await Promise.all(parts.map(async (f) => ({ path: f.name, bytes: await bytesOf(f) })));
+      throw tooLarge(
+        `${shown(part.name)} is larger than the ${mib(SPONGE_LIMITS.uploadBytes)} limit of a file.`,
+      );
+  const files = await Promise.all(parts.map(async (f) => ({ path: shown(f.name), bytes: await bytesOf(f) })));
   const bytes = await bytesOf(main);
   if (/\.zip$/i.test(main.name) || isZip(bytes)) {
     const zip = await readExportZip(bytes);
@@ -75,9 +77,9 @@ export async function readImportForm(form: FormData): Promise<ImportInput> {
   }
   if (main.size > SPONGE_LIMITS.importBibliographyBytes)
     throw tooLarge(
-      `${main.name} is larger than the ${mib(SPONGE_LIMITS.importBibliographyBytes)} limit of a bibliography.`,
+      `${shown(main.name)} is larger than the ${mib(SPONGE_LIMITS.importBibliographyBytes)} limit of a bibliography.`,
     );
-  return { bibliography: { name: main.name, bytes }, files };
+  return { bibliography: { name: shown(main.name), bytes }, files };
 }
 
 /**
@@ -231,6 +233,8 @@ function decodeText(bytes: Uint8Array, name: string): string {
 
 /** A PDF's header may come after up to 1,024 bytes of something else (ISO 32000-1, 7.5.2). */
 const isPdf = (bytes: Uint8Array) => Buffer.from(bytes.subarray(0, 1024 + 5)).includes('%PDF-');
+/** A name a person sent, as a typed title is kept: without control or bidi characters. */
+const shown = (name: string) => cleanLine(name).slice(0, 300);
 const isZip = (bytes: Uint8Array) =>
   bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04;
 const bytesOf = async (file: File) => new Uint8Array(await file.arrayBuffer());

@@ -8,7 +8,7 @@
  * absolute path) marks the archive as no export folder.
  */
 import { unzipSync } from 'fflate';
-import { SPONGE_LIMITS } from '@sponge/contract';
+import { SPONGE_LIMITS, cleanLine } from '@sponge/contract';
 import { LibraryError } from '../errors.ts';
 import { baseName } from './entries.ts';
 
@@ -54,7 +54,9 @@ export async function readExportZip(
   const wanted = listed.filter((f) => !f.name.endsWith('/') && !hidden(f.name));
   const outside = wanted.find((f) => climbsOut(f.name));
   if (outside)
-    throw refused(`The zip holds a file outside its folder (${outside.name}); it is not an export folder.`);
+    throw refused(
+      `The zip holds a file outside its folder (${shown(outside.name)}); it is not an export folder.`,
+    );
   const bibliographies = wanted.filter((f) => BIBLIOGRAPHY.test(f.name));
   if (bibliographies.length === 0)
     throw refused(
@@ -62,21 +64,21 @@ export async function readExportZip(
     );
   if (bibliographies.length > 1)
     throw refused(
-      `The zip holds more than one bibliography (${bibliographies.map((f) => f.name).join(', ')}): zip one export folder at a time.`,
+      `The zip holds more than one bibliography (${bibliographies.map((f) => shown(f.name)).join(', ')}): zip one export folder at a time.`,
     );
   const [bibliography] = bibliographies as [(typeof bibliographies)[number]];
   if (bibliography.originalSize > SPONGE_LIMITS.importBibliographyBytes)
     throw tooLarge(
-      `${bibliography.name} unpacks to ${mib(bibliography.originalSize)}; a bibliography may be ${mib(SPONGE_LIMITS.importBibliographyBytes)}.`,
+      `${shown(bibliography.name)} unpacks to ${mib(bibliography.originalSize)}; a bibliography may be ${mib(SPONGE_LIMITS.importBibliographyBytes)}.`,
     );
   const pdfs = wanted.filter((f) => PDF.test(f.name));
   for (const f of [bibliography, ...pdfs]) {
     if (f.originalSize > SPONGE_LIMITS.uploadBytes)
       throw tooLarge(
-        `${f.name} unpacks to ${mib(f.originalSize)}; a PDF may be ${mib(SPONGE_LIMITS.uploadBytes)}.`,
+        `${shown(f.name)} unpacks to ${mib(f.originalSize)}; a PDF may be ${mib(SPONGE_LIMITS.uploadBytes)}.`,
       );
     if (f.originalSize > MAX_RATIO * f.size + 64 * 1024)
-      throw refused(`${f.name} declares more than deflate can unpack from it; the zip is damaged.`);
+      throw refused(`${shown(f.name)} declares more than deflate can unpack from it; the zip is damaged.`);
   }
   const total = [bibliography, ...pdfs].reduce((n, f) => n + f.originalSize, 0);
   if (total > SPONGE_LIMITS.importBytes)
@@ -90,10 +92,10 @@ export async function readExportZip(
     try {
       bytes = unzipSync(zip, { filter: (f) => f.name === path })[path];
     } catch (err) {
-      throw refused(`${path} could not be unpacked (${errorText(err)}); the zip is damaged.`);
+      throw refused(`${shown(path)} could not be unpacked (${errorText(err)}); the zip is damaged.`);
     }
-    if (!bytes) throw refused(`${path} could not be unpacked; the zip is damaged.`);
-    return { path, name: baseName(path), bytes };
+    if (!bytes) throw refused(`${shown(path)} could not be unpacked; the zip is damaged.`);
+    return { path: shown(path), name: baseName(shown(path)), bytes };
   };
   const files: ExportFile[] = [];
   for (const f of pdfs) files.push(await read(f.name));
@@ -110,6 +112,8 @@ const climbsOut = (name: string) =>
   /^[a-z]:/i.test(name) ||
   name.split(/[/\\]/).includes('..');
 
+/** A name from the archive as a person reads it: without control or bidi characters. */
+const shown = (name: string) => cleanLine(name).slice(0, 300);
 const refused = (message: string) => new LibraryError('invalid_input', message);
 const tooLarge = (message: string) => new LibraryError('too_large', message);
 const mib = (bytes: number) => `${Math.ceil(bytes / 1024 / 1024).toLocaleString('en')} MiB`;
