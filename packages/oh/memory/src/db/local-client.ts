@@ -55,23 +55,38 @@ interface LibsqlDatabaseConstructor {
  */
 export const STATEMENT_CACHE_SIZE = 256;
 
-/** What neither embedded client (this one, WorkerClient) offers, refused in the same words. */
-export const notOffered = {
-  transaction: () =>
-    new LibsqlError(
+/**
+ * What the store's clients (this one, WorkerClient, ShortcutClient) leave out of @libsql/client's
+ * Client, each refusing it in the same words: interactive transactions, executeMultiple(), sync()
+ * and reconnect().
+ */
+export abstract class BatchOnlyClient {
+  async transaction(): Promise<never> {
+    throw new LibsqlError(
       'interactive transactions are not used by this store; use batch()',
       'TRANSACTION_NOT_SUPPORTED',
-    ),
-  sync: () =>
-    new LibsqlError('sync() is for embedded replicas; this is a plain local file', 'SYNC_NOT_SUPPORTED'),
-  reconnect: () =>
-    new LibsqlError('reconnect() is not supported by the embedded client', 'RECONNECT_NOT_SUPPORTED'),
-  executeMultiple: () =>
-    new LibsqlError(
+    );
+  }
+
+  // The parameter stays for callers typed against Client; refused before any round trip.
+  async executeMultiple(_sql: string): Promise<never> {
+    throw new LibsqlError(
       'executeMultiple() is not used by this store; use batch()',
       'EXECUTE_MULTIPLE_NOT_SUPPORTED',
-    ),
-};
+    );
+  }
+
+  async sync(): Promise<never> {
+    throw new LibsqlError(
+      'sync() is for embedded replicas; this is a plain local file',
+      'SYNC_NOT_SUPPORTED',
+    );
+  }
+
+  reconnect(): void {
+    throw new LibsqlError('reconnect() is not supported by the embedded client', 'RECONNECT_NOT_SUPPORTED');
+  }
+}
 
 /** `migrate` as @libsql/client's local driver does it: one batch with foreign keys off. */
 export async function migrateWithForeignKeysOff(
@@ -102,13 +117,14 @@ interface Cached {
   columns?: { names: string[]; types: string[] };
 }
 
-export class LocalClient implements Client {
+export class LocalClient extends BatchOnlyClient implements Client {
   closed = false;
   readonly protocol = 'file';
   readonly #db: LibsqlDatabase;
   readonly #cache = new Map<string, Cached>();
 
   constructor(url: string, options: { timeoutMs?: number } = {}) {
+    super();
     const config = expandConfig({ url }, true);
     if (config.scheme !== 'file')
       throw new LibsqlError(
@@ -219,23 +235,6 @@ export class LocalClient implements Client {
 
   migrate(stmts: InStatement[]): Promise<ResultSet[]> {
     return migrateWithForeignKeysOff(this, stmts);
-  }
-
-  async transaction(): Promise<never> {
-    throw notOffered.transaction();
-  }
-
-  // The parameter stays for callers typed against Client.
-  async executeMultiple(_sql: string): Promise<never> {
-    throw notOffered.executeMultiple();
-  }
-
-  async sync(): Promise<never> {
-    throw notOffered.sync();
-  }
-
-  reconnect(): void {
-    throw notOffered.reconnect();
   }
 
   close(): void {

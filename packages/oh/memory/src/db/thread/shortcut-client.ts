@@ -24,7 +24,7 @@
  */
 import type { Client, InArgs, InStatement, ResultSet, TransactionMode } from '@libsql/client';
 import { isLockError, isReadOnlySql } from '../locks.ts';
-import { notOffered } from '../local-client.ts';
+import { BatchOnlyClient } from '../local-client.ts';
 import type { GroupOutcome, LocalClient } from '../local-client.ts';
 import type { WorkerClient } from './worker-client.ts';
 
@@ -34,7 +34,7 @@ const CHECKPOINT = /^\s*PRAGMA\s+(\w+\.)?wal_checkpoint\b/i;
 type Statement = InStatement | [string, InArgs?];
 const sqlOf = (s: Statement): string => (typeof s === 'string' ? s : Array.isArray(s) ? s[0] : s.sql);
 
-export class ShortcutClient implements Client {
+export class ShortcutClient extends BatchOnlyClient implements Client {
   readonly protocol = 'file';
   /**
    * How many calls took the shortcut, how many the thread, and how many of the shortcut's found
@@ -51,6 +51,7 @@ export class ShortcutClient implements Client {
    * no busy timeout: the thread waits for locks itself, and this one never does.
    */
   constructor(thread: WorkerClient, near: LocalClient) {
+    super();
     this.#thread = thread;
     this.#near = near;
   }
@@ -109,22 +110,6 @@ export class ShortcutClient implements Client {
   /** Schema changes run on one connection (the pragma and the batch must meet); the other sees them. */
   migrate(stmts: InStatement[]): Promise<ResultSet[]> {
     return this.#thread.migrate(stmts);
-  }
-
-  async executeMultiple(_sql: string): Promise<never> {
-    throw notOffered.executeMultiple();
-  }
-
-  async transaction(): Promise<never> {
-    throw notOffered.transaction();
-  }
-
-  async sync(): Promise<never> {
-    throw notOffered.sync();
-  }
-
-  reconnect(): void {
-    throw notOffered.reconnect();
   }
 
   close(): void {

@@ -18,7 +18,7 @@
 import { Worker } from 'node:worker_threads';
 import { LibsqlError } from '@libsql/client';
 import type { Client, InArgs, InStatement, ResultSet, TransactionMode } from '@libsql/client';
-import { migrateWithForeignKeysOff, notOffered } from '../local-client.ts';
+import { BatchOnlyClient, migrateWithForeignKeysOff } from '../local-client.ts';
 import type { GroupOutcome } from '../local-client.ts';
 import { fromWireError, fromWireResult } from './wire.ts';
 import type { Reply, Request, WireOutcome, WireResultSet } from './wire.ts';
@@ -40,7 +40,7 @@ const WORKER_URL = import.meta.url.endsWith('.ts')
   ? new URL('./entry.mjs', import.meta.url)
   : new URL('./worker.js', import.meta.url);
 
-export class WorkerClient implements Client {
+export class WorkerClient extends BatchOnlyClient implements Client {
   closed = false;
   readonly protocol = 'file';
   readonly #worker: Worker;
@@ -51,6 +51,7 @@ export class WorkerClient implements Client {
   #waiting = 0;
 
   private constructor(worker: Worker) {
+    super();
     this.#worker = worker;
     worker.on('message', (reply: Reply) => {
       const p = this.#pending.get(reply.id);
@@ -162,23 +163,6 @@ export class WorkerClient implements Client {
 
   migrate(stmts: InStatement[]): Promise<ResultSet[]> {
     return migrateWithForeignKeysOff(this, stmts);
-  }
-
-  async transaction(): Promise<never> {
-    throw notOffered.transaction();
-  }
-
-  // Refused here, as by LocalClient, rather than after a round trip to the thread.
-  async executeMultiple(_sql: string): Promise<never> {
-    throw notOffered.executeMultiple();
-  }
-
-  async sync(): Promise<never> {
-    throw notOffered.sync();
-  }
-
-  reconnect(): void {
-    throw notOffered.reconnect();
   }
 
   /** Closes the connection on its thread (after the calls already sent), then the thread ends. */
