@@ -352,9 +352,19 @@ export async function searchKeywords(
 const SCOPED_DOCUMENTS = 256;
 
 /**
- * The owner's best `depth` chunks among the documents `only` (SearchOptions.tag): only their
- * chunks are ranked. BM25 weighs the scope column 0 and takes its statistics from the whole
- * table, so the scores of several matches over the same terms compare, and their merge is exact.
+ * How much deeper than `depth` the owner's own ranking goes, at most, to find the best chunks of
+ * many tagged documents among the owner's. Measured with 100k chunks in 10k documents: 5,000
+ * tagged took 133 ms in matches of 256 documents, the owner's ranking a few milliseconds.
+ */
+const WIDE_RANKING = 20;
+
+/**
+ * The owner's best `depth` chunks among the documents `only` (SearchOptions.tag). When they are
+ * many, the owner's own ranking is read deep enough to hold about twice `depth` of theirs: if it
+ * holds `depth` (or every match), those are the best. Else only their chunks are ranked, in
+ * matches of SCOPED_DOCUMENTS documents' tokens: BM25 weighs the scope column 0 and takes its
+ * statistics from the whole table, so the scores of several matches compare and their merge is
+ * exact.
  */
 async function rankAmong(
   db: Client,
@@ -363,6 +373,19 @@ async function rankAmong(
   depth: number,
   only: ReadonlySet<string>,
 ): Promise<KeywordHit[]> {
+  if (only.size > SCOPED_DOCUMENTS) {
+    const rs = await db.execute({
+      sql: `SELECT count(*) AS n FROM documents WHERE owner_id = ? AND ${searchable('documents')}`,
+      args: [ownerId],
+    });
+    const ranked = depth * Math.min(WIDE_RANKING, Math.ceil((2 * Number(rs.rows[0]!.n)) / only.size));
+    const match = matchQuery(terms, [scopeToken('o', ownerId)])!;
+    const theirs = (await rankOwned(db, match, ranked, ownerId, ranked)).filter((h) =>
+      only.has(h.documentId),
+    );
+    if (theirs.length >= depth || (await countMatches(db, match, ranked)) < ranked)
+      return theirs.slice(0, depth);
+  }
   const ids = [...only];
   const batches: Promise<KeywordHit[]>[] = [];
   for (let i = 0; i < ids.length; i += SCOPED_DOCUMENTS) {

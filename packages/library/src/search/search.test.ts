@@ -405,9 +405,9 @@ describe('the keyword index narrowed to some documents (a tag)', () => {
     await big.execute(
       "INSERT INTO users (id, name, created_at) VALUES ('u1', 'u1', '2026-01-01T00:00:00.000Z')",
     );
-    // 700 documents of one chunk each: the 600 tagged ones say kelp once among other words (each
-    // among a different number, so no two score alike), so the 100 others (kelp, kelp, kelp) are
-    // the best of the library and never come back.
+    // 700 documents of one chunk each: the 600 tagged ones say kelp once among other words, the
+    // 100 others thrice, so those are the best of the library and never come back (each among a
+    // different number of words, so no two score alike).
     const numbers = 'WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 700)';
     await big.execute(`INSERT INTO documents (id, owner_id, title, text, index_state, created_at)
       ${numbers} SELECT 'd' || i, 'u1', 't', 'x', 'ready', '2026-01-01' FROM n`);
@@ -415,7 +415,7 @@ describe('the keyword index narrowed to some documents (a tag)', () => {
       ${numbers} SELECT i, 'd' || i, 0, 0, 0 FROM n`);
     const rows = Array.from({ length: 700 }, (_, k) => {
       const i = k + 1;
-      const text = i > 600 ? 'kelp kelp kelp' : `kelp ${'forest '.repeat(i)}`;
+      const text = i > 600 ? `kelp kelp kelp ${'sea '.repeat(i - 600)}` : `kelp ${'forest '.repeat(i)}`;
       return {
         sql: 'INSERT INTO document_keywords (rowid, text, scope) VALUES (?, ?, ?)',
         args: [i, text, `${scopeToken('o', 'u1')} ${scopeToken('d', `d${i}`)}`],
@@ -429,6 +429,13 @@ describe('the keyword index narrowed to some documents (a tag)', () => {
     expect(truth.map((h) => h.documentId)).not.toContain('d601');
     expect(await searchKeywords(big, 'u1', 'kelp', 10, undefined, undefined, only)).toEqual(truth);
     expect(await searchKeywords(big, 'u1', 'kelp', 10, undefined, undefined, new Set())).toEqual([]);
+    // A tag on most of the best documents: the owner's own ranking, read a little deeper, holds them.
+    const most = new Set(
+      [...only].slice(0, 300).concat(Array.from({ length: 100 }, (_, k) => `d${601 + k}`)),
+    );
+    expect(await searchKeywords(big, 'u1', 'kelp', 10, undefined, undefined, most)).toEqual(
+      all.filter((h) => most.has(h.documentId)).slice(0, 10),
+    );
   });
 });
 
