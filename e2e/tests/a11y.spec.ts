@@ -3,18 +3,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
 import type { Page, TestInfo } from '@playwright/test';
-import {
-  ADA,
-  REEF_TITLE,
-  documentTitled,
-  literal,
-  login,
-  panelPath,
-  panelSections,
-  signInBrowser,
-  startChatRun,
-  unique,
-} from './support.ts';
+import { adaRunOnReef, literal, panelPath, panelSections, signInBrowser, unique } from './support.ts';
 
 async function seriousViolations(page: Page, testInfo: TestInfo, name: string) {
   const results = await new AxeBuilder({ page })
@@ -37,9 +26,7 @@ async function seriousViolations(page: Page, testInfo: TestInfo, name: string) {
 }
 
 test('the Memory panel and its Forget now dialog pass axe', async ({ page, context }, testInfo) => {
-  const ada = await login(ADA);
-  const reef = await documentTitled(ada, REEF_TITLE);
-  const run = await startChatRun(ada, reef.id, 'a11y');
+  const { ada, reef, run } = await adaRunOnReef('a11y');
   const lead = `lead:a11y-${unique()}`;
   await run.agent.remember({
     changes: [

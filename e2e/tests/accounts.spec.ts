@@ -2,7 +2,6 @@
 // → the library → add a document → sign out → the document's address leads to the sign-in page →
 // a wrong password is refused in words → the right one leads back to the document. And a second
 // account gets the plain not-found page for the first one's document.
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
 import type { Page } from '@playwright/test';
 import {
@@ -10,6 +9,7 @@ import {
   newPerson,
   openAccountMenu,
   originOf,
+  seriousViolations,
   servers,
   signInWithPassword,
   signUpInBrowser,
@@ -32,16 +32,6 @@ async function addDocument(page: Page, title: string): Promise<string> {
   await dialog.getByRole('link', { name: title }).click();
   await expect(page.getByRole('heading', { level: 1, name: title })).toBeVisible();
   return new URL(page.url()).pathname;
-}
-
-async function seriousViolations(page: Page) {
-  const results = await new AxeBuilder({ page })
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'])
-    .analyze();
-  expect(results.passes.length).toBeGreaterThan(5);
-  return results.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => ({ id: v.id, targets: v.nodes.map((n) => n.target.join(' ')) }));
 }
 
 test('sign up, add a document, sign out, a wrong password, sign in, and the document again', async ({

@@ -6,24 +6,13 @@
 // whatever the runtime said.
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
-import {
-  ADA,
-  REEF_TITLE,
-  apiClient,
-  documentTitled,
-  keepScreenshot,
-  login,
-  signInBrowser,
-  startChatRun,
-} from './support.ts';
+import { REEF_TITLE, adaRunOnReef, apiClient, keepScreenshot, signInBrowser } from './support.ts';
 
 test('citation chips say what was checked: the quote on its page, and whether the passage supports the sentence', async ({
   page,
   context,
 }, testInfo) => {
-  const ada = await login(ADA);
-  const reef = await documentTitled(ada, REEF_TITLE);
-  const run = await startChatRun(ada, reef.id, 'support chips');
+  const { ada, reef, run } = await adaRunOnReef('support chips');
   const cite = (quote: string, support?: 'supported' | 'unsupported' | 'unchecked') => ({
     documentId: reef.id,
     page: 1,

@@ -4,19 +4,15 @@
 // was; and the agent's next write is refused with session_closed.
 import { expect, test } from '@playwright/test';
 import {
-  ADA,
-  REEF_TITLE,
+  adaRunOnReef,
   apiClient,
-  documentTitled,
   expectToolRefusal,
   keepScreenshot,
   literal,
-  login,
   panelPath,
   panelSections,
   servers,
   signInBrowser,
-  startChatRun,
   unique,
 } from './support.ts';
 
@@ -24,9 +20,7 @@ test('Forget now empties the session for good and the agent can no longer write'
   page,
   context,
 }, testInfo) => {
-  const ada = await login(ADA);
-  const reef = await documentTitled(ada, REEF_TITLE);
-  const run = await startChatRun(ada, reef.id, 'forget');
+  const { ada, reef, run } = await adaRunOnReef('forget');
   const lead = `lead:forget-${unique()}`;
   const todo = `todo:forget-${unique()}`;
   const written = await run.agent.remember({

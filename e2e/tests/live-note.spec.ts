@@ -2,23 +2,17 @@
 // (@sponge/agent) remembers notes; they appear without a reload.
 import { expect, test } from '@playwright/test';
 import {
-  ADA,
-  REEF_TITLE,
-  documentTitled,
+  adaRunOnReef,
   literal,
-  login,
   panelPath,
   panelSections,
   shortDigest,
   signInBrowser,
-  startChatRun,
   unique,
 } from './support.ts';
 
 test('a note the agent remembers shows up in the open panel without a reload', async ({ page, context }) => {
-  const ada = await login(ADA);
-  const reef = await documentTitled(ada, REEF_TITLE);
-  const run = await startChatRun(ada, reef.id, 'live note');
+  const { ada, reef, run } = await adaRunOnReef('live note');
   const loaded = await run.agent.load();
   expect(loaded.session.version).toBe(0);
 

@@ -4,19 +4,15 @@
 // seconds instead, so the agent's reply and its note still show up without a reload.
 import { expect, test } from '@playwright/test';
 import {
-  ADA,
-  REEF_TITLE,
+  adaRunOnReef,
   apiClient,
-  documentTitled,
   keepScreenshot,
   literal,
-  login,
   originOf,
   panelPath,
   panelSections,
   servers,
   signInBrowser,
-  startChatRun,
   unique,
 } from './support.ts';
 
@@ -47,9 +43,7 @@ test('a page whose live stream is refused says so and still shows what the agent
   page,
   context,
 }, testInfo) => {
-  const ada = await login(ADA);
-  const reef = await documentTitled(ada, REEF_TITLE);
-  const run = await startChatRun(ada, reef.id, 'refused stream');
+  const { ada, reef, run } = await adaRunOnReef('refused stream');
   const held: Array<() => void> = [];
   try {
     for (let i = 0; i < STREAMS_PER_RUN; i++) held.push(await holdStream(run.runId, ada.token));

@@ -8,6 +8,7 @@ import { expect, test } from '@playwright/test';
 import {
   ADA,
   REEF_TITLE,
+  adaRunOnReef,
   documentTitled,
   keepScreenshot,
   literal,
@@ -16,7 +17,6 @@ import {
   panelSections,
   shortDigest,
   signInBrowser,
-  startChatRun,
   unique,
 } from './support.ts';
 
@@ -154,9 +154,7 @@ test("the panel's words: the revision the session sees, a newer one, a note's re
   page,
   context,
 }, testInfo) => {
-  const ada = await login(ADA);
-  const reef = await documentTitled(ada, REEF_TITLE);
-  const run = await startChatRun(ada, reef.id, 'panel words');
+  const { ada, reef, run } = await adaRunOnReef('panel words');
   const slug = unique();
   const lead = `lead:grazers-${slug}`;
   const todo = `todo:grazers-${slug}`;

@@ -12,6 +12,7 @@ import type { Locator, Page } from '@playwright/test';
 import {
   ADA,
   REEF_TITLE,
+  adaRunOnReef,
   documentTitled,
   keepScreenshot,
   literal,
@@ -60,9 +61,7 @@ test('propose a working note, accept it, and a new run sees the finding as revie
   page,
   context,
 }, testInfo) => {
-  const ada = await login(ADA);
-  const reef = await documentTitled(ada, REEF_TITLE);
-  const run = await startChatRun(ada, reef.id, 'review');
+  const { ada, reef, run } = await adaRunOnReef('review');
   const id = unique();
   const lead = `lead:grazers-${id}`;
   const rejectMe = `todo:only-grazers-${id}`;
@@ -231,9 +230,7 @@ test('propose a working note, accept it, and a new run sees the finding as revie
 const SURVEY = 'We resurveyed 112 sites that had been mapped in 2015 and followed them through 2020.';
 
 test('a language tag recorded in its preferred form is shown in the outcome', async ({ page, context }) => {
-  const ada = await login(ADA);
-  const reef = await documentTitled(ada, REEF_TITLE);
-  const run = await startChatRun(ada, reef.id, 'normalized');
+  const { ada, reef, run } = await adaRunOnReef('normalized');
   const lead = `lead:uk-report-${unique()}`;
   await run.agent.remember({
     changes: [{ op: 'add', name: lead, text: 'a report written in British English' }],

@@ -2,10 +2,17 @@
 // share waits: the colleague who signs up with it sees nothing until the owner, seeing the name
 // the account signed up with, gives it access. Or the owner copies a one-use invitation link and
 // sends it: whoever opens it first, signed in, reads the document; the next person is refused.
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
 import type { Page } from '@playwright/test';
-import { keepScreenshot, newPerson, originOf, servers, signUpInBrowser, unique } from './support.ts';
+import {
+  keepScreenshot,
+  newPerson,
+  originOf,
+  seriousViolations,
+  servers,
+  signUpInBrowser,
+  unique,
+} from './support.ts';
 
 const server = servers.accounts;
 
@@ -37,16 +44,6 @@ async function shareWith(page: Page, email: string) {
     `Shared with ${email.toLowerCase()}: it waits for you to give access, or for an invitation link.`,
   );
   return dialog;
-}
-
-async function seriousViolations(page: Page) {
-  const results = await new AxeBuilder({ page })
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'])
-    .analyze();
-  expect(results.passes.length).toBeGreaterThan(5);
-  return results.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => ({ id: v.id, targets: v.nodes.map((n) => n.target.join(' ')) }));
 }
 
 test('whoever signs up with the shared address sees nothing until the owner gives that account access', async ({

@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import AxeBuilder from '@axe-core/playwright';
 import { expect } from '@playwright/test';
 import type { BrowserContext, Page, TestInfo } from '@playwright/test';
 import { createTRPCClient, httpLink } from '@trpc/client';
@@ -131,6 +132,16 @@ export async function startChatRun(owner: User, documentId: string, topic: strin
   if (!asked.sessionId) throw new Error('a chat run was accepted without a working-memory session');
   const { runToken, agent } = await claimRun(owner.server, asked.runId);
   return { runId: asked.runId, runToken, sessionId: asked.sessionId, documentId, label, agent };
+}
+
+/**
+ * Ada signed in over HTTP, the demo's reef document in her library, and a fresh chat run of hers
+ * on it (startChatRun): where most flows of the panel, the transcript and review start.
+ */
+export async function adaRunOnReef(topic: string) {
+  const ada = await login(ADA);
+  const reef = await documentTitled(ada, REEF_TITLE);
+  return { ada, reef, run: await startChatRun(ada, reef.id, topic) };
 }
 
 /** Claims a run with RUNTIME_KEY, as the hosted runtime does: the test then plays its agent. */
@@ -294,4 +305,18 @@ export async function uploadPdf(
   expect(uploaded.status(), await uploaded.text()).toBe(200);
   return ((await uploaded.json()) as { result: { data: { id: string; pages: number; characters: number } } })
     .result.data;
+}
+
+/**
+ * The serious and critical accessibility violations axe finds on the page, against WCAG 2.1 AA
+ * and best practice; a handful of passing checks guard against judging a blank page.
+ */
+export async function seriousViolations(page: Page) {
+  const results = await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'])
+    .analyze();
+  expect(results.passes.length).toBeGreaterThan(5);
+  return results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => ({ id: v.id, targets: v.nodes.map((n) => n.target.join(' ')) }));
 }

@@ -1,22 +1,10 @@
 // Flow: on the document page, the run transcript's memory card ("Remembered N notes: …") opens
 // the Memory panel at that run's session.
 import { expect, test } from '@playwright/test';
-import {
-  ADA,
-  REEF_TITLE,
-  documentTitled,
-  literal,
-  login,
-  panelSections,
-  signInBrowser,
-  startChatRun,
-  unique,
-} from './support.ts';
+import { adaRunOnReef, literal, panelSections, signInBrowser, startChatRun, unique } from './support.ts';
 
 test("the transcript's memory card opens the panel at that session", async ({ page, context }) => {
-  const ada = await login(ADA);
-  const reef = await documentTitled(ada, REEF_TITLE);
-  const run = await startChatRun(ada, reef.id, 'transcript card');
+  const { ada, reef, run } = await adaRunOnReef('transcript card');
   const lead = `lead:card-${unique()}`;
   const ruledOut = `ruled-out:card-${unique()}`;
   await run.agent.remember({
