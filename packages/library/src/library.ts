@@ -524,9 +524,8 @@ function uploadedDocument(
   file: UploadFile,
   given: MetadataInput | undefined,
 ): UploadedDocument {
-  // What the PDF says (extract/, SPEC §6d), read as anything: it comes from the file.
-  const fromFile: unknown = (extracted as { metadata?: unknown }).metadata;
-  const metadata = mergeMetadata(fromFile, { ...given, title: given?.title ?? file.title });
+  // What the PDF says (extract/, SPEC §6d) is cleaned as the caller's is: it comes from the file.
+  const metadata = mergeMetadata(extracted.metadata, { ...given, title: given?.title ?? file.title });
   // A PDF's own title and a file name lose control and bidi characters as a typed title does
   // (SPEC §6c); the title field was cleaned by its schema.
   const pdfTitle = extracted.title === null ? '' : cleanLine(extracted.title).trim();

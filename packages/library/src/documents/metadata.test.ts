@@ -2,6 +2,7 @@ import type { Client } from '@libsql/client';
 import { createLocalEmbeddingAdapter } from '@oh/embeddings';
 import { applyMigrations, openDatabase } from '@oh/memory';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -122,6 +123,28 @@ describe('metadata on add and upload', () => {
       abstract: 'During 2015–2016, record temperatures triggered a pan-tropical episode of coral bleaching.',
       tags: ['corals', 'bleaching'],
       citationKey: 'hughes2017',
+    });
+  });
+
+  it('keeps what a PDF says it is (its Info, XMP, a DOI on its pages), refusing it again by that DOI', async () => {
+    const { db, library: lib } = await library();
+    const bytes = new Uint8Array(await readFile(new URL('../extract/fixtures/xmp.pdf', import.meta.url)));
+    const file = { ...textFile(''), bytes, filename: 'scan-0042.pdf', mediaType: 'application/pdf' };
+    const added = await lib.upload('ada', file, { metadata: { tags: ['kelp'] } });
+    expect(await getVisibleDocument(db, 'ada', added.id)).toMatchObject({
+      title: 'Kelp Forests Return after Urchin Removal',
+      authors: ['Chen Li', 'Dana Roe'],
+      year: 2023,
+      doi: '10.5555/exl.2023.7',
+      venue: 'Example Letters in Ecology',
+      tags: ['kelp'],
+      citationKey: 'li2023',
+    });
+    const pasted = { ...text('Kelp returns.'), metadata: { doi: 'https://doi.org/10.5555/EXL.2023.7' } };
+    expect(await refusal(lib.add('ada', pasted, new Date()))).toMatchObject({
+      reason: 'duplicate',
+      existingId: added.id,
+      message: 'Already in your library: Li and Roe 2023 — "Kelp Forests Return after Urchin Removal"',
     });
   });
 
