@@ -6,6 +6,7 @@ import type { DragEvent } from 'react';
 import { Link } from 'react-router';
 import { documentPath } from '../shared/paths.ts';
 import { queryClient, trpc, type RouterOutputs } from '../trpc.ts';
+import { DuplicateNotice } from './duplicate-notice.tsx';
 import { PasteDocumentForm } from './paste-document-form.tsx';
 import { addedSummary } from './sections.ts';
 import { ACCEPT, formatBytes } from './upload.ts';
@@ -171,7 +172,12 @@ function FileRow({ item, doc }: { item: QueuedFile; doc: ListedDoc | undefined }
         <span role="status">
           {item.status === 'waiting' && 'Waiting for the files before it…'}
           {item.status === 'uploading' && (percent < 100 ? 'Uploading…' : 'Extracting the text…')}
-          {item.status === 'failed' && <span className="field-error">{item.error}</span>}
+          {item.status === 'failed' &&
+            (item.existingId !== null ? (
+              <DuplicateNotice existingId={item.existingId} apiMessage={item.error ?? ''} />
+            ) : (
+              <span className="field-error">{item.error}</span>
+            ))}
           {item.status === 'added' && <span className="ok-text">Added</span>}
         </span>
         {item.status === 'added' && item.document && <Added added={item.document} doc={doc} />}

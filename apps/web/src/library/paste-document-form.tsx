@@ -6,6 +6,7 @@ import { Link } from 'react-router';
 import { errorMessage } from '../shared/errors.ts';
 import { documentPath } from '../shared/paths.ts';
 import { trpc, type RouterOutputs } from '../trpc.ts';
+import { DuplicateNotice, duplicateOf } from './duplicate-notice.tsx';
 
 type Added = RouterOutputs['documents']['add'];
 type Format = 'text' | 'markdown';
@@ -111,7 +112,9 @@ export function PasteDocumentForm({ onAdded }: { onAdded: () => void }) {
         </button>
       </div>
       <p role="status" className="small">
-        {add.isError ? (
+        {add.isError && duplicateOf(add.error) !== null ? (
+          <DuplicateNotice existingId={duplicateOf(add.error)!} apiMessage={add.error.message} />
+        ) : add.isError ? (
           <span className="field-error">{errorMessage(add.error)}</span>
         ) : added ? (
           <>

@@ -126,3 +126,27 @@ describe('readUploadAnswer', () => {
     });
   });
 });
+
+describe('a duplicate upload', () => {
+  it('comes back with the id of the document the library already has', () => {
+    const message = 'Already in your library: Hughes et al. 2017 — "Global warming and…"';
+    const body = JSON.stringify({
+      error: {
+        message,
+        code: -32009,
+        data: { code: 'CONFLICT', httpStatus: 409, reason: 'duplicate', existingId: 'doc_9' },
+      },
+    });
+    expect(readUploadAnswer(409, body)).toEqual({
+      ok: false,
+      reason: 'duplicate',
+      message,
+      existingId: 'doc_9',
+    });
+  });
+
+  it('is an ordinary refusal when the answer names no document', () => {
+    const outcome = readUploadAnswer(409, errorBody('duplicate', 'Already in your library.', 409));
+    expect(outcome).toEqual({ ok: false, reason: 'server', message: 'Already in your library.' });
+  });
+});

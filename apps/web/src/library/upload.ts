@@ -32,7 +32,10 @@ type UploadFailure =
   | 'server';
 
 type UploadOutcome =
-  { ok: true; document: UploadedDocument } | { ok: false; reason: UploadFailure; message: string };
+  | { ok: true; document: UploadedDocument }
+  /** The library already has these bytes or this DOI (SPEC §6d): nothing was stored. */
+  | { ok: false; reason: 'duplicate'; message: string; existingId: string }
+  | { ok: false; reason: UploadFailure; message: string };
 
 /** "512 bytes", "14 KB", "3.4 MB" (binary units, as the limit is set). */
 export function formatBytes(bytes: number): string {
@@ -76,15 +79,21 @@ export function readUploadAnswer(status: number, body: string): UploadOutcome {
   }
   const answer = (json && typeof json === 'object' ? json : {}) as {
     result?: { data?: unknown };
-    error?: { message?: unknown; data?: { reason?: unknown; retryAfterSeconds?: unknown } };
+    error?: {
+      message?: unknown;
+      data?: { reason?: unknown; retryAfterSeconds?: unknown; existingId?: unknown };
+    };
   };
   const data = answer.result?.data;
   if (status >= 200 && status < 300 && isUploaded(data)) return { ok: true, document: data };
+  const apiMessage = typeof answer.error?.message === 'string' ? answer.error.message.trim() : '';
+  const existingId = answer.error?.data?.existingId;
+  if (answer.error?.data?.reason === 'duplicate' && typeof existingId === 'string' && existingId !== '')
+    return { ok: false, reason: 'duplicate', message: apiMessage, existingId };
 
   const reason = readReason(answer.error?.data?.reason, status);
   if (reason === 'busy')
     return { ok: false, reason, message: busyWords(answer.error?.data?.retryAfterSeconds) };
-  const apiMessage = typeof answer.error?.message === 'string' ? answer.error.message.trim() : '';
   const message =
     WORDS[reason] ??
     (apiMessage ||

@@ -11,6 +11,8 @@ export interface QueuedFile {
   progress: number;
   document: UploadedDocument | null;
   error: string | null;
+  /** The document the library already has, when the file was refused as a duplicate. */
+  existingId: string | null;
 }
 
 let counter = 0;
@@ -40,7 +42,11 @@ export function useUploadQueue(onAdded: (doc: UploadedDocument) => void) {
           update(key, { status: 'added', progress: 1, document: outcome.document });
           onAdded(outcome.document);
         } else {
-          update(key, { status: 'failed', error: outcome.message });
+          update(key, {
+            status: 'failed',
+            error: outcome.message,
+            existingId: outcome.reason === 'duplicate' ? outcome.existingId : null,
+          });
         }
       }
     } finally {
@@ -64,6 +70,7 @@ export function useUploadQueue(onAdded: (doc: UploadedDocument) => void) {
           progress: 0,
           document: null,
           error: refusal,
+          existingId: null,
         });
         if (!refusal) pending.current.push({ key, file });
       }
