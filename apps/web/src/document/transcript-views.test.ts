@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { citationView, libraryCardView } from './transcript-views.ts';
+import { citationView, citedDocumentIds, libraryCardView } from './transcript-views.ts';
 
 const at = '2026-09-01T10:00:00.000Z';
 const REEF = 'Reef recovery after the 2016 bleaching';
@@ -155,5 +155,19 @@ describe('citationView', () => {
       label: 'p. 4 · a document not in your library',
       why: 'the cited document is no longer in your library',
     });
+  });
+});
+
+describe('citedDocumentIds', () => {
+  it('lists the documents a reply cites, once each, that the reader may still see', () => {
+    expect(
+      citedDocumentIds([
+        { documentId: 'doc_2', title: 'Kelp', page: 1, quote: 'q', status: 'verified' },
+        { note: 'claim:heat', status: 'note' },
+        { documentId: 'doc_1', title: REEF, page: 4, quote: 'q', status: 'unverified' },
+        { documentId: 'doc_2', title: 'Kelp', page: 3, quote: 'q', status: 'verified' },
+        { documentId: 'doc_gone', page: 2, quote: 'q', status: 'unverified' },
+      ]),
+    ).toEqual(['doc_2', 'doc_1']);
   });
 });

@@ -109,3 +109,16 @@ export function citationView(c: Citation, memoryHref: string | null): CitationVi
         : 'unverified — the quote was not found on that page',
   };
 }
+
+/**
+ * The documents a reply cites, once each in the order first cited, for *Copy bibliography*: only
+ * passages of documents the reader may still see (a title came with them) — not notes, nor a
+ * removed document, which `documents.cite` would refuse.
+ */
+export function citedDocumentIds(citations: readonly Citation[]): string[] {
+  const ids: string[] = [];
+  for (const c of citations)
+    if (c.documentId !== undefined && c.title !== undefined && !ids.includes(c.documentId))
+      ids.push(c.documentId);
+  return ids;
+}
