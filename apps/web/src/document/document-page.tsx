@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
 import { useLocation, useParams, useSearchParams } from 'react-router';
+import { CiteMenu } from '../library/cite-menu.tsx';
 import { IndexState } from '../library/index-state.tsx';
 import { inProgress } from '../library/row-words.ts';
 import { Breadcrumb } from '../shared/breadcrumb.tsx';
@@ -24,7 +25,9 @@ import {
 } from './chat.ts';
 import { CiteSelection } from './cite-selection.tsx';
 import { DocumentActions } from './document-actions.tsx';
+import { EditDetails, PaperFacts } from './paper-details.tsx';
 import { Citations, LibraryCardView, MemoryCardView } from './transcript-items.tsx';
+import { citedDocumentIds } from './transcript-views.ts';
 import { useQuotedPassage } from './use-quoted-passage.ts';
 import { useRunTranscript } from './use-run-transcript.ts';
 import { WindowedText } from './windowed-text.tsx';
@@ -66,8 +69,12 @@ export default function DocumentPage() {
           <h1>{doc.data.title}</h1>
           {isOwner && <IndexState documentId={doc.data.id} index={doc.data.index} />}
         </div>
-        {/* Every action there (Memory, Share, Publish) is the owner's. */}
-        {isOwner && <DocumentActions doc={doc.data} />}
+        <div className="head-actions">
+          {/* Anyone who reads it may cite it; editing it and the menu's actions are the owner's. */}
+          <CiteMenu documentIds={[doc.data.id]} />
+          {isOwner && <EditDetails doc={doc.data} />}
+          {isOwner && <DocumentActions doc={doc.data} />}
+        </div>
       </div>
       <div className="doc-layout">
         <DocumentBody doc={doc.data} />
@@ -108,7 +115,7 @@ function DocumentBody({ doc }: { doc: Doc }) {
   }
   return (
     <article className="box doc-text" aria-label="Document">
-      {doc.authors.length > 0 && <p className="authors">{doc.authors.join(', ')}</p>}
+      <PaperFacts doc={doc} />
       {doc.abstract && (
         <section className="abstract" aria-label="Abstract">
           <h2 className="visually-hidden">Abstract</h2>
@@ -313,6 +320,9 @@ function RunItem({
                       citations={item.citations}
                       memoryHref={run.sessionId === null ? null : memoryPanelPath(documentId, run.sessionId)}
                     />
+                  )}
+                  {item.citations && citedDocumentIds(item.citations).length > 0 && (
+                    <CiteMenu documentIds={citedDocumentIds(item.citations)} label="Copy bibliography" />
                   )}
                 </>
               )}
