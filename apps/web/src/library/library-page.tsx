@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { useId, useState } from 'react';
 import { Link } from 'react-router';
 import { documentPath, memoryPanelPath } from '../shared/paths.ts';
 import { ErrorState, SkeletonRows } from '../shared/states.tsx';
@@ -6,10 +7,13 @@ import { useNow } from '../shared/use-now.ts';
 import { useTitle } from '../shared/use-title.ts';
 import { trpc, type RouterOutputs } from '../trpc.ts';
 import { AddDocumentDialog } from './add-document-dialog.tsx';
+import { CiteMenu } from './cite-menu.tsx';
+import { ImportDialog } from './import-dialog.tsx';
 import { IndexState } from './index-state.tsx';
-import { accessLabel, activityLabel, anyIndexing, holdsMemory, memoryLabel } from './row-words.ts';
 import { LibrarySearch } from './library-search.tsx';
-import { librarySections } from './sections.ts';
+import { authorYear, tagLabel } from './paper-words.ts';
+import { accessLabel, activityLabel, anyIndexing, holdsMemory, memoryLabel } from './row-words.ts';
+import { librarySections, ownTags, withTag } from './sections.ts';
 
 type Doc = RouterOutputs['documents']['list'][number];
 
@@ -23,13 +27,22 @@ export default function LibraryPage() {
     ...trpc.documents.list.queryOptions(),
     refetchInterval: (query) => (anyIndexing(query.state.data) ? INDEX_POLL_MS : false),
   });
+  const [tag, setTag] = useState<string | null>(null);
+  const tags = ownTags(documents.data ?? []);
+  // A tag gone from every document (edited away) filters nothing any more.
+  const shownTag = tag !== null && tags.some((t) => t.toLowerCase() === tag.toLowerCase()) ? tag : null;
   return (
     <>
       <div className="page-head">
         <h1>Library</h1>
-        <AddDocumentDialog />
+        <div className="head-actions">
+          <AddDocumentDialog />
+          <ImportDialog />
+        </div>
       </div>
-      <LibrarySearch documents={documents.data} />
+      <LibrarySearch documents={documents.data} tag={shownTag}>
+        {tags.length > 0 && <TagFilter tags={tags} tag={shownTag} onTag={setTag} />}
+      </LibrarySearch>
       {documents.isPending ? (
         <div className="box" aria-busy="true">
           <span className="visually-hidden">Loading documents…</span>
@@ -42,42 +55,117 @@ export default function LibraryPage() {
           title="Could not load the library"
         />
       ) : (
-        <Sections docs={documents.data} />
+        <Sections docs={documents.data} tag={shownTag} />
       )}
     </>
+  );
+}
+
+/** "Tag [ all ▾ ]": narrows the list and the search to the owner's documents with one tag. */
+function TagFilter({
+  tags,
+  tag,
+  onTag,
+}: {
+  tags: string[];
+  tag: string | null;
+  onTag: (tag: string | null) => void;
+}) {
+  const id = useId();
+  return (
+    <span className="tag-filter">
+      <label htmlFor={id}>Tag</label>{' '}
+      <select
+        id={id}
+        value={tag ?? ''}
+        onChange={(e) => onTag(e.target.value === '' ? null : e.target.value)}
+      >
+        <option value="">all</option>
+        {tags.map((t) => (
+          <option key={t} value={t}>
+            {tagLabel(t)}
+          </option>
+        ))}
+      </select>
+    </span>
   );
 }
 
 /**
  * The owner's own documents, then what others share or publish under their own headings: a new
- * account's library is empty even when someone's published document is there to read.
+ * account's library is empty even when someone's published document is there to read. With a
+ * tag chosen, only the owner's documents with it. Rows can be selected to cite together.
  */
-function Sections({ docs }: { docs: Doc[] }) {
+function Sections({ docs, tag }: { docs: Doc[]; tag: string | null }) {
   const { own, others } = librarySections(docs);
+  const [chosen, setChosen] = useState<ReadonlySet<string>>(new Set());
+  // Only what is listed counts: a removed or filtered-out document is not cited unseen.
+  const listed = tag === null ? docs : withTag(own, tag);
+  const selected = listed.filter((d) => chosen.has(d.id)).map((d) => d.id);
+  const toggle = (id: string) =>
+    setChosen((now) => {
+      const next = new Set(now);
+      if (!next.delete(id)) next.add(id);
+      return next;
+    });
+  const rows = { selected: chosen, onToggle: toggle };
   return (
     <>
+      {docs.length > 0 && (
+        <div className="selection-bar" role="group" aria-label="Selected documents">
+          <span className="small muted" aria-live="polite">
+            {selected.length === 0
+              ? 'Select documents to cite them together.'
+              : `${selected.length} selected`}
+          </span>
+          <CiteMenu documentIds={selected} label="Cite selected" disabled={selected.length === 0} />
+          {selected.length > 0 && (
+            <button type="button" className="button small-button" onClick={() => setChosen(new Set())}>
+              Clear selection
+            </button>
+          )}
+        </div>
+      )}
       {own.length === 0 ? (
         <div className="box state-block">
           <strong>Your library is empty</strong>
           <p>
-            Use <em>Add document</em> to upload a PDF, a plain-text or a Markdown file, or to paste a text.
-            The agent then works inside it, and you can cite its passages in reviews.
+            Use <em>Add document</em> to upload a PDF, a plain-text or a Markdown file, or to paste a text, or{' '}
+            <em>Import</em> what a reference manager exported. The agent then works inside it, and you can
+            cite its passages in reviews.
           </p>
         </div>
+      ) : tag !== null ? (
+        <DocumentList docs={withTag(own, tag)} label={`Your documents tagged ${tagLabel(tag)}`} {...rows} />
       ) : (
-        <DocumentList docs={own} label="Your documents" />
+        <DocumentList docs={own} label="Your documents" {...rows} />
       )}
-      {others.map((section) => (
-        <section key={section.heading} className="library-section" aria-label={section.heading}>
-          <h2>{section.heading}</h2>
-          <DocumentList docs={section.docs} label={`Documents ${section.heading.toLowerCase()}`} />
-        </section>
-      ))}
+      {tag === null &&
+        others.map((section) => (
+          <section key={section.heading} className="library-section" aria-label={section.heading}>
+            <h2>{section.heading}</h2>
+            <DocumentList
+              docs={section.docs}
+              label={`Documents ${section.heading.toLowerCase()}`}
+              {...rows}
+            />
+          </section>
+        ))}
     </>
   );
 }
 
-function DocumentList({ docs, label }: { docs: Doc[]; label: string }) {
+function DocumentList({
+  docs,
+  label,
+  selected,
+  onToggle,
+}: {
+  docs: Doc[];
+  label: string;
+  selected: ReadonlySet<string>;
+  onToggle: (id: string) => void;
+}) {
   // Minutes are the finest unit in the list; the Memory panel has the ticking countdown.
   const now = useNow(30_000);
   return (
@@ -86,13 +174,32 @@ function DocumentList({ docs, label }: { docs: Doc[]; label: string }) {
         const memory = memoryLabel(doc.memory, now);
         // The row's links and buttons say which document they are about through its title.
         const titleId = `doc-title-${doc.id}`;
+        const who = authorYear(doc);
         return (
           <li key={doc.id} className="doc-row">
+            <input
+              type="checkbox"
+              className="doc-select"
+              checked={selected.has(doc.id)}
+              onChange={() => onToggle(doc.id)}
+              aria-label={`Select “${doc.title}”`}
+            />
             <div className="doc-main">
+              {/* "Hughes et al. 2017 · Global warming and … · Nature  #bleaching" (UI.md) */}
+              {who !== null && <span className="paper-who">{who} · </span>}
               <Link to={documentPath(doc.id)} id={titleId}>
                 {doc.title}
               </Link>
-              {doc.authors.length > 0 && <p className="small muted">{doc.authors.join(', ')}</p>}
+              {doc.venue !== '' && <span className="muted"> · {doc.venue}</span>}
+              {doc.tags.length > 0 && (
+                <ul className="tags" aria-label="Tags">
+                  {doc.tags.map((t) => (
+                    <li key={t} className="tag">
+                      {tagLabel(t)}
+                    </li>
+                  ))}
+                </ul>
+              )}
             </div>
             <span className={`access ${doc.access}`}>
               <span className="visually-hidden">Access: </span>

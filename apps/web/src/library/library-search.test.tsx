@@ -31,6 +31,12 @@ const hit = (over: Partial<Hit> = {}): Hit => ({
   start: 120,
   end: 120 + PASSAGE.length,
   terms: ['bleached', 'bleaching', 'DHW', '8'],
+  authors: [],
+  year: null,
+  doi: null,
+  venue: '',
+  tags: [],
+  citationKey: 'reef2016',
   ...over,
 });
 
@@ -64,5 +70,16 @@ describe('a library search', () => {
     const html = render('DHW', [hit({ score: 0.06 })]);
     expect(html).toContain('0.06');
     expect(html).toMatch(/title="[^"]*chance[^"]*"/);
+  });
+});
+
+describe('a search narrowed by a tag', () => {
+  it('says that no passage of the documents with that tag matches', () => {
+    const html = renderToStaticMarkup(
+      <MemoryRouter>
+        <SearchHits query="kelp" hits={[]} sourceOf={() => 'text'} tag="reefs" />
+      </MemoryRouter>,
+    );
+    expect(html).toContain('No passage of your library tagged #reefs matches “kelp”.');
   });
 });

@@ -1,10 +1,11 @@
 import { useState } from 'react';
-import type { FormEvent } from 'react';
+import type { FormEvent, ReactNode } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { documentPath, documentQuotePath } from '../shared/paths.ts';
 import { ErrorState } from '../shared/states.tsx';
 import { trpc, type RouterOutputs } from '../trpc.ts';
+import { tagLabel } from './paper-words.ts';
 import { pageLabel, excerpt, highlight } from './row-words.ts';
 
 type Doc = RouterOutputs['documents']['list'][number];
@@ -14,10 +15,23 @@ type Doc = RouterOutputs['documents']['list'][number];
  * meaning, with the passage that matched, its matched terms marked; a hit opens the document at
  * its page.
  */
-export function LibrarySearch({ documents }: { documents: Doc[] | undefined }) {
+export function LibrarySearch({
+  documents,
+  tag,
+  children,
+}: {
+  documents: Doc[] | undefined;
+  /** Narrows the search to the owner's documents with this tag. */
+  tag: string | null;
+  /** The Tag filter, beside the search box. */
+  children?: ReactNode;
+}) {
   const [draft, setDraft] = useState('');
   const [query, setQuery] = useState('');
-  const results = useQuery({ ...trpc.documents.search.queryOptions({ query }), enabled: query !== '' });
+  const results = useQuery({
+    ...trpc.documents.search.queryOptions(tag === null ? { query } : { query, tag }),
+    enabled: query !== '',
+  });
   const sourceOf = (id: string) => documents?.find((d) => d.id === id)?.source;
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -26,6 +40,7 @@ export function LibrarySearch({ documents }: { documents: Doc[] | undefined }) {
   return (
     <section className="box library-search" aria-labelledby="library-search-label">
       <form role="search" onSubmit={submit}>
+        {children}
         <label id="library-search-label" htmlFor="library-search-input">
           Search your documents
         </label>{' '}
@@ -43,7 +58,9 @@ export function LibrarySearch({ documents }: { documents: Doc[] | undefined }) {
         </button>
       </form>
       <p id="library-search-scope" className="small muted">
-        Searches only the documents you own, not those shared with you or published by others.
+        {tag === null
+          ? 'Searches only the documents you own, not those shared with you or published by others.'
+          : `Searches only the documents you own tagged ${tagLabel(tag)}.`}
       </p>
       {query === '' ? null : results.isPending ? (
         <p className="small muted" aria-live="polite">
@@ -52,7 +69,7 @@ export function LibrarySearch({ documents }: { documents: Doc[] | undefined }) {
       ) : results.isError ? (
         <ErrorState error={results.error} onRetry={() => void results.refetch()} title="Search failed" />
       ) : (
-        <SearchHits query={query} hits={results.data} sourceOf={sourceOf} />
+        <SearchHits query={query} hits={results.data} sourceOf={sourceOf} tag={tag} />
       )}
     </section>
   );
@@ -78,14 +95,17 @@ export function SearchHits({
   query,
   hits,
   sourceOf,
+  tag = null,
 }: {
   query: string;
   hits: readonly Hit[];
   sourceOf: (documentId: string) => string | undefined;
+  tag?: string | null;
 }) {
   return hits.length === 0 ? (
     <p className="small muted" aria-live="polite">
-      No passage of your library matches “{query}”. Documents still being indexed are not searched yet.
+      No passage of your library{tag === null ? '' : ` tagged ${tagLabel(tag)}`} matches “{query}”. Documents
+      still being indexed are not searched yet.
     </p>
   ) : (
     <ol className="hit-list" aria-label="Search results">

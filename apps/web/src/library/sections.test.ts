@@ -1,7 +1,7 @@
 // The library keeps the owner's own documents apart from what others share or publish (issue 41,
 // point 7): a new account sees "Your library is empty", not a stranger's public demo document.
 import { describe, expect, it } from 'vitest';
-import { addedSummary, librarySections } from './sections.ts';
+import { addedSummary, librarySections, ownTags, withTag } from './sections.ts';
 
 const doc = (id: string, access: 'owner' | 'shared' | 'public') => ({ id, access });
 
@@ -83,5 +83,28 @@ describe('addedSummary', () => {
       failed: true,
       facts: '1 page, 40 characters',
     });
+  });
+});
+
+describe('the tag filter', () => {
+  const tagged = (id: string, access: 'owner' | 'shared' | 'public', tags: string[]) => ({
+    id,
+    access,
+    tags,
+  });
+  const docs = [
+    tagged('a', 'owner', ['bleaching', 'Reefs']),
+    tagged('b', 'owner', ['kelp', 'reefs']),
+    tagged('c', 'shared', ['Sharks']),
+    tagged('d', 'owner', []),
+  ];
+
+  it("offers the owner's own tags, once each whatever their case, in alphabetical order", () => {
+    expect(ownTags(docs)).toEqual(['bleaching', 'kelp', 'Reefs']);
+  });
+
+  it('keeps the documents with the tag, case aside; no tag keeps them all', () => {
+    expect(withTag(docs, 'reefs').map((d) => d.id)).toEqual(['a', 'b']);
+    expect(withTag(docs, null)).toBe(docs);
   });
 });

@@ -52,3 +52,19 @@ export function addedSummary(
   ].filter(Boolean);
   return { title: now.title, state, failed, facts: facts.join(', ') };
 }
+
+/** The tags of the owner's own documents, for the Tag filter: once each, case aside, A to Z. */
+export function ownTags(docs: ReadonlyArray<{ access: Access; tags: readonly string[] }>): string[] {
+  const byKey = new Map<string, string>();
+  for (const d of docs)
+    if (d.access === 'owner')
+      for (const t of d.tags) if (!byKey.has(t.toLowerCase())) byKey.set(t.toLowerCase(), t);
+  return [...byKey.values()].sort((a, b) => a.localeCompare(b, 'en', { sensitivity: 'base' }));
+}
+
+/** The documents that have `tag` (case aside, as tags are kept); all of them without one. */
+export function withTag<D extends { tags: readonly string[] }>(docs: D[], tag: string | null): D[] {
+  if (tag === null) return docs;
+  const key = tag.toLowerCase();
+  return docs.filter((d) => d.tags.some((t) => t.toLowerCase() === key));
+}
