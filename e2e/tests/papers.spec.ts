@@ -1,0 +1,140 @@
+// Flow: a library that knows its papers (SPEC §6d, issue 41). A new account imports a BibTeX
+// export with its two PDFs through "Import from Zotero, BibTeX, RIS…": each entry is said in
+// words, both papers are listed as "Hughes et al. 2017 · Title · Venue #tag", and Cite on the
+// two selected puts their APA references on the clipboard (read back from it). And a file the
+// library already has is refused as a duplicate that offers the document it has.
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { makePdf } from '@sponge/testing/pdf-fixtures';
+import { keepScreenshot, newPerson, originOf, servers, signUpInBrowser, unique } from './support.ts';
+
+const server = servers.accounts;
+const origin = originOf(server);
+
+const HUGHES = 'Global warming and recurrent mass bleaching of corals';
+const WERNBERG = 'Climate-driven regime shift of a temperate marine ecosystem';
+
+/** Two entries as Zotero exports them, each naming its PDF by file name. */
+const BIBTEX = `@article{hughes2017,
+  title = {${HUGHES}},
+  author = {Hughes, Terry P. and Kerry, James T. and Baird, Andrew H.},
+  journal = {Nature},
+  year = {2017},
+  doi = {10.1038/nature21707},
+  keywords = {bleaching},
+  file = {hughes2017.pdf}
+}
+
+@article{wernberg2016,
+  title = {${WERNBERG}},
+  author = {Wernberg, Thomas and Bennett, Scott},
+  journal = {Science},
+  year = {2016},
+  doi = {10.1126/science.aad8745},
+  keywords = {kelp},
+  file = {wernberg2016.pdf}
+}
+`;
+
+async function seriousViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa']).analyze();
+  return results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
+}
+
+test('import a BibTeX export with its PDFs, see who wrote what, and copy their APA references', async ({
+  page,
+  context,
+}, testInfo) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+  const [hughesPdf, wernbergPdf] = await Promise.all([
+    makePdf([`${HUGHES}. Heat stress in 2016 bleached most reefs of the northern Great Barrier Reef.`]),
+    makePdf([`${WERNBERG}. The 2011 heatwave removed kelp forests along 100 km of coast.`]),
+  ]);
+  await signUpInBrowser(page, server, newPerson('Ada Import'));
+
+  await page.getByRole('button', { name: 'Import from Zotero, BibTeX, RIS…' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Import from a reference manager' });
+  await dialog.getByLabel('Exported file').setInputFiles({
+    name: `My Library ${unique()}.bib`,
+    mimeType: 'application/x-bibtex',
+    buffer: Buffer.from(BIBTEX),
+  });
+  await dialog.getByLabel('Its PDFs').setInputFiles([
+    { name: 'hughes2017.pdf', mimeType: 'application/pdf', buffer: Buffer.from(hughesPdf) },
+    { name: 'wernberg2016.pdf', mimeType: 'application/pdf', buffer: Buffer.from(wernbergPdf) },
+  ]);
+  await dialog.getByRole('button', { name: 'Import' }).click();
+  await expect(dialog.getByRole('status').filter({ hasText: 'added' })).toHaveText('2 added.', {
+    timeout: 20_000,
+  });
+  const entries = dialog.getByRole('list', { name: 'Entries' }).getByRole('listitem');
+  await expect(entries).toHaveText([`Added: ${HUGHES}`, `Added: ${WERNBERG}`], { useInnerText: true });
+  await keepScreenshot(page, testInfo, 'papers-import-result');
+  expect(await seriousViolations(page)).toEqual([]);
+  await dialog.getByRole('button', { name: 'Close' }).click();
+
+  // Both listed as a researcher names them: authors and year, title, venue, tag.
+  const rows = page.getByRole('list', { name: 'Your documents' }).getByRole('listitem');
+  const hughes = rows.filter({ hasText: HUGHES });
+  const wernberg = rows.filter({ hasText: WERNBERG });
+  await expect(hughes).toContainText(`Hughes et al. 2017 · ${HUGHES} · Nature`);
+  await expect(hughes).toContainText('#bleaching');
+  await expect(wernberg).toContainText(`Wernberg and Bennett 2016 · ${WERNBERG} · Science`);
+  await expect(wernberg).toContainText('#kelp');
+
+  // Select both, Cite → APA: the two references land on the clipboard.
+  await page.getByRole('checkbox', { name: `Select “${HUGHES}”` }).check();
+  await page.getByRole('checkbox', { name: `Select “${WERNBERG}”` }).check();
+  await page.getByRole('button', { name: 'Cite selected' }).click();
+  await page.getByRole('menuitem', { name: 'APA text' }).click();
+  const bar = page.getByRole('group', { name: 'Selected documents' });
+  await expect(bar.getByRole('status').last()).toHaveText('APA references of 2 documents copied.');
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  expect(copied).toContain('Hughes, T. P.');
+  expect(copied).toContain('(2017)');
+  expect(copied).toContain(HUGHES);
+  expect(copied).toContain('Wernberg, T.');
+  expect(copied).toContain('https://doi.org/10.1038/nature21707');
+  await keepScreenshot(page, testInfo, 'papers-library');
+
+  // The document shows what it is, its DOI a link at doi.org.
+  await hughes.getByRole('link', { name: HUGHES }).click();
+  await expect(page.getByRole('heading', { level: 1, name: HUGHES })).toBeVisible();
+  const about = page.getByRole('region', { name: 'About this document' });
+  await expect(about).toContainText('Terry P. Hughes, James T. Kerry, Andrew H. Baird');
+  await expect(about).toContainText('2017 · Nature');
+  await expect(about.getByRole('link', { name: '10.1038/nature21707' })).toHaveAttribute(
+    'href',
+    'https://doi.org/10.1038/nature21707',
+  );
+  await keepScreenshot(page, testInfo, 'papers-document');
+});
+
+test('a file the library already has is refused, offering the document it has', async ({
+  page,
+}, testInfo) => {
+  const title = `Kelp canopy survey ${unique()}`;
+  const pdf = Buffer.from(
+    await makePdf([`${title}. Canopy cover fell by half after the heatwave.`], { title }),
+  );
+  await signUpInBrowser(page, server, newPerson('Ada Twice'));
+  await page.getByRole('button', { name: 'Add document' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Add a document' });
+  const upload = (name: string) =>
+    dialog.getByLabel('Choose files').setInputFiles({ name, mimeType: 'application/pdf', buffer: pdf });
+  await upload('kelp.pdf');
+  await expect(dialog.getByRole('listitem').filter({ hasText: 'kelp.pdf' })).toContainText('ready', {
+    timeout: 20_000,
+  });
+
+  await upload('kelp copy.pdf');
+  const again = dialog.getByRole('listitem').filter({ hasText: 'kelp copy.pdf' });
+  await expect(again).toContainText(`Already in your library: “${title}” — open it?`);
+  await keepScreenshot(page, testInfo, 'papers-duplicate');
+  await again.getByRole('link', { name: 'open it' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: title })).toBeVisible();
+  // Nothing was stored for the second file.
+  await page.goto(`${origin}/`);
+  await expect(page.getByRole('list', { name: 'Your documents' }).getByRole('listitem')).toHaveCount(1);
+});
