@@ -20,6 +20,7 @@ declare module '@citation-js/core' {
     issued?: { 'date-parts'?: Array<Array<number | string>>; raw?: string; literal?: string };
     DOI?: string;
     'container-title'?: string;
+    'container-title-short'?: string;
     'event-title'?: string;
     publisher?: string;
     abstract?: string;

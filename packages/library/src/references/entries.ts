@@ -57,7 +57,11 @@ export function entryFromCsl(
       .slice(0, SPONGE_LIMITS.authors),
     year: yearOf(item.issued),
     doi: typeof item.DOI === 'string' ? normaliseDoi(item.DOI) : null,
-    venue: line(item['container-title'] ?? item['event-title'] ?? item.publisher, METADATA_LIMITS.venueChars),
+    // A journal named only by its abbreviation (RIS J2/JA) is named so rather than not at all.
+    venue: line(
+      item['container-title'] ?? item['container-title-short'] ?? item['event-title'] ?? item.publisher,
+      METADATA_LIMITS.venueChars,
+    ),
     abstract: text(item.abstract, METADATA_LIMITS.abstractChars),
     tags,
     files: paths.map(baseName),

@@ -107,6 +107,24 @@ describe('parseBibliography', () => {
     });
   });
 
+  it('takes a RIS journal given only by its abbreviation as the venue, and an L1 file:// URL as a path', () => {
+    const ris = [
+      'TY  - JOUR',
+      'TI  - Kelp forests in a warming sea',
+      'AU  - Müller, Anna',
+      'J2  - Mar. Ecol.',
+      'PY  - 2019',
+      'L1  - file:///C:/Users/anna/Documents/M%C3%BCller%20-%202019%20-%20Kelp.pdf',
+      'ER  - ',
+      '',
+    ].join('\n');
+    expect(parseBibliography(ris, 'export.ris')[0]).toMatchObject({
+      venue: 'Mar. Ecol.',
+      files: ['Müller - 2019 - Kelp.pdf'],
+      paths: ['C:/Users/anna/Documents/Müller - 2019 - Kelp.pdf'],
+    });
+  });
+
   it('refuses in words what is no bibliography, a broken one, and one over the entry limit', () => {
     const refusal = (text: string, name: string) => {
       try {

@@ -184,7 +184,8 @@ function risEntries(text: string): ReferenceEntry[] {
 function fileUrlPath(value: string): string {
   if (!/^file:\/\//i.test(value)) return value;
   try {
-    return decodeURIComponent(value.replace(/^file:\/\/(localhost)?/i, ''));
+    // file:///C:/… is the Windows path C:/….
+    return decodeURIComponent(value.replace(/^file:\/\/(localhost)?/i, '')).replace(/^\/([a-z]:)/i, '$1');
   } catch {
     return value;
   }
