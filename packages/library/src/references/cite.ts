@@ -9,7 +9,7 @@ import { assignMissingCitationKeys, citationKeyBase, parseStringArray } from '..
 import { LibraryError } from '../errors.ts';
 import type { CitableDocument } from './entries.ts';
 import { formatReferences } from './format.ts';
-import { formatTextOnThread } from './format-thread.ts';
+import { formatTextOnThread } from './thread.ts';
 import type { CiteFormat, CiteStyle } from './format.ts';
 
 /**

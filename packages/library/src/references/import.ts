@@ -12,7 +12,7 @@ import { LibraryError, isLibraryError } from '../errors.ts';
 import type { Library } from '../library.ts';
 import { baseName, foldName } from './entries.ts';
 import type { ReferenceEntry } from './entries.ts';
-import { parseBibliography } from './parse.ts';
+import { parseOnThread } from './thread.ts';
 import { readExportZip } from './zip.ts';
 
 /** A file of the import's form, or of its archive. */
@@ -108,7 +108,8 @@ export async function importReferences(
   options: { now: () => Date; signal?: AbortSignal | undefined; seconds?: number },
 ): Promise<ImportResult> {
   const text = decodeText(input.bibliography.bytes, input.bibliography.name);
-  const entries = parseBibliography(text, input.bibliography.name);
+  // Seconds of work for a hostile bibliography: on the references thread, not the API's.
+  const entries = await parseOnThread(text, input.bibliography.name);
   const deadline = options.now().getTime() + 1000 * (options.seconds ?? DEFAULT_IMPORT_SECONDS);
   const result: ImportResult = { added: [], duplicates: [], failed: [] };
   for (const [i, entry] of entries.entries()) {

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { isLibraryError } from '../errors.ts';
 import type { CitableDocument } from './entries.ts';
 import { formatReferences } from './format.ts';
-import { formatTextOnThread } from './format-thread.ts';
+import { parseBibliography } from './parse.ts';
+import { formatTextOnThread, parseOnThread } from './thread.ts';
 
 /** One author's papers of one year: what makes citeproc-js's disambiguation slow. */
 const sameAuthorYear = (n: number): CitableDocument[] =>
@@ -16,6 +17,26 @@ const sameAuthorYear = (n: number): CitableDocument[] =>
     abstract: '',
     tags: [],
   }));
+
+describe('parseOnThread', () => {
+  it('reads a bibliography on the thread as parseBibliography does, and refuses as it does', async () => {
+    const bib =
+      '@article{a, title = {Kelp}, author = {M{\\"u}ller, Anna}, year = {2019}, file = {:a.pdf:PDF}}';
+    expect(await parseOnThread(bib, 'a.bib')).toEqual(parseBibliography(bib, 'a.bib'));
+    const refused = await parseOnThread('just notes', 'notes.txt').catch((err: unknown) => err);
+    expect(isLibraryError(refused) && refused.reason).toBe('invalid_input');
+    expect((refused as Error).message).toMatch(/^notes\.txt is not a bibliography/);
+  });
+
+  it('refuses in words a bibliography that takes past its time to read', async () => {
+    const slow = await parseOnThread(`@misc{a, title = {${'\\"{u}'.repeat(200_000)}}}`, 'big.bib', 1).catch(
+      (err: unknown) => err,
+    );
+    expect(isLibraryError(slow) && `${slow.reason}: ${slow.message}`).toBe(
+      'invalid_input: Reading big.bib took longer than 0.001 s; export it in parts.',
+    );
+  });
+});
 
 describe('formatTextOnThread', () => {
   it('formats a bibliography on its thread as the style does in the process', async () => {
