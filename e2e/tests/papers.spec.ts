@@ -97,6 +97,14 @@ test('import a BibTeX export with its PDFs, see who wrote what, and copy their A
   expect(copied).toContain('Wernberg, T.');
   expect(copied).toContain('https://doi.org/10.1038/nature21707');
   await keepScreenshot(page, testInfo, 'papers-library');
+  expect(await seriousViolations(page)).toEqual([]);
+
+  // The Tag filter narrows the list to the owner's documents with the tag.
+  await page.getByRole('combobox', { name: 'Tag' }).selectOption('kelp');
+  const tagged = page.getByRole('list', { name: 'Your documents tagged #kelp' });
+  await expect(tagged.getByRole('link', { name: WERNBERG })).toBeVisible();
+  await expect(tagged.getByRole('link', { name: HUGHES })).toHaveCount(0);
+  await page.getByRole('combobox', { name: 'Tag' }).selectOption('');
 
   // The document shows what it is, its DOI a link at doi.org.
   await hughes.getByRole('link', { name: HUGHES }).click();
@@ -109,6 +117,24 @@ test('import a BibTeX export with its PDFs, see who wrote what, and copy their A
     'https://doi.org/10.1038/nature21707',
   );
   await keepScreenshot(page, testInfo, 'papers-document');
+
+  // Edit details: a wrong DOI is said under its field and nothing is saved; tags are set.
+  await page.getByRole('button', { name: 'Edit details' }).click();
+  const edit = page.getByRole('dialog', { name: 'Edit details' });
+  await edit.getByLabel('DOI').fill('nature21707');
+  await edit.getByLabel('Tags').fill('bleaching, #Reefs');
+  await edit.getByRole('button', { name: 'Save' }).click();
+  await expect(edit.getByLabel('DOI')).toHaveAccessibleDescription(/This is not a DOI/);
+  expect(await seriousViolations(page)).toEqual([]);
+  await keepScreenshot(page, testInfo, 'papers-edit-details');
+  await edit.getByLabel('DOI').fill('https://doi.org/10.1038/NATURE21707');
+  await edit.getByRole('button', { name: 'Save' }).click();
+  await expect(edit).toBeHidden();
+  await expect(about.getByRole('list', { name: 'Tags' }).getByRole('listitem')).toHaveText([
+    '#bleaching',
+    '#Reefs',
+  ]);
+  await expect(about.getByRole('link', { name: '10.1038/nature21707' })).toBeVisible();
 });
 
 test('a file the library already has is refused, offering the document it has', async ({
@@ -136,5 +162,7 @@ test('a file the library already has is refused, offering the document it has', 
   await expect(page.getByRole('heading', { level: 1, name: title })).toBeVisible();
   // Nothing was stored for the second file.
   await page.goto(`${origin}/`);
-  await expect(page.getByRole('list', { name: 'Your documents' }).getByRole('listitem')).toHaveCount(1);
+  const own = page.getByRole('list', { name: 'Your documents' });
+  await expect(own.getByRole('link', { name: title })).toHaveCount(1);
+  await expect(own.getByRole('checkbox')).toHaveCount(1);
 });
