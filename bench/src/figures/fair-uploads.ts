@@ -79,14 +79,18 @@ export async function fairUploads(ctx: BenchContext): Promise<Row[]> {
       tokens.push(login.userToken);
     }
     const [slowToken, tinyToken] = tokens as [string, string];
-    const tiny = pdf(1, 0, 'A tiny note on reef sharks.');
-    const slow = pdf(2_000, 250_000, 'A slow page.');
+    // Each file different: the same one twice is refused as a duplicate (SPEC §6d), not queued.
+    const tiny = (n: number) => pdf(1, 0, `A tiny note on reef sharks, ${n}.`);
+    let sent = 0;
+    const slow = () => pdf(2_000, 250_000, `A slow page, ${sent++}.`);
+    const slowBytes = slow().length;
     const samples = quick ? 10 : 30;
+    let tinySent = 0;
     const timeTiny = async (): Promise<number[]> => {
       const out: number[] = [];
       for (let i = 0; i < samples + 2; i++) {
         const t0 = performance.now();
-        const a = await upload(api.port, tinyToken, tiny, `tiny-${i}.pdf`);
+        const a = await upload(api.port, tinyToken, tiny(tinySent++), `tiny-${i}.pdf`);
         if (a.status !== 200) throw new Error(`the tiny upload answered ${a.status}`);
         if (i >= 2) out.push(performance.now() - t0);
       }
@@ -97,7 +101,7 @@ export async function fairUploads(ctx: BenchContext): Promise<Row[]> {
     const idle = summarize(await timeTiny());
 
     log(
-      `uploads: the same while another owner keeps four ${(slow.length / 1e6).toFixed(1)} MB slow PDFs queued`,
+      `uploads: the same while another owner keeps four ${(slowBytes / 1e6).toFixed(1)} MB slow PDFs queued`,
     );
     const answers: Record<string, number> = {};
     for (let k = 0; k < 4; k++)
@@ -106,7 +110,7 @@ export async function fairUploads(ctx: BenchContext): Promise<Row[]> {
           while (!stop.now) {
             // A connection the server closed as it went idle (keep-alive 5 s) fails the next
             // send; counted, and sent again.
-            const a = await upload(api.port, slowToken, slow, `slow-${k}.pdf`).catch(() => null);
+            const a = await upload(api.port, slowToken, slow(), `slow-${k}.pdf`).catch(() => null);
             const key = a === null ? 'network' : String(a.status);
             answers[key] = (answers[key] ?? 0) + 1;
             // Sooner than Retry-After says, so the queue stays full of this owner's files.
@@ -134,7 +138,7 @@ export async function fairUploads(ctx: BenchContext): Promise<Row[]> {
           idle,
           loaded,
           slowOwnerAnswers: answers,
-          slowPdfBytes: slow.length,
+          slowPdfBytes: slowBytes,
           tinyPdfBytes: tiny.length,
         },
       },

@@ -20,7 +20,7 @@ import { summarize } from '../stats.ts';
 const SCANS = join(dirname(fileURLToPath(import.meta.url)), '../../../packages/testing/fixtures/scans');
 
 /** A PDF of one full-page JPEG (1240 × 1754 px, grey) per page: A4 in points. */
-function scannedPdf(jpegs: Uint8Array[]): Uint8Array {
+function scannedPdf(jpegs: Uint8Array[], label: string): Uint8Array {
   const parts: Uint8Array[] = [];
   const offsets: number[] = [];
   let length = 0;
@@ -35,7 +35,8 @@ function scannedPdf(jpegs: Uint8Array[]): Uint8Array {
     body();
     put('\nendobj\n');
   };
-  put('%PDF-1.4\n');
+  // A comment naming the round: the same file twice is refused as a duplicate (SPEC §6d).
+  put(`%PDF-1.4\n% ${label}\n`);
   const count = jpegs.length;
   // Objects: 1 catalog, 2 pages, then per page: page, contents, image.
   const pageRef = (i: number) => 3 + i * 3;
@@ -80,7 +81,11 @@ export async function ocrWhileServing(ctx: BenchContext): Promise<Row[]> {
   const pages = quick ? 4 : 12;
   const rounds = quick ? 1 : 3;
   const jpegs = [1, 2].map((n) => new Uint8Array(readFileSync(join(SCANS, `page-${n}.jpg`))));
-  const scan = scannedPdf(Array.from({ length: pages }, (_, i) => jpegs[i % 2]!));
+  const scan = (round: number) =>
+    scannedPdf(
+      Array.from({ length: pages }, (_, i) => jpegs[i % 2]!),
+      `round ${round}`,
+    );
   const dataDir = join(work, 'ocr');
   mkdirSync(dataDir);
   const api = await startApi(dataDir);
@@ -134,7 +139,7 @@ export async function ocrWhileServing(ctx: BenchContext): Promise<Row[]> {
       if (r > 0) [run, version] = [await acceptRun(api.port, owner), 0];
       log(`ocr: ${pages} scanned pages recognised while health and remember run (round ${r + 1}/${rounds})`);
       const t0 = performance.now();
-      const id = await upload(api.port, owner.token, scan, `scan-${r}.pdf`);
+      const id = await upload(api.port, owner.token, scan(r), `scan-${r}.pdf`);
       let recognizing = true;
       const watch = (async () => {
         while ((await state(id)) === 'recognizing') await new Promise((w) => setTimeout(w, 100));

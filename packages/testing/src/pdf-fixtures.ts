@@ -107,11 +107,14 @@ export async function makeDeflateBombPdf(inflatedMiB: number): Promise<Uint8Arra
  * the stream again for every page: the defaults make a 1.3 MB file that keeps pdf.js busy well past
  * the 30 s extraction limit (issue 24, point 8); fewer operators make it finish.
  */
-export function makeSlowPdf(options: { pages?: number; operators?: number } = {}): Uint8Array {
+export function makeSlowPdf(options: { pages?: number; operators?: number; text?: string } = {}): Uint8Array {
   const pages = options.pages ?? 2_000;
   const operators = options.operators ?? 250_000;
+  // `text`, the line drawn, makes files of the same shape different files: an owner's library
+  // refuses the same bytes twice (SPEC §6d). Letters, digits, spaces and . , - only (unescaped).
+  const line = (options.text ?? 'A slow page.').replace(/[^\w .,-]/g, '');
   const stream = new TextEncoder().encode(
-    `${'q Q\n'.repeat(operators)}BT /F1 12 Tf 72 712 Td (A slow page.) Tj ET\n`,
+    `${'q Q\n'.repeat(operators)}BT /F1 12 Tf 72 712 Td (${line}) Tj ET\n`,
   );
   // Objects: 1 catalog, 2 page tree, 3 the shared stream, 4 the font, then one per page.
   const kids = Array.from({ length: pages }, (_, i) => `${i + 5} 0 R`).join(' ');

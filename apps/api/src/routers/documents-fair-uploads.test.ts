@@ -54,19 +54,20 @@ describe('one owner’s slow PDFs and another owner’s upload', () => {
   });
 
   it("B's tiny PDF is extracted while A's first slow PDF runs, ahead of A's second; A's third and fourth are busy", async () => {
-    const slow = makeSlowPdf();
+    // Four different files (the same one twice is a duplicate, refused before any queue).
+    const slow = (n: number) => makeSlowPdf({ text: `A slow page, file ${n}.` });
     const before = await documentRows(s);
 
-    const a1 = pending(upload(s, ada, slow, 'slow-1.pdf'));
+    const a1 = pending(upload(s, ada, slow(1), 'slow-1.pdf'));
     stragglers.push(a1.answer);
     await until(() => s.app.library.uploads.stats().running === 1);
-    const a2 = pending(upload(s, ada, slow, 'slow-2.pdf'));
+    const a2 = pending(upload(s, ada, slow(2), 'slow-2.pdf'));
     stragglers.push(a2.answer);
     await until(() => s.app.library.uploads.stats().waiting === 1);
     // A already has a job running and one waiting.
     const [a3, a4] = await Promise.all([
-      upload(s, ada, slow, 'slow-3.pdf'),
-      upload(s, ada, slow, 'slow-4.pdf'),
+      upload(s, ada, slow(3), 'slow-3.pdf'),
+      upload(s, ada, slow(4), 'slow-4.pdf'),
     ]);
     expectBusy(a3);
     expectBusy(a4);

@@ -41,17 +41,18 @@ describe('the extraction queue of two APIs on the same databases', () => {
   });
 
   it('one owner: a file read on one API and one waiting on the other, then busy on either', async () => {
-    const slow = makeSlowPdf();
-    const a1 = pending(upload(a, ada, slow, 'slow-1.pdf'));
+    // Different files: the same one twice is a duplicate, refused before any queue.
+    const slow = (n: number) => makeSlowPdf({ text: `A slow page, file ${n}.` });
+    const a1 = pending(upload(a, ada, slow(1), 'slow-1.pdf'));
     stragglers.push(a1.answer);
     await until(() => a.app.library.uploads.stats().running === 1);
     // Ada's second file, sent to the other API: it waits for her first, wherever that is read.
-    const a2 = pending(upload(b, ada, slow, 'slow-2.pdf'));
+    const a2 = pending(upload(b, ada, slow(2), 'slow-2.pdf'));
     stragglers.push(a2.answer);
     await until(() => b.app.library.uploads.stats().running === 1);
     // A third, on either API: she already has a file being read and one waiting.
-    for (const s of [a, b]) {
-      const third = await upload(s, ada, slow, 'slow-3.pdf');
+    for (const [n, s] of [a, b].entries()) {
+      const third = await upload(s, ada, slow(3 + n), 'slow-3.pdf');
       expect([third.status, third.body.error?.data?.reason], JSON.stringify(third.body)).toEqual([
         429,
         'busy',
