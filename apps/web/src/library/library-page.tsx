@@ -118,7 +118,13 @@ function Sections({ docs, tag }: { docs: Doc[]; tag: string | null }) {
               ? 'Select documents to cite them together.'
               : `${selected.length} selected`}
           </span>
-          <CiteMenu documentIds={selected} label="Cite selected" disabled={selected.length === 0} />
+          {/* Keyed by the selection: what was copied is not said of another selection. */}
+          <CiteMenu
+            key={selected.join(' ')}
+            documentIds={selected}
+            label="Cite selected"
+            disabled={selected.length === 0}
+          />
           {selected.length > 0 && (
             <button type="button" className="button small-button" onClick={() => setChosen(new Set())}>
               Clear selection

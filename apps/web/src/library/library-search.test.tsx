@@ -83,3 +83,14 @@ describe('a search narrowed by a tag', () => {
     expect(html).toContain('No passage of your library tagged #reefs matches “kelp”.');
   });
 });
+
+describe('a hit says what paper it is from', () => {
+  it('names its authors and year before the title, and its venue after', () => {
+    const html = render('DHW', [
+      hit({ authors: ['Terry P. Hughes', 'James T. Kerry', 'Andrew H. Baird'], year: 2017, venue: 'Nature' }),
+    ]);
+    expect(html.replace(/<[^>]+>/g, '')).toContain(
+      'Hughes et al. 2017 · Reef &amp; heat &lt;2016&gt; · Nature',
+    );
+  });
+});

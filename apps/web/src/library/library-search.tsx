@@ -5,7 +5,7 @@ import { Link } from 'react-router';
 import { documentPath, documentQuotePath } from '../shared/paths.ts';
 import { ErrorState } from '../shared/states.tsx';
 import { trpc, type RouterOutputs } from '../trpc.ts';
-import { tagLabel } from './paper-words.ts';
+import { authorYear, tagLabel } from './paper-words.ts';
 import { pageLabel, excerpt, highlight } from './row-words.ts';
 
 type Doc = RouterOutputs['documents']['list'][number];
@@ -114,7 +114,12 @@ export function SearchHits({
         return (
           <li key={`${hit.id}/${hit.chunk}`}>
             <div className="hit-head">
-              <Link to={hitPath(hit)}>{hit.title}</Link>
+              <span>
+                {/* The paper it is from, as the library's rows say it. */}
+                {authorYear(hit) !== null && `${authorYear(hit)} · `}
+                <Link to={hitPath(hit)}>{hit.title}</Link>
+                {hit.venue !== '' && <span className="muted"> · {hit.venue}</span>}
+              </span>
               {page && <span className="small muted">{page}</span>}
               <span className="small faint" title={SCORE_MEANS}>
                 <span className="visually-hidden">Score </span>
