@@ -2,12 +2,24 @@
 // export with its two PDFs through "Import from Zotero, BibTeX, RIS…": each entry is said in
 // words, both papers are listed as "Hughes et al. 2017 · Title · Venue #tag", and Cite on the
 // two selected puts their APA references on the clipboard (read back from it). And a file the
-// library already has is refused as a duplicate that offers the document it has.
+// library already has is refused as a duplicate that offers the document it has, and Copy
+// bibliography under a reply copies the references of the documents it cites.
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
 import type { Page } from '@playwright/test';
 import { makePdf } from '@sponge/testing/pdf-fixtures';
-import { keepScreenshot, newPerson, originOf, servers, signUpInBrowser, unique } from './support.ts';
+import {
+  REEF_TITLE,
+  adaRunOnReef,
+  apiClient,
+  keepScreenshot,
+  newPerson,
+  originOf,
+  servers,
+  signInBrowser,
+  signUpInBrowser,
+  unique,
+} from './support.ts';
 
 const server = servers.accounts;
 const origin = originOf(server);
@@ -165,4 +177,35 @@ test('a file the library already has is refused, offering the document it has', 
   const own = page.getByRole('list', { name: 'Your documents' });
   await expect(own.getByRole('link', { name: title })).toHaveCount(1);
   await expect(own.getByRole('checkbox')).toHaveCount(1);
+});
+
+test('Copy bibliography under a reply copies the references of the documents it cites', async ({
+  page,
+  context,
+}, testInfo) => {
+  const { ada, reef, run } = await adaRunOnReef('bibliography');
+  await apiClient(ada.server, run.runToken).agent.say.mutate({
+    text: 'Over 90 percent of the most exposed sites bleached [1], and larval supply limited recovery [2].',
+    citations: [
+      { documentId: reef.id, page: 1, quote: 'bleached in over 90 percent of surveyed sites' },
+      { documentId: reef.id, page: 1, quote: 'Larval supply limited recovery at isolated sites' },
+    ],
+  });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: originOf(ada.server) });
+  await signInBrowser(context, ada);
+  await page.goto(`/documents/${encodeURIComponent(reef.id)}`);
+  const ourRun = page
+    .getByRole('region', { name: 'Runs' })
+    .getByRole('article')
+    .filter({ hasText: run.label });
+  await ourRun.getByRole('button', { name: 'Copy bibliography' }).click();
+  await page.getByRole('menuitem', { name: 'Vancouver text' }).click();
+  // The document cited twice is one reference.
+  await expect(ourRun.getByRole('status').filter({ hasText: 'copied' })).toHaveText(
+    'Vancouver reference copied.',
+  );
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  expect(copied).toContain(REEF_TITLE);
+  expect(copied).toContain('Okafor M');
+  await keepScreenshot(page, testInfo, 'papers-copy-bibliography');
 });
