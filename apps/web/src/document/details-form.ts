@@ -3,17 +3,14 @@
 // field before anything is sent. The rules of a DOI and of tags are the contract's, so the form
 // accepts what the API accepts.
 import { METADATA_LIMITS, normaliseDoi, normaliseTags, SPONGE_LIMITS } from '@sponge/contract';
+import type { RouterInputs } from '@sponge/api';
+import type { RouterOutputs } from '../trpc.ts';
 
 /** What the document is now, as `documents.get` says it. */
-export interface Details {
-  title: string;
-  authors: readonly string[];
-  year: number | null;
-  doi: string | null;
-  venue: string;
-  abstract: string;
-  tags: readonly string[];
-}
+export type Details = Pick<
+  RouterOutputs['documents']['get'],
+  'title' | 'authors' | 'year' | 'doi' | 'venue' | 'abstract' | 'tags'
+>;
 
 /** The form's text, one string a field: authors one a line, tags separated by commas. */
 export type DetailsDraft = Record<keyof Details, string>;
@@ -32,15 +29,8 @@ export function draftOf(details: Details): DetailsDraft {
   };
 }
 
-export type DetailsChange = Partial<{
-  title: string;
-  authors: string[];
-  year: number | null;
-  doi: string | null;
-  venue: string;
-  abstract: string;
-  tags: string[];
-}>;
+/** What `documents.update` is sent: the fields that changed. */
+export type DetailsChange = Omit<RouterInputs['documents']['update'], 'documentId'>;
 
 const n = (count: number) => count.toLocaleString('en');
 

@@ -2,6 +2,7 @@
 // CSL-JSON file with the PDFs it names, or a .zip of the export folder — sent to
 // `documents.import` as multipart/form-data, and its answer said entry by entry in words.
 import { SPONGE_LIMITS } from '@sponge/contract';
+import type { RouterOutputs } from '../trpc.ts';
 import { readUploadAnswer, formatBytes } from './upload.ts';
 
 const IMPORT_URL = '/trpc/documents.import';
@@ -14,12 +15,8 @@ const REQUEST_BYTES = 200 * MiB;
 export const BIBLIOGRAPHY_ACCEPT = '.bib,.bibtex,.ris,.json,.zip';
 export const PDF_ACCEPT = '.pdf,application/pdf';
 
-/** What `documents.import` answers. */
-export interface ImportAnswer {
-  added: Array<{ id: string; title: string }>;
-  duplicates: Array<{ entry: string; existingId: string }>;
-  failed: Array<{ entry: string; reason: string }>;
-}
+/** What `documents.import` answers: `{ added, duplicates, failed }`, entry by entry. */
+export type ImportAnswer = RouterOutputs['documents']['import'];
 
 type Sized = { name: string; size: number };
 
