@@ -48,9 +48,9 @@ async function post(
   return { status: res.status, json: await res.json() };
 }
 
-const upload = () => {
+const upload = (more = '') => {
   const f = new FormData();
-  f.append('file', new Blob(['Kelp forests recover when otters return.']), 'kelp.txt');
+  f.append('file', new Blob([`Kelp forests recover when otters return. ${more}`]), 'kelp.txt');
   return f;
 };
 
@@ -128,10 +128,11 @@ describe('a POST with a bearer token', () => {
       {},
       { cookie: `sponge_session=${adaCookie}`, origin: foreign },
     ];
-    for (const headers of variants) {
+    for (const [i, headers] of variants.entries()) {
       const key = await post('auth.createApiKey', { label: 'script' }, { bearer: token }, headers);
       expect(key.status).toBe(200);
-      const doc = await post('documents.upload', upload(), { bearer: token }, headers);
+      // A text of its own each time: the same file twice is a duplicate (SPEC §6d).
+      const doc = await post('documents.upload', upload(`Variant ${i}.`), { bearer: token }, headers);
       expect(doc.status).toBe(200);
     }
     expect((await post('auth.logout', null, { bearer: token }, { origin: foreign })).status).toBe(200);

@@ -6,7 +6,7 @@
 import type { Client, InStatement, InValue, Row } from '@libsql/client';
 import type { DocumentSource } from '@sponge/contract';
 import { chunkDocument } from '../search/chunks.ts';
-import { assignMissingCitationKeys, parseStringArray } from './metadata.ts';
+import { assignMissingCitationKeys, citationKeyStatement, parseStringArray } from './metadata.ts';
 import { USAGE, live } from './rules.ts';
 import type { DocumentOwner } from './rules.ts';
 import type { LibraryQuotas } from './quotas.ts';
@@ -43,7 +43,10 @@ export interface DocumentSummary {
   /** '' when unknown. */
   venue: string;
   tags: string[];
-  /** Unique in the owner's library, never changed by an edit; '' only while an upload is extracting. */
+  /**
+   * Unique in the owner's library, never changed by an edit; '' while an upload is extracting, and
+   * on the first read of a document written before migration 027 (it is given one then).
+   */
   citationKey: string;
   access: Access;
   publishedAt: string | null;
@@ -144,27 +147,35 @@ function indexStatus(r: Row): IndexStatus {
  * const docs = await listVisibleDocuments(db, 'user-ada'); // [{ id, title, access: 'owner', index: { state: 'ready' … } }, …]
  */
 export async function listVisibleDocuments(db: Client, userId: string): Promise<DocumentSummary[]> {
-  const read = () =>
-    db.execute({
-      sql: `SELECT ${SUMMARY_COLUMNS}, ${ACCESS_SQL} AS access ${FROM_VISIBLE}
-            ORDER BY last_activity_at DESC, d.title, d.id`,
-      args: { user: userId },
-    });
-  let rs = await read();
-  if (await keysMissing(db, rs.rows)) rs = await read();
+  const rs = await db.execute({
+    sql: `SELECT ${SUMMARY_COLUMNS}, ${ACCESS_SQL} AS access ${FROM_VISIBLE}
+          ORDER BY last_activity_at DESC, d.title, d.id`,
+    args: { user: userId },
+  });
+  giveMissingKeys(db, rs.rows);
   return rs.rows.map(toSummary);
 }
 
+/** Documents whose keys are being given by this process (giveMissingKeys). */
+const giving = new Set<string>();
+
 /**
- * Gives the documents among `rows` written before citation keys existed (migration 027) theirs;
- * true when it did, and the rows are to be read again.
+ * Gives the documents among `rows` written before citation keys existed (migration 027) theirs,
+ * after the read that found them: a read never waits for a write (another process may hold the
+ * database's write lock for a while), so such a document reads with the key '' once. Should the
+ * write fail, the next read tries again.
  */
-async function keysMissing(db: Client, rows: readonly Row[]): Promise<boolean> {
+function giveMissingKeys(db: Client, rows: readonly Row[]): void {
   const ids = rows
-    .filter((r) => r.citation_key === null && r.extraction_progress === null)
+    .filter((r) => r.citation_key === null && r.extraction_progress === null && !giving.has(String(r.id)))
     .map((r) => String(r.id));
-  await assignMissingCitationKeys(db, ids);
-  return ids.length > 0;
+  if (ids.length === 0) return;
+  for (const id of ids) giving.add(id);
+  void assignMissingCitationKeys(db, ids)
+    .catch(() => undefined)
+    .finally(() => {
+      for (const id of ids) giving.delete(id);
+    });
 }
 
 /** The document if the user may read it (owner, shared, public); null otherwise or when removed. */
@@ -173,14 +184,12 @@ export async function getVisibleDocument(
   userId: string,
   documentId: string,
 ): Promise<DocumentRecord | null> {
-  const read = () =>
-    db.execute({
-      sql: `SELECT ${SUMMARY_COLUMNS}, d.text, d.page_starts, d.ocr_pages, d.memory_in_staged_runs, ${ACCESS_SQL} AS access
-            ${FROM_VISIBLE} AND d.id = :doc`,
-      args: { user: userId, doc: documentId },
-    });
-  let rs = await read();
-  if (await keysMissing(db, rs.rows)) rs = await read();
+  const rs = await db.execute({
+    sql: `SELECT ${SUMMARY_COLUMNS}, d.text, d.page_starts, d.ocr_pages, d.memory_in_staged_runs, ${ACCESS_SQL} AS access
+          ${FROM_VISIBLE} AND d.id = :doc`,
+    args: { user: userId, doc: documentId },
+  });
+  giveMissingKeys(db, rs.rows);
   const r = rs.rows[0];
   if (!r) return null;
   return {
@@ -377,8 +386,9 @@ function insertStatement(
   };
 }
 
+/** A document's row with its citation key (the app's demo library, tools and tests add so). */
 export async function insertDocument(db: Client, doc: NewDocument, now: Date): Promise<void> {
-  await db.execute(insertDocumentStatement(doc, now));
+  await db.batch([insertDocumentStatement(doc, now), citationKeyStatement({ ...doc, year: null })], 'write');
 }
 
 /** Idempotent: returns the first publication time. */

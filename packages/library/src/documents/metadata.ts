@@ -150,7 +150,7 @@ function keyCandidates(base: string, documentId: string): string[] {
  * owner holds, chosen in the statement that writes it, so two documents added at once cannot
  * take the same key. `onlyIf`: a further condition on the document (SQL over `documents`).
  */
-function citationKeyStatement(
+export function citationKeyStatement(
   doc: { id: string; authors: readonly string[]; title: string; year: number | null },
   onlyIf: { sql: string; args: string[] } = { sql: '1', args: [] },
 ): InStatement {
@@ -169,8 +169,8 @@ function citationKeyStatement(
 }
 
 /**
- * Citation keys for documents written before migration 027 (or added without one), given the
- * first time they are read; an upload still extracting gets its own when it is added.
+ * Citation keys for documents written before migration 027, given after the first read that finds
+ * them without one (documents.ts); an upload still extracting gets its own when it is added.
  */
 export async function assignMissingCitationKeys(db: Client, documentIds: readonly string[]): Promise<void> {
   if (documentIds.length === 0) return;
