@@ -209,3 +209,47 @@ test('Copy bibliography under a reply copies the references of the documents it 
   expect(copied).toContain('Okafor M');
   await keepScreenshot(page, testInfo, 'papers-copy-bibliography');
 });
+
+test('the BibTeX one account cites, another imports with the same authors, year, venue and tags', async ({
+  page,
+  context,
+  browser,
+}) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+  await signUpInBrowser(page, server, newPerson('Ada Export'));
+  const importBib = async (on: Page, bib: string) => {
+    await on.getByRole('button', { name: 'Import from Zotero, BibTeX, RIS…' }).click();
+    const dialog = on.getByRole('dialog', { name: 'Import from a reference manager' });
+    await dialog.getByLabel('Exported file').setInputFiles({
+      name: 'export.bib',
+      mimeType: 'application/x-bibtex',
+      buffer: Buffer.from(bib),
+    });
+    await dialog.getByRole('button', { name: 'Import' }).click();
+    await expect(dialog.getByRole('status').filter({ hasText: 'added' })).toHaveText('2 added.', {
+      timeout: 20_000,
+    });
+    await dialog.getByRole('button', { name: 'Close' }).click();
+  };
+  // Without PDFs: each entry keeps its metadata (and its abstract, if any) as a document.
+  await importBib(page, BIBTEX);
+  await page.getByRole('checkbox', { name: `Select “${HUGHES}”` }).check();
+  await page.getByRole('checkbox', { name: `Select “${WERNBERG}”` }).check();
+  await page.getByRole('button', { name: 'Cite selected' }).click();
+  await page.getByRole('menuitem', { name: 'BibTeX' }).click();
+  await expect(page.getByRole('group', { name: 'Selected documents' }).getByRole('status').last()).toHaveText(
+    'BibTeX entries of 2 documents copied.',
+  );
+  const exported = await page.evaluate(() => navigator.clipboard.readText());
+
+  const other = await browser.newContext();
+  const otherPage = await other.newPage();
+  await signUpInBrowser(otherPage, server, newPerson('Bob Import'));
+  await importBib(otherPage, exported);
+  const rows = otherPage.getByRole('list', { name: 'Your documents' });
+  await expect(rows).toContainText(`Hughes et al. 2017 · ${HUGHES} · Nature`);
+  await expect(rows).toContainText(`Wernberg and Bennett 2016 · ${WERNBERG} · Science`);
+  await expect(rows.getByRole('listitem').filter({ hasText: HUGHES })).toContainText('#bleaching');
+  await expect(rows.getByRole('listitem').filter({ hasText: WERNBERG })).toContainText('#kelp');
+  await other.close();
+});
