@@ -62,6 +62,8 @@ describe('addedSummary', () => {
       index: { state: 'recognizing' as const, done: 1, total: 2, note: null, reason: null },
     };
     expect(addedSummary(added, listed).state).toBe('recognizing text, page 2 of 2');
+    // The characters are not counted until OCR has read every page: "2 characters" would mislead.
+    expect(addedSummary(added, listed).facts).toBe('2 pages');
   });
 
   it('says a failure as such', () => {

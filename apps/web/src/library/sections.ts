@@ -31,7 +31,8 @@ interface Counts {
 /**
  * An added file's row: its title and counts from the library's list once it has the document —
  * OCR and the PDF's own metadata change them after the upload answered — and its state there
- * ("indexing…", "recognizing text, page 2 of 2", "ready", "indexing failed: …").
+ * ("indexing…", "recognizing text, page 2 of 2", "ready", "indexing failed: …"); the characters only
+ * once the text has been read.
  */
 export function addedSummary(
   added: Counts,
@@ -46,9 +47,11 @@ export function addedSummary(
     : failed
       ? `indexing ${indexLabel(index)}`
       : (indexLabel(index) ?? 'ready');
+  // While the text is still read (OCR included) its characters are not yet counted.
+  const reading = index?.state === 'extracting' || index?.state === 'recognizing';
   const facts = [
     now.pages > 0 && `${now.pages} ${now.pages === 1 ? 'page' : 'pages'}`,
-    `${now.characters.toLocaleString('en')} characters`,
+    !reading && `${now.characters.toLocaleString('en')} characters`,
   ].filter(Boolean);
   return { title: now.title, state, failed, facts: facts.join(', ') };
 }
