@@ -28,7 +28,8 @@ const HAS_TOKEN = /[\p{L}\p{N}]/u;
 /** The query's pieces as the user wrote them, without punctuation at their ends (for highlighting). */
 export function queryTerms(query: string): string[] {
   const terms: string[] = [];
-  for (const piece of query.split(/\s+/u)) {
+  // FTS5 reads a NUL as the end of its query ("unterminated string"): it separates pieces here.
+  for (const piece of query.replaceAll('\u0000', ' ').split(/\s+/u)) {
     const term = piece.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
     if (HAS_TOKEN.test(term) && !terms.some((t) => t.toLowerCase() === term.toLowerCase())) terms.push(term);
     if (terms.length === MAX_QUERY_TERMS) break;

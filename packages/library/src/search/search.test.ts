@@ -282,7 +282,13 @@ describe('the keyword index', () => {
       '{text}',
       'a"b',
       '10.1038/nature21707',
+      // FTS5 takes a NUL for the end of the query: "unterminated string".
+      'a\u0000b',
     );
+    for (const nul of ['a\u0000b', 'reef \u0000 coral', '\u0000']) {
+      await searchKeywords(db, 'u1', nul, 10);
+      await searchKeywords(db, 'u1', nul, 10, 'dhw');
+    }
     await fc.assert(
       fc.asyncProperty(
         fc.array(fc.oneof(tricky, fc.string(), fc.string({ unit: 'binary' })), { maxLength: 6 }),
