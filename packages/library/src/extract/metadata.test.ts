@@ -309,9 +309,16 @@ describe('paperMetadata', () => {
     );
   });
 
-  it('takes the year from the publication date, CreationDate only when there is none', () => {
+  it('takes the year from the publication date or one printed as such, never from when the file was made', () => {
     const info = { CreationDate: "D:20261206081605Z00'00'" };
-    expect(paperMetadata({ ...empty, info }).year).toBe(2026);
+    expect(paperMetadata({ ...empty, info, xmp: { 'xmp:createdate': '2025-01-01' } }).year).toBeUndefined();
+    const printed = (page: string) => paperMetadata({ ...empty, info, pages: [page] }).year;
+    expect(printed('Reef Corals\n\n© 2017 Macmillan Publishers Limited.')).toBe(2017);
+    expect(printed('Copyright (c) 2009 Elsevier B.V. All rights reserved.')).toBe(2009);
+    expect(printed('Received 2 May 2016 · Published: 16 March 2017')).toBe(2017);
+    expect(printed('Published online 2018-03-08 in Wiley Online Library')).toBe(2018);
+    // A year in the text is not the paper's.
+    expect(printed('Surveys from 2016 to 2019 found 12 reefs bleached.')).toBeUndefined();
     expect(paperMetadata({ ...empty, info, xmp: { 'dc:date': ['2023-06-01'] } }).year).toBe(2023);
     expect(paperMetadata({ ...empty, info, xmp: { 'prism:publicationdate': '2019-02' } }).year).toBe(2019);
     expect(paperMetadata({ ...empty, info: { CreationDate: 'D:00010101' } }).year).toBeUndefined();

@@ -10,8 +10,10 @@
  * 3. the title as typeset: the largest lines near the top of page 1 that are not a stamp, a banner
  *    or the journal's name;
  * 4. the abstract: the text after an "Abstract" heading on page 1, up to the next heading;
- * 5. the file's creation date, only when no publication date is given (a weak year: it is when the
- *    PDF was made, which for a printed web page or a draft is not when the paper was).
+ * 5. the year: XMP's publication date, else one printed on page 1 beside "Published", "©" or
+ *    "Copyright". Never the file's creation date: it is when the PDF was made, which for a printed
+ *    web page, a scan or a draft is not when the paper was, and a wrong year is worse than none in
+ *    a citation.
  *
  * Pure functions over what pdf.js gives, run on the PDF thread by read-pdf.ts. Loaded there with
  * Node's type stripping: erasable TypeScript only.
@@ -68,7 +70,7 @@ export function paperMetadata(sources: MetadataSources): PaperMetadata {
   const authors = fromInfo.length > 0 ? fromInfo : splitAuthors(xmp['dc:creator']);
   const year =
     [xmp['prism:publicationdate'], xmp['prism:coverdate'], xmp['dc:date']].map(yearOf).find(Boolean) ??
-    [info.CreationDate, xmp['xmp:createdate']].map(yearOf).find(Boolean);
+    printedYear(sources.pages[0] ?? '');
   const doi =
     [xmp['prism:doi'], xmp['pdfx:doi'], xmp['dc:identifier'], custom.doi, custom.DOI]
       .flatMap((value: unknown) => (Array.isArray(value) ? (value as unknown[]) : [value]))
@@ -340,6 +342,17 @@ function yearOf(value: unknown): number | undefined {
   const match = typeof date === 'string' ? /^\s*(?:D:)?(\d{4})/.exec(date) : null;
   const year = match ? Number(match[1]) : NaN;
   return year >= 1000 && year <= 2100 ? year : undefined;
+}
+
+// "© 2017", "Copyright (c) 2017", "Published: 3 March 2017", "Published online 2017-03-08".
+const PRINTED_YEAR =
+  /(?:©|\(c\)|\bcopyright\b|\bpublished\b(?:\s+online)?\s*:?)[^\n\d]{0,24}(?:\d{1,2}[^\n\d]{1,12})?\b(1[5-9]\d\d|20\d\d)\b/i;
+
+/** A year printed on page 1 as the paper's own (publication or copyright), within 1500..2100. */
+function printedYear(page: string): number | undefined {
+  const match = PRINTED_YEAR.exec(page);
+  const year = match ? Number(match[1]) : NaN;
+  return year >= 1500 && year <= 2100 ? year : undefined;
 }
 
 /** The value with the most weight, of [value, weight] pairs; the smaller of equal ones. */

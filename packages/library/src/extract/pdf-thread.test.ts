@@ -28,7 +28,7 @@ describe('PDF thread', () => {
       ok: true,
       pages: ['Fits in any sensible heap.'],
       scanned: [],
-      metadata: { year: 2024 },
+      metadata: {},
     });
   });
 
