@@ -12,6 +12,21 @@ describe('the command line', () => {
     expect(parseCommandLine(['--', '--quick', '--only', 'http,query'])).toEqual(expected);
   });
 
+  it("takes the scale figure's library size", () => {
+    expect(parseCommandLine(['--only=scale', '--scale-documents=2000'])).toEqual({
+      kind: 'run',
+      quick: false,
+      only: ['scale'],
+      scale: { documents: 2000 },
+    });
+    expect(parseCommandLine(['--scale-paragraphs=9', '--scale-documents=10000'])).toEqual({
+      kind: 'run',
+      quick: false,
+      only: undefined,
+      scale: { documents: 10000, paragraphs: 9 },
+    });
+  });
+
   it('answers --help with the usage and every figure', () => {
     expect(parseCommandLine(['--help'])).toEqual({ kind: 'help' });
     expect(parseCommandLine(['--quick', '--help'])).toEqual({ kind: 'help' });
@@ -27,6 +42,10 @@ describe('the command line', () => {
     [['--quick=yes'], /--quick/],
     [['query'], /query/],
     [['--', '--', '--quick'], /--quick/],
+    [['--scale-documents=0'], /--scale-documents: a whole number from 1 to 10000, got '0'/],
+    [['--scale-documents=1e3'], /--scale-documents/],
+    [['--scale-documents=10001'], /--scale-documents/],
+    [['--scale-paragraphs=100'], /--scale-paragraphs: a whole number from 1 to 99, got '100'/],
   ])('refuses %j', (argv, message) => {
     expect(() => parseCommandLine(argv)).toThrow(UsageError);
     expect(() => parseCommandLine(argv)).toThrow(message);

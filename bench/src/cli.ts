@@ -28,19 +28,24 @@ export const FIGURES = {
   ocr: 'OCR pages per minute, and health p99 and a remember over HTTP while OCR runs vs with none running',
   live: "an agent's reply to its chat.events event in a subscribed client vs the page's former 1 s transcript poll",
   mcp: "search_library over /mcp with the SDK's client vs documents.search over tRPC, same key and queries",
+  scale:
+    "one owner's library of 10,000 documents (~1M chunks, metadata on each) vs one of 100: add rate, search, list, memory",
 } as const;
 
 export type FigureName = keyof typeof FIGURES;
 
 const NAMES = Object.keys(FIGURES) as FigureName[];
 
-export const USAGE = `usage: pnpm --filter @sponge/bench bench -- [--quick] [--only=<figure>[,<figure>…]] [--help]
+export const USAGE = `usage: pnpm --filter @sponge/bench bench -- [--quick] [--only=<figure>[,<figure>…]] [--scale-documents=<n>] [--scale-paragraphs=<n>] [--help]
   figures: ${NAMES.join(', ')}`;
 
 export const HELP = `${USAGE}
 
   --quick        smaller sizes and shorter windows: a smoke run, not figures to quote
   --only=a,b     run only these figures (in the usual order, not the order given)
+  --scale-documents=n, --scale-paragraphs=n
+                 the scale figure's library has n documents (not 10,000) of n paragraphs (not 99;
+                 a chunk each, and one for the abstract); its verdicts are then empty
   --help         print this and exit
 
 Figures:
@@ -51,7 +56,21 @@ A --quick or --only run writes bench/results/<time>-partial.json (not kept). See
 /** A command line the bench refuses; its message goes to stderr above the usage line. */
 export class UsageError extends Error {}
 
-export type Command = { kind: 'help' } | { kind: 'run'; quick: boolean; only: FigureName[] | undefined };
+export type Command =
+  { kind: 'help' } | { kind: 'run'; quick: boolean; only: FigureName[] | undefined; scale?: ScaleFlags };
+
+/** The scale figure's size, when the command line makes it smaller. */
+interface ScaleFlags {
+  documents?: number;
+  paragraphs?: number;
+}
+
+function whole(name: string, raw: string | undefined, max: number): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^[1-9][0-9]*$/.test(raw) || Number(raw) > max)
+    throw new UsageError(`--${name}: a whole number from 1 to ${max}, got '${raw}'`);
+  return Number(raw);
+}
 
 export function parseCommandLine(argv: string[]): Command {
   // `pnpm run bench -- --quick` hands the script the `--` too: one leading separator is not an
@@ -65,6 +84,8 @@ export function parseCommandLine(argv: string[]): Command {
         quick: { type: 'boolean', default: false },
         only: { type: 'string' },
         help: { type: 'boolean', default: false },
+        'scale-documents': { type: 'string' },
+        'scale-paragraphs': { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
@@ -73,12 +94,19 @@ export function parseCommandLine(argv: string[]): Command {
     throw new UsageError(err instanceof Error ? err.message : String(err));
   }
   if (values.help) return { kind: 'help' };
-  if (values.only === undefined) return { kind: 'run', quick: values.quick, only: undefined };
+  const documents = whole('scale-documents', values['scale-documents'], 10_000);
+  const paragraphs = whole('scale-paragraphs', values['scale-paragraphs'], 99);
+  const flags = {
+    ...(documents === undefined ? {} : { documents }),
+    ...(paragraphs === undefined ? {} : { paragraphs }),
+  };
+  const scale = Object.keys(flags).length > 0 ? { scale: flags } : {};
+  if (values.only === undefined) return { kind: 'run', quick: values.quick, only: undefined, ...scale };
   const only = values.only.split(',').map((n) => n.trim());
   const unknown = only.filter((n) => !(NAMES as string[]).includes(n));
   if (unknown.length > 0)
     throw new UsageError(
       `unknown figure${unknown.length > 1 ? 's' : ''}: ${unknown.map((n) => `'${n}'`).join(', ')}`,
     );
-  return { kind: 'run', quick: values.quick, only: only as FigureName[] };
+  return { kind: 'run', quick: values.quick, only: only as FigureName[], ...scale };
 }

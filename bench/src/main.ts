@@ -34,6 +34,7 @@ import { healthWhileLocked } from './figures/lock-wait.ts';
 import { ocrWhileServing } from './figures/ocr.ts';
 import { liveEvents } from './figures/live-events.ts';
 import { mcpSearch } from './figures/mcp-search.ts';
+import { libraryScale } from './figures/library-scale.ts';
 import { summary, writeResults } from './report.ts';
 
 /** Every figure's parts, run in the order of FIGURES; the headline setting first. */
@@ -78,6 +79,14 @@ const steps: Record<FigureName, Figure[]> = {
   live: [liveEvents],
   // The owner's own agent searching over MCP against the same search over tRPC (issue 29).
   mcp: [mcpSearch],
+  // One owner's library at a real library's size against a small one (issue 41, point 9).
+  scale: [
+    (ctx) =>
+      libraryScale(ctx, {
+        ...(ctx.scale?.documents === undefined ? {} : { documents: ctx.scale.documents }),
+        ...(ctx.scale?.paragraphs === undefined ? {} : { paragraphsPerDocument: ctx.scale.paragraphs }),
+      }),
+  ],
 };
 
 let command;
@@ -93,13 +102,14 @@ if (command.kind === 'help') {
   process.exit(0);
 }
 
-const { quick, only } = command;
+const { quick, only, scale } = command;
 const benchDir = fileURLToPath(new URL('..', import.meta.url));
 const ctx: BenchContext = {
   quick,
   work: mkdtempSync(join(os.tmpdir(), 'sponge-bench-')),
   benchDir,
   builds: {},
+  scale,
   log: (...m) =>
     process.stderr.write(`${format(`[bench ${new Date().toISOString().slice(11, 19)}]`, ...m)}\n`),
 };
