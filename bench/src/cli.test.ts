@@ -19,11 +19,13 @@ describe('the command line', () => {
       only: ['scale'],
       scale: { documents: 2000 },
     });
-    expect(parseCommandLine(['--scale-paragraphs=9', '--scale-documents=10000'])).toEqual({
+    expect(
+      parseCommandLine(['--scale-paragraphs=9', '--scale-indexed=2000', '--scale-documents=10000']),
+    ).toEqual({
       kind: 'run',
       quick: false,
       only: undefined,
-      scale: { documents: 10000, paragraphs: 9 },
+      scale: { documents: 10000, indexed: 2000, paragraphs: 9 },
     });
   });
 
@@ -45,6 +47,7 @@ describe('the command line', () => {
     [['--scale-documents=0'], /--scale-documents: a whole number from 1 to 10000, got '0'/],
     [['--scale-documents=1e3'], /--scale-documents/],
     [['--scale-documents=10001'], /--scale-documents/],
+    [['--scale-indexed=-1'], /--scale-indexed/],
     [['--scale-paragraphs=100'], /--scale-paragraphs: a whole number from 1 to 99, got '100'/],
   ])('refuses %j', (argv, message) => {
     expect(() => parseCommandLine(argv)).toThrow(UsageError);

@@ -36,16 +36,17 @@ export type FigureName = keyof typeof FIGURES;
 
 const NAMES = Object.keys(FIGURES) as FigureName[];
 
-export const USAGE = `usage: pnpm --filter @sponge/bench bench -- [--quick] [--only=<figure>[,<figure>…]] [--scale-documents=<n>] [--scale-paragraphs=<n>] [--help]
+export const USAGE = `usage: pnpm --filter @sponge/bench bench -- [--quick] [--only=<figure>[,<figure>…]] [--scale-documents=<n>] [--scale-indexed=<n>] [--scale-paragraphs=<n>] [--help]
   figures: ${NAMES.join(', ')}`;
 
 export const HELP = `${USAGE}
 
   --quick        smaller sizes and shorter windows: a smoke run, not figures to quote
   --only=a,b     run only these figures (in the usual order, not the order given)
-  --scale-documents=n, --scale-paragraphs=n
-                 the scale figure's library has n documents (not 10,000) of n paragraphs (not 99;
-                 a chunk each, and one for the abstract); its verdicts are then empty
+  --scale-documents=n, --scale-indexed=n, --scale-paragraphs=n
+                 the scale figure's listed library has n documents, its indexed one n (not 10,000
+                 each), of n paragraphs (not 99: a chunk each, and one for the abstract); the
+                 verdicts of a smaller library are empty
   --help         print this and exit
 
 Figures:
@@ -62,6 +63,7 @@ export type Command =
 /** The scale figure's size, when the command line makes it smaller. */
 interface ScaleFlags {
   documents?: number;
+  indexed?: number;
   paragraphs?: number;
 }
 
@@ -85,6 +87,7 @@ export function parseCommandLine(argv: string[]): Command {
         only: { type: 'string' },
         help: { type: 'boolean', default: false },
         'scale-documents': { type: 'string' },
+        'scale-indexed': { type: 'string' },
         'scale-paragraphs': { type: 'string' },
       },
       strict: true,
@@ -95,9 +98,11 @@ export function parseCommandLine(argv: string[]): Command {
   }
   if (values.help) return { kind: 'help' };
   const documents = whole('scale-documents', values['scale-documents'], 10_000);
+  const indexed = whole('scale-indexed', values['scale-indexed'], 10_000);
   const paragraphs = whole('scale-paragraphs', values['scale-paragraphs'], 99);
   const flags = {
     ...(documents === undefined ? {} : { documents }),
+    ...(indexed === undefined ? {} : { indexed }),
     ...(paragraphs === undefined ? {} : { paragraphs }),
   };
   const scale = Object.keys(flags).length > 0 ? { scale: flags } : {};

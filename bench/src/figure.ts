@@ -28,8 +28,8 @@ export interface BenchContext {
   benchDir: string;
   /** How long building each figure's data took, by what was built: reported under the table. */
   builds: Record<string, string>;
-  /** The `scale` figure's library size (`--scale-documents`, `--scale-paragraphs`); its defaults when absent. */
-  scale?: { documents?: number; paragraphs?: number } | undefined;
+  /** The `scale` figure's sizes (`--scale-documents`, `-indexed`, `-paragraphs`); its defaults when absent. */
+  scale?: { documents?: number; indexed?: number; paragraphs?: number } | undefined;
   /** Progress on stderr, so stdout holds only the report. */
   log: (...message: unknown[]) => void;
 }

@@ -84,6 +84,7 @@ const steps: Record<FigureName, Figure[]> = {
     (ctx) =>
       libraryScale(ctx, {
         ...(ctx.scale?.documents === undefined ? {} : { documents: ctx.scale.documents }),
+        ...(ctx.scale?.indexed === undefined ? {} : { indexed: ctx.scale.indexed }),
         ...(ctx.scale?.paragraphs === undefined ? {} : { paragraphsPerDocument: ctx.scale.paragraphs }),
       }),
   ],
