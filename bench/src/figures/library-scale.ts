@@ -302,17 +302,18 @@ export async function libraryScale(ctx: BenchContext, sizes: Partial<ScaleSizes>
     const adds = listedLibrary.adds;
     const firstAdds = summarize(adds.slice(0, 100));
     const lastAdds = summarize(adds.slice(-100));
+    const addSeconds = adds.reduce((sum, d) => sum + d, 0) / 1000;
     const perDocument = `${s.paragraphsPerDocument + 1} chunks of text each`;
     return [
       {
         figure: `library at scale: library.add of ${count(s.documents)} documents (${perDocument}, metadata on each; indexer stopped)`,
         sync: 'n/a',
-        project: `${rate(s.documents, listedLibrary.seconds)} documents/s (${listedLibrary.seconds.toFixed(0)} s); the last 100 adds ${lat(lastAdds)}`,
+        project: `${rate(s.documents, addSeconds)} documents/s (${addSeconds.toFixed(0)} s in the adds, ${listedLibrary.seconds.toFixed(0)} s with the text generated between them); the last 100 adds ${lat(lastAdds)}`,
         baseline: `the first 100 adds of the same library: ${lat(firstAdds)}`,
         ratio: round(lastAdds.p50 / firstAdds.p50),
         target: '',
         met: null,
-        raw: { documents: s.documents, seconds: listedLibrary.seconds, firstAdds, lastAdds },
+        raw: { documents: s.documents, addSeconds, seconds: listedLibrary.seconds, firstAdds, lastAdds },
       },
       {
         figure: `library at scale: add and index ${size} (${perDocument}, metadata on each, local adapter)`,
