@@ -239,7 +239,7 @@ describe('OAuth for MCP clients', () => {
       }),
     );
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(4);
+    expect(tools).toHaveLength(6);
     const listed = await client.callTool({ name: 'list_documents', arguments: {} });
     const documents = (listed.structuredContent as Json).documents as Json[];
     expect(documents.length).toBeGreaterThan(0);
