@@ -29,7 +29,7 @@ export const FIGURES = {
   live: "an agent's reply to its chat.events event in a subscribed client vs the page's former 1 s transcript poll",
   mcp: "search_library over /mcp with the SDK's client vs documents.search over tRPC, same key and queries",
   scale:
-    "one owner's library of 10,000 documents (~1M chunks, metadata on each) vs one of 100: add rate, search, list, memory",
+    "one owner's library of 10,000 documents (~1M chunks, metadata on each) vs one of 100: add rate, search, list, memory (only with --only=scale)",
 } as const;
 
 export type FigureName = keyof typeof FIGURES;
