@@ -20,10 +20,10 @@ describe('documents.cite', () => {
     });
   });
 
-  it('refuses in words no document, more than 500, a format or style it does not know, other fields', () => {
-    expect(problem({ documentIds: [], format: 'ris' })).toBe('documentIds: name at least one document');
-    expect(problem({ documentIds: Array.from({ length: 501 }, (_, i) => `d${i}`), format: 'ris' })).toBe(
-      'documentIds: at most 500 documents',
+  it('refuses in words no document, more than 200 (what a query’s URL carries), a format or style it does not know, other fields', () => {
+    expect(problem({ documentIds: [], format: 'ris' })).toBe('name at least one document');
+    expect(problem({ documentIds: Array.from({ length: 201 }, (_, i) => `d${i}`), format: 'ris' })).toBe(
+      'at most 200 documents at once',
     );
     expect(problem({ documentIds: ['d'], format: 'endnote' })).toBe(
       'format is bibtex, ris, csl-json or text',

@@ -226,4 +226,29 @@ describe('documents.cite', () => {
       'Invalid input: format: format is bibtex, ris, csl-json or text',
     ]);
   });
+
+  it('takes as many documents as a GET can carry, and refuses more in words, not with an empty 431', async () => {
+    const ada2 = await s.login('user-ada');
+    const { id } = await s
+      .client(ada2)
+      .documents.add.mutate({ title: 'Cited often', text: 'A text cited often.' });
+    const most = await s.call(
+      'query',
+      'documents.cite',
+      { documentIds: Array(200).fill(id), format: 'bibtex' },
+      ada2,
+    );
+    expect(most.status).toBe(200);
+    const over = await s.call(
+      'query',
+      'documents.cite',
+      { documentIds: Array(201).fill(id), format: 'bibtex' },
+      ada2,
+    );
+    expect([over.status, over.error?.data.reason, over.error?.message]).toEqual([
+      400,
+      'invalid_input',
+      'Invalid input: documentIds: at most 200 documents at once',
+    ]);
+  });
 });
