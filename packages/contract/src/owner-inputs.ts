@@ -121,8 +121,6 @@ const groupRecordSchema = z.strictObject({
 });
 
 /** One schema per owner (and hosted-runtime) procedure, keyed `router.procedure`. */
-const CITE_AT_ONCE = 200;
-
 export const ownerInputs = {
   'auth.login': z.strictObject({ userId: idSchema }),
   'auth.signUp': z.strictObject({ name: personNameSchema, email: emailSchema, password: passwordSchema }),
@@ -206,9 +204,7 @@ export const ownerInputs = {
     documentIds: z
       .array(idSchema)
       .min(1, 'name at least one document')
-      // A query travels in the URL: 500 ids (the import's bound) made a 22 KB request line that
-      // the server refused with an empty 431; 200 stay under 10 KB.
-      .max(CITE_AT_ONCE, `at most ${CITE_AT_ONCE} documents at once`),
+      .max(SPONGE_LIMITS.citeDocuments, `at most ${SPONGE_LIMITS.citeDocuments} documents at once`),
     format: z.enum(['bibtex', 'ris', 'csl-json', 'text'], {
       error: 'format is bibtex, ris, csl-json or text',
     }),

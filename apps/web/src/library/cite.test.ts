@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CITE_CHOICES, citeInput, copiedWords } from './cite.ts';
+import { CITE_CHOICES, citeInput, copiedWords, selectionWords } from './cite.ts';
 
 const choice = (label: string) => CITE_CHOICES.find((c) => c.label === label)!;
 
@@ -29,5 +29,15 @@ describe('Cite', () => {
     expect(copiedWords(choice('Vancouver'), 2)).toBe('Vancouver references of 2 documents copied.');
     expect(copiedWords(choice('BibTeX'), 1)).toBe('BibTeX entry copied.');
     expect(copiedWords(choice('RIS'), 1200)).toBe('RIS entries of 1,200 documents copied.');
+  });
+
+  it('says what a selection is, and that one over what a citation takes cannot be cited', () => {
+    expect(selectionWords(0)).toEqual({ words: 'Select documents to cite them together.', citable: false });
+    expect(selectionWords(3)).toEqual({ words: '3 selected', citable: true });
+    expect(selectionWords(200)).toEqual({ words: '200 selected', citable: true });
+    expect(selectionWords(1_250)).toEqual({
+      words: '1,250 selected: cite at most 200 at once.',
+      citable: false,
+    });
   });
 });

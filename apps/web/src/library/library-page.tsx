@@ -7,6 +7,7 @@ import { useNow } from '../shared/use-now.ts';
 import { useTitle } from '../shared/use-title.ts';
 import { trpc, type RouterOutputs } from '../trpc.ts';
 import { AddDocumentDialog } from './add-document-dialog.tsx';
+import { selectionWords } from './cite.ts';
 import { CiteMenu } from './cite-menu.tsx';
 import { ImportDialog } from './import-dialog.tsx';
 import { IndexState } from './index-state.tsx';
@@ -102,6 +103,7 @@ function Sections({ docs, tag }: { docs: Doc[]; tag: string | null }) {
   // Only what is listed counts: a removed or filtered-out document is not cited unseen.
   const listed = tag === null ? docs : withTag(own, tag);
   const selected = listed.filter((d) => chosen.has(d.id)).map((d) => d.id);
+  const selection = selectionWords(selected.length);
   const toggle = (id: string) =>
     setChosen((now) => {
       const next = new Set(now);
@@ -114,16 +116,14 @@ function Sections({ docs, tag }: { docs: Doc[]; tag: string | null }) {
       {docs.length > 0 && (
         <div className="selection-bar" role="group" aria-label="Selected documents">
           <span className="small muted" aria-live="polite">
-            {selected.length === 0
-              ? 'Select documents to cite them together.'
-              : `${selected.length} selected`}
+            {selection.words}
           </span>
           {/* Keyed by the selection: what was copied is not said of another selection. */}
           <CiteMenu
             key={selected.join(' ')}
             documentIds={selected}
             label="Cite selected"
-            disabled={selected.length === 0}
+            disabled={!selection.citable}
           />
           {selected.length > 0 && (
             <button type="button" className="button small-button" onClick={() => setChosen(new Set())}>
