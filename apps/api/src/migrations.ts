@@ -425,6 +425,7 @@ export const APP_MIGRATIONS: Migration[] = [
     statements: ['ALTER TABLE message_citations ADD COLUMN support TEXT'],
   },
   LIBRARY.metadata027,
+  LIBRARY.documentTexts028,
 ];
 
 /** The application database's schema as the library's index preparation and repair take it. */

@@ -181,8 +181,8 @@ async function vectorOnlyWriteRate(path: string, adapter: EmbeddingAdapter, chun
     for (let doc = 0; written < chunks; doc++) {
       const id = `v${doc}`;
       await db.execute({
-        sql: `INSERT INTO documents (id, owner_id, title, authors, abstract, text, created_at)
-              VALUES (?, 'owner', ?, '[]', '', '', '2026-01-01T00:00:00.000Z')`,
+        sql: `INSERT INTO documents (id, owner_id, title, authors, abstract, created_at)
+              VALUES (?, 'owner', ?, '[]', '', '2026-01-01T00:00:00.000Z')`,
         args: [id, `Field report ${doc}`],
       });
       const passages = documentPages(doc).flatMap((p) => p.split('\n\n'));

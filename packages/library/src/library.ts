@@ -13,7 +13,7 @@ import {
   getDocumentOwnership,
   joinPages,
   getVisibleDocument,
-  insertDocumentWithinQuotasStatement,
+  insertDocumentWithinQuotasStatements,
 } from './documents/documents.ts';
 import type { DocumentRecord, IndexStatus } from './documents/documents.ts';
 import {
@@ -439,7 +439,7 @@ export function createLibrary(options: {
       const [rs] = await refusingDuplicates(options.db, ownerId, by, () =>
         options.db.batch(
           [
-            insertDocumentWithinQuotasStatement({ ...row, source: doc.source }, now, quotas),
+            ...insertDocumentWithinQuotasStatements({ ...row, source: doc.source }, now, quotas),
             ...describeStatements({ ...row, sha256: by.sha256, metadata }),
             ...scanned,
           ],

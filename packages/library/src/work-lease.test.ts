@@ -93,7 +93,8 @@ function countingAdapter() {
 
 async function documentRow(db: Client, id: string) {
   const rs = await db.execute({
-    sql: 'SELECT index_state, index_error, ocr_pages, text FROM documents WHERE id = ?',
+    sql: `SELECT d.index_state, d.index_error, d.ocr_pages, t.text
+          FROM documents d LEFT JOIN document_texts t ON t.document_id = d.id WHERE d.id = ?`,
     args: [id],
   });
   return rs.rows[0]!;

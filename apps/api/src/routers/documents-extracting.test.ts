@@ -252,9 +252,13 @@ describe('uploads a stopped process left extracting', () => {
       await first.app.app.batch(
         [
           {
-            sql: `INSERT INTO documents (id, owner_id, title, source, page_starts, created_at)
-                  VALUES (?, 'user-ada', ?, 'pdf', '[]', ?)`,
+            sql: `INSERT INTO documents (id, owner_id, title, source, created_at)
+                  VALUES (?, 'user-ada', ?, 'pdf', ?)`,
             args: [id, id, beat],
+          },
+          {
+            sql: `INSERT INTO document_texts (document_id, page_starts) VALUES (?, '[]')`,
+            args: [id],
           },
           {
             sql: `INSERT INTO shares (document_id, user_id, created_at) VALUES (?, 'user-grace', ?)`,

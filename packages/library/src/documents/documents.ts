@@ -74,7 +74,7 @@ export interface DocumentRecord extends DocumentSummary {
 const SUMMARY_COLUMNS = `d.id, d.title, d.owner_id, u.name AS owner_name, d.authors, d.abstract, p.published_at,
   d.year, d.doi, d.venue, d.citation_key,
   (SELECT json_group_array(t.tag) FROM (SELECT tag FROM document_tags WHERE document_id = d.id ORDER BY position) t) AS tags,
-  d.source, json_array_length(d.page_starts) AS pages, d.characters, d.created_at,
+  d.source, d.pages, d.characters, d.created_at,
   d.index_state, d.index_error, d.index_done, d.index_total, d.ocr_note,
   (SELECT json_array(j.done, json_array_length(j.pages)) FROM ocr_jobs j WHERE j.document_id = d.id) AS ocr_progress,
   (SELECT json_array(e.done, e.total) FROM extraction_jobs e WHERE e.document_id = d.id) AS extraction_progress,
@@ -90,12 +90,22 @@ const ACCESS_SQL = `CASE WHEN d.owner_id = :user THEN 'owner'
  * The documents `:user` may read, as `d` (with their owner as `u`): live, and theirs, shared with
  * them or published. Every read for a reader builds on it (documents/reading.ts too).
  */
-export const FROM_VISIBLE = `FROM documents d
-  JOIN users u ON u.id = d.owner_id
+export const FROM_VISIBLE = visibleFrom('');
+
+/**
+ * FROM_VISIBLE with each document's text as `t` (migration 028): only for the reads of one
+ * document that need its text, never for a list.
+ */
+export const FROM_VISIBLE_WITH_TEXT = visibleFrom('JOIN document_texts t ON t.document_id = d.id');
+
+function visibleFrom(join: string): string {
+  return `FROM documents d
+  JOIN users u ON u.id = d.owner_id ${join}
   LEFT JOIN shares s ON s.document_id = d.id AND s.user_id = :user
   LEFT JOIN publications p ON p.document_id = d.id
   WHERE ${live('d')}
     AND (d.owner_id = :user OR s.user_id IS NOT NULL OR p.document_id IS NOT NULL)`;
+}
 
 function toSummary(r: Row): DocumentSummary {
   return {
@@ -185,8 +195,8 @@ export async function getVisibleDocument(
   documentId: string,
 ): Promise<DocumentRecord | null> {
   const rs = await db.execute({
-    sql: `SELECT ${SUMMARY_COLUMNS}, d.text, d.page_starts, d.ocr_pages, d.memory_in_staged_runs, ${ACCESS_SQL} AS access
-          ${FROM_VISIBLE} AND d.id = :doc`,
+    sql: `SELECT ${SUMMARY_COLUMNS}, t.text, t.page_starts, d.ocr_pages, d.memory_in_staged_runs, ${ACCESS_SQL} AS access
+          ${FROM_VISIBLE_WITH_TEXT} AND d.id = :doc`,
     args: { user: userId, doc: documentId },
   });
   giveMissingKeys(db, rs.rows);
@@ -315,35 +325,37 @@ export function joinPages(pages: readonly string[]): {
 }
 
 /**
- * The row of a new document, waiting for the indexer (state `indexing`). Its chunk count is known
- * from the start (`index_total`), so the owner's chunk quota counts documents not indexed yet.
+ * The rows of a new document, waiting for the indexer (state `indexing`): its row, then its text's
+ * (migration 028), in one batch. Its chunk count is known from the start (`index_total`), so the
+ * owner's chunk quota counts documents not indexed yet.
  */
-function insertDocumentStatement(doc: NewDocument, now: Date): InStatement {
-  return insertStatement(
+function insertDocumentStatements(doc: NewDocument, now: Date): InStatement[] {
+  return insertStatements(
     doc,
     documentChunkCount(doc),
     now,
-    'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)',
+    'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)',
     () => [],
   );
 }
 
 /**
- * The row of a new document, written only if the owner's library stays within `quotas` with it:
- * one statement, so two uploads at once cannot both take the last room. No row written (0 rows
- * affected) means a quota stood in the way.
+ * The rows of a new document, written only if the owner's library stays within `quotas` with it:
+ * one statement decides, so two uploads at once cannot both take the last room; the text's row
+ * follows the document's. No row written by the first (0 rows affected) means a quota stood in
+ * the way, and the second writes nothing either.
  */
-export function insertDocumentWithinQuotasStatement(
+export function insertDocumentWithinQuotasStatements(
   doc: NewDocument,
   now: Date,
   quotas: LibraryQuotas,
-): InStatement {
+): InStatement[] {
   const chunks = documentChunkCount(doc);
-  return insertStatement(
+  return insertStatements(
     doc,
     chunks,
     now,
-    `SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?
+    `SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?
        FROM (${USAGE}) AS usage
       WHERE usage.documents + 1 <= ? AND usage.characters + ? <= ? AND usage.chunks + ? <= ?`,
     (characters) => [doc.ownerId, quotas.documents, characters, quotas.characters, chunks, quotas.chunks],
@@ -355,40 +367,63 @@ export function documentChunkCount(doc: Pick<NewDocument, 'title' | 'abstract' |
   return chunkDocument(doc).length;
 }
 
-/** The INSERT of a document row from `values` (VALUES or a SELECT), then `extraArgs` of its text length. */
-function insertStatement(
+/**
+ * The INSERT of a document row from `values` (VALUES or a SELECT), then `extraArgs` of its text
+ * length; and the INSERT of its text, made only where the document's row was.
+ */
+function insertStatements(
   doc: NewDocument,
   chunks: number,
   now: Date,
   values: string,
   extraArgs: (characters: number) => InValue[],
-): InStatement {
+): InStatement[] {
   const { text, pageStarts, pageStartsCp } = joinPages(doc.pages);
-  return {
-    sql: `INSERT INTO documents (id, owner_id, title, authors, abstract, text, source, page_starts, page_starts_cp,
-            characters, index_total, memory_in_staged_runs, created_at)
-          ${values}`,
-    args: [
-      doc.id,
-      doc.ownerId,
-      doc.title,
-      JSON.stringify(doc.authors),
-      doc.abstract,
+  return [
+    {
+      sql: `INSERT INTO documents (id, owner_id, title, authors, abstract, source, pages,
+              characters, index_total, memory_in_staged_runs, created_at)
+            ${values}`,
+      args: [
+        doc.id,
+        doc.ownerId,
+        doc.title,
+        JSON.stringify(doc.authors),
+        doc.abstract,
+        doc.source ?? 'text',
+        pageStarts.length,
+        text.length,
+        chunks,
+        now.toISOString(),
+        ...extraArgs(text.length),
+      ],
+    },
+    insertTextStatement(doc.id, {
       text,
-      doc.source ?? 'text',
-      JSON.stringify(pageStarts),
-      JSON.stringify(pageStartsCp),
-      text.length,
-      chunks,
-      now.toISOString(),
-      ...extraArgs(text.length),
-    ],
+      pageStarts: JSON.stringify(pageStarts),
+      pageStartsCp: JSON.stringify(pageStartsCp),
+    }),
+  ];
+}
+
+/** A document's text row, written in the batch that writes its document, only where that was. */
+export function insertTextStatement(
+  documentId: string,
+  stored: { text: string; pageStarts: string; pageStartsCp: string | null },
+): InStatement {
+  return {
+    sql: `INSERT INTO document_texts (document_id, text, page_starts, page_starts_cp)
+          SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM documents WHERE id = ?)`,
+    args: [documentId, stored.text, stored.pageStarts, stored.pageStartsCp, documentId],
   };
 }
 
-/** A document's row with its citation key (the app's demo library, tools and tests add so). */
+/** A document's rows with its citation key (the app's demo library, tools and tests add so). */
 export async function insertDocument(db: Client, doc: NewDocument, now: Date): Promise<void> {
-  await db.batch([insertDocumentStatement(doc, now), citationKeyStatement({ ...doc, year: null })], 'write');
+  await db.batch(
+    [...insertDocumentStatements(doc, now), citationKeyStatement({ ...doc, year: null })],
+    'write',
+  );
 }
 
 /** Idempotent: returns the first publication time. */
@@ -422,12 +457,13 @@ export async function removeDocument(
   await db.batch(
     [
       {
-        sql: `UPDATE documents SET removed_at = ?, text = '', abstract = '', authors = '[]', page_starts = '[0]', page_starts_cp = '[0]',
+        sql: `UPDATE documents SET removed_at = ?, abstract = '', authors = '[]', pages = 0,
                 characters = 0, index_state = 'failed', index_error = 'removed', index_done = 0, index_total = 0,
                 year = NULL, doi = NULL, venue = '', content_sha256 = NULL
               WHERE id = ? AND ${live('documents')}`,
         args: [now.toISOString(), documentId],
       },
+      { sql: 'DELETE FROM document_texts WHERE document_id = ?', args: [documentId] },
       { sql: 'DELETE FROM document_tags WHERE document_id = ?', args: [documentId] },
       { sql: 'DELETE FROM document_chunks WHERE document_id = ?', args: [documentId] },
       // A scan still waiting for OCR: the job and the PDF it kept (migration 012).

@@ -68,9 +68,9 @@ describe('readVisiblePage', () => {
 
   it('reads a document stored before the database kept its own page starts, and keeps them then', async () => {
     const db = await library();
-    await db.execute("UPDATE documents SET page_starts_cp = NULL WHERE id = 'reef'");
+    await db.execute("UPDATE document_texts SET page_starts_cp = NULL WHERE document_id = 'reef'");
     expect((await readVisiblePage(db, 'ada', { documentId: 'reef', page: 4 })).text).toBe(PAGES[3]);
-    const kept = await db.execute("SELECT page_starts_cp FROM documents WHERE id = 'reef'");
+    const kept = await db.execute("SELECT page_starts_cp FROM document_texts WHERE document_id = 'reef'");
     expect(kept.rows[0]?.page_starts_cp).not.toBeNull();
     expect((await readVisiblePage(db, 'ada', { documentId: 'reef', page: 2 })).text).toBe(PAGES[1]);
   });

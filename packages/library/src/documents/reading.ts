@@ -8,7 +8,7 @@ import type { Client } from '@libsql/client';
 import { READ_PASSAGE_MAX } from '@sponge/contract';
 import type { LibraryPassage } from '@sponge/contract';
 import { LibraryError, documentNotFound } from '../errors.ts';
-import { FROM_VISIBLE, codePoints, getOwnDocument } from './documents.ts';
+import { FROM_VISIBLE_WITH_TEXT, codePoints, getOwnDocument } from './documents.ts';
 import type { DocumentRecord } from './documents.ts';
 
 /** Where to read: a page (1-based), an offset into it (or into the text), at most how much. */
@@ -135,10 +135,10 @@ export async function readVisiblePage(
   // page_starts_cp, or page_starts where the two counts agree (no character outside the BMP).
   const rs = await db.execute({
     sql: `WITH doc AS (
-            SELECT d.id, d.title, d.text, d.ocr_pages, json_array_length(d.page_starts) AS pages,
-                   coalesce(d.page_starts_cp,
-                            CASE WHEN length(d.text) = d.characters THEN d.page_starts END) AS starts
-              ${FROM_VISIBLE} AND d.id = :doc)
+            SELECT d.id, d.title, t.text, d.ocr_pages, d.pages,
+                   coalesce(t.page_starts_cp,
+                            CASE WHEN length(t.text) = d.characters THEN t.page_starts END) AS starts
+              ${FROM_VISIBLE_WITH_TEXT} AND d.id = :doc)
           SELECT id, title, pages, starts IS NULL AS unknown,
                  EXISTS (SELECT 1 FROM json_each(doc.ocr_pages) WHERE value = :page) AS ocr,
                  CASE WHEN starts IS NULL OR :page > pages THEN NULL
@@ -174,7 +174,8 @@ export async function readVisiblePage(
  */
 async function pageOfOlderRow(db: Client, input: { documentId: string; page: number }): Promise<string> {
   const rs = await db.execute({
-    sql: 'SELECT text, page_starts, characters FROM documents WHERE id = ?',
+    sql: `SELECT t.text, t.page_starts, d.characters FROM documents d JOIN document_texts t ON t.document_id = d.id
+          WHERE d.id = ?`,
     args: [input.documentId],
   });
   const r = rs.rows[0];
@@ -189,9 +190,16 @@ async function pageOfOlderRow(db: Client, input: { documentId: string; page: num
     points += codePoints(text.slice(start, ends[i])) + 2;
   });
   await db.execute({
-    sql: `UPDATE documents SET page_starts_cp = ?
-           WHERE id = ? AND page_starts_cp IS NULL AND page_starts = ? AND characters = ?`,
-    args: [JSON.stringify(cp), input.documentId, String(r.page_starts), Number(r.characters)],
+    sql: `UPDATE document_texts SET page_starts_cp = ?
+           WHERE document_id = ? AND page_starts_cp IS NULL AND page_starts = ?
+             AND EXISTS (SELECT 1 FROM documents WHERE id = ? AND characters = ?)`,
+    args: [
+      JSON.stringify(cp),
+      input.documentId,
+      String(r.page_starts),
+      input.documentId,
+      Number(r.characters),
+    ],
   });
   return text.slice(starts[input.page - 1], ends[input.page - 1]);
 }

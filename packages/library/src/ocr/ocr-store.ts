@@ -137,7 +137,8 @@ export async function savePage(
 ): Promise<boolean> {
   const { documentId } = lease;
   const rs = await db.execute({
-    sql: `SELECT text, page_starts, ocr_pages FROM documents WHERE id = ? AND ${live('documents')}`,
+    sql: `SELECT t.text, t.page_starts, d.ocr_pages FROM documents d JOIN document_texts t ON t.document_id = d.id
+          WHERE d.id = ? AND ${live('d')}`,
     args: [documentId],
   });
   const r = rs.rows[0];
@@ -159,22 +160,38 @@ export async function savePage(
       const ocrPages = [...new Set([...(JSON.parse(String(r.ocr_pages)) as number[]), page.page])].sort(
         (a, b) => a - b,
       );
-      statements.push({
-        // Only if the text is still the one read above (another write to the document, say an
-        // edit of its metadata, may have come in between).
-        sql: `UPDATE documents SET text = ?, page_starts = ?, page_starts_cp = ?, characters = ?, ocr_pages = ?
-              WHERE id = ? AND ${live('documents')} AND text = ? AND ${held}`,
-        args: [
-          joined.text,
-          JSON.stringify(joined.pageStarts),
-          JSON.stringify(joined.pageStartsCp),
-          joined.text.length,
-          JSON.stringify(ocrPages),
-          documentId,
-          String(r.text),
-          ...heldArgs(lease),
-        ],
-      });
+      // Only if the text is still the one read above (another write to it may have come in
+      // between): both statements ask, in one transaction, and the first changes nothing they ask
+      // about, so the document and its text change together or not at all.
+      const unchanged = 'EXISTS (SELECT 1 FROM document_texts WHERE document_id = ? AND text = ?)';
+      statements.push(
+        {
+          sql: `UPDATE documents SET pages = ?, characters = ?, ocr_pages = ?
+                WHERE id = ? AND ${live('documents')} AND ${unchanged} AND ${held}`,
+          args: [
+            joined.pageStarts.length,
+            joined.text.length,
+            JSON.stringify(ocrPages),
+            documentId,
+            documentId,
+            String(r.text),
+            ...heldArgs(lease),
+          ],
+        },
+        {
+          sql: `UPDATE document_texts SET text = ?, page_starts = ?, page_starts_cp = ?
+                WHERE document_id = ? AND ${LIVE_DOCUMENT} AND text = ? AND ${held}`,
+          args: [
+            joined.text,
+            JSON.stringify(joined.pageStarts),
+            JSON.stringify(joined.pageStartsCp),
+            documentId,
+            documentId,
+            String(r.text),
+            ...heldArgs(lease),
+          ],
+        },
+      );
     }
   }
   statements.push(renewStatement(lease, now));
@@ -191,7 +208,8 @@ export async function savePage(
 export async function finishOcr(db: Client, lease: Lease, limits: { pageSeconds: number }): Promise<boolean> {
   const { documentId } = lease;
   const rs = await db.execute({
-    sql: `SELECT d.text, d.ocr_note, j.missed FROM documents d LEFT JOIN ocr_jobs j ON j.document_id = d.id
+    sql: `SELECT t.text, d.ocr_note, j.missed FROM documents d JOIN document_texts t ON t.document_id = d.id
+            LEFT JOIN ocr_jobs j ON j.document_id = d.id
           WHERE d.id = ? AND ${live('d')}`,
     args: [documentId],
   });

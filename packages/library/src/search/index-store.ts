@@ -96,7 +96,8 @@ export async function claimDocumentToIndex(
   const id = claimed.rows[0]?.document_id;
   if (id === undefined || id === null) return null;
   const rs = await db.execute({
-    sql: 'SELECT id, owner_id, title, abstract, text, page_starts FROM documents WHERE id = ?',
+    sql: `SELECT d.id, d.owner_id, d.title, d.abstract, t.text, t.page_starts
+          FROM documents d JOIN document_texts t ON t.document_id = d.id WHERE d.id = ?`,
     args: [String(id)],
   });
   const r = rs.rows[0];
@@ -277,7 +278,8 @@ export async function requeue(db: Client, documentId: string): Promise<boolean |
   const rs = await db.execute({
     sql: `UPDATE documents SET index_state = 'indexing', index_error = NULL, index_done = 0
           WHERE id = ? AND ${live('documents')} AND index_state = 'failed'
-            AND length(trim(text, ' ' || char(9) || char(10) || char(12) || char(13))) > 0
+            AND EXISTS (SELECT 1 FROM document_texts t WHERE t.document_id = documents.id
+                          AND length(trim(t.text, ' ' || char(9) || char(10) || char(12) || char(13))) > 0)
           RETURNING id`,
     args: [documentId],
   });

@@ -415,8 +415,11 @@ describe('the keyword index narrowed to some documents (a tag)', () => {
     // 100 others thrice, so those are the best of the library and never come back (each among a
     // different number of words, so no two score alike).
     const numbers = 'WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 700)';
-    await big.execute(`INSERT INTO documents (id, owner_id, title, text, index_state, created_at)
-      ${numbers} SELECT 'd' || i, 'u1', 't', 'x', 'ready', '2026-01-01' FROM n`);
+    await big.execute(`INSERT INTO documents (id, owner_id, title, pages, index_state, created_at)
+      ${numbers} SELECT 'd' || i, 'u1', 't', 1, 'ready', '2026-01-01' FROM n`);
+    await big.execute(
+      `INSERT INTO document_texts (document_id, text) ${numbers} SELECT 'd' || i, 'x' FROM n`,
+    );
     await big.execute(`INSERT INTO document_chunk_spans (id, document_id, chunk, start, end)
       ${numbers} SELECT i, 'd' || i, 0, 0, 0 FROM n`);
     const rows = Array.from({ length: 700 }, (_, k) => {

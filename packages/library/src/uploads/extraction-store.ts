@@ -13,7 +13,7 @@
  */
 import type { Client, InStatement } from '@libsql/client';
 import type { DocumentSource } from '@sponge/contract';
-import { documentChunkCount, joinPages } from '../documents/documents.ts';
+import { documentChunkCount, insertTextStatement, joinPages } from '../documents/documents.ts';
 import type { LibraryQuotas } from '../documents/quotas.ts';
 import { LIVE_DOCUMENT, USAGE, live } from '../documents/rules.ts';
 
@@ -34,17 +34,25 @@ export const EXTRACTION_STALE_MS = 30_000;
 export const EXTRACTION_PROGRESS_MS = 250;
 
 /**
- * The library's tables whose rows an owner may have tied to a document while it was extracting;
- * the app's own such tables (`attached`) are passed to the functions that delete them.
+ * The library's tables holding rows of a document while it is extracting, besides its own: its
+ * text's (empty until it is read) and what its owner may have tied to it meanwhile. The app's own
+ * such tables (`attached`) are passed to the functions that delete them.
  */
-const ATTACHED = ['shares', 'share_invites', 'email_shares', 'publications', 'document_tags'] as const;
+const ATTACHED = [
+  'document_texts',
+  'shares',
+  'share_invites',
+  'email_shares',
+  'publications',
+  'document_tags',
+] as const;
 
 /**
  * The document of an upload whose text is about to be extracted, and its job row: written only if
  * the owner's library has room for one more document (checked as `checkRoom` checks it, in the
- * same statement, so two uploads at once cannot both take the last place). The document row holds
- * no text and no pages until `finishExtractionStatements`. Inserted (1 row) or not (0): check the
- * first result's `rowsAffected`.
+ * same statement, so two uploads at once cannot both take the last place). The document has no
+ * pages and an empty text until `finishExtractionStatements`. Inserted (1 row) or not (0): check
+ * the first result's `rowsAffected`.
  */
 export function beginExtractionStatements(
   doc: { id: string; ownerId: string; title: string; source: DocumentSource; sha256: string },
@@ -55,9 +63,9 @@ export function beginExtractionStatements(
   return [
     {
       // The file's SHA-256 from the start: the same file uploaded meanwhile is refused as a duplicate.
-      sql: `INSERT INTO documents (id, owner_id, title, authors, abstract, text, source, page_starts, characters,
+      sql: `INSERT INTO documents (id, owner_id, title, authors, abstract, source, pages, characters,
               index_total, memory_in_staged_runs, created_at, content_sha256)
-            SELECT ?, ?, ?, '[]', '', '', ?, '[]', 0, 0, 0, ?, ?
+            SELECT ?, ?, ?, '[]', '', ?, 0, 0, 0, 0, ?, ?
               FROM (${USAGE}) AS usage
              WHERE usage.documents + 1 <= ? AND usage.characters + 1 <= ? AND usage.chunks + 1 <= ?`,
       args: [
@@ -73,6 +81,7 @@ export function beginExtractionStatements(
         quotas.chunks,
       ],
     },
+    insertTextStatement(doc.id, { text: '', pageStarts: '[]', pageStartsCp: null }),
     {
       sql: `INSERT INTO extraction_jobs (document_id, done, total, started_at, alive_at)
             SELECT ?, 0, 0, ?, ? WHERE EXISTS (SELECT 1 FROM documents WHERE id = ?)`,
@@ -121,32 +130,36 @@ export function finishExtractionStatements(
 ): InStatement[] {
   const { text, pageStarts, pageStartsCp } = joinPages(doc.pages);
   const chunks = documentChunkCount(doc);
+  const finished = 'NOT EXISTS (SELECT 1 FROM extraction_jobs WHERE document_id = ?)';
   return [
     {
+      // The owner's usage without this document's own counts (0 and 0 while it extracts).
       sql: `DELETE FROM extraction_jobs WHERE document_id = ?
               AND ${LIVE_DOCUMENT}
-              AND (SELECT coalesce(sum(characters), 0) + ? <= ? AND coalesce(sum(index_total), 0) + ? <= ?
-                     FROM documents WHERE owner_id = ? AND ${live('documents')} AND id <> ?)`,
+              AND (SELECT usage.characters - d.characters + ? <= ? AND usage.chunks - d.index_total + ? <= ?
+                     FROM (${USAGE}) AS usage, documents d WHERE d.id = ?)`,
       args: [doc.id, doc.id, text.length, quotas.characters, chunks, quotas.chunks, doc.ownerId, doc.id],
     },
     {
-      sql: `UPDATE documents SET title = ?, authors = ?, abstract = ?, text = ?, source = ?, page_starts = ?, page_starts_cp = ?, characters = ?,
+      sql: `UPDATE documents SET title = ?, authors = ?, abstract = ?, source = ?, pages = ?, characters = ?,
               index_state = 'indexing', index_error = NULL, index_done = 0, index_total = ?
-            WHERE id = ? AND ${live('documents')}
-              AND NOT EXISTS (SELECT 1 FROM extraction_jobs WHERE document_id = ?)`,
+            WHERE id = ? AND ${live('documents')} AND ${finished}`,
       args: [
         doc.title,
         JSON.stringify(doc.authors),
         doc.abstract,
-        text,
         doc.source,
-        JSON.stringify(pageStarts),
-        JSON.stringify(pageStartsCp),
+        pageStarts.length,
         text.length,
         chunks,
         doc.id,
         doc.id,
       ],
+    },
+    {
+      sql: `UPDATE document_texts SET text = ?, page_starts = ?, page_starts_cp = ?
+            WHERE document_id = ? AND ${LIVE_DOCUMENT} AND ${finished}`,
+      args: [text, JSON.stringify(pageStarts), JSON.stringify(pageStartsCp), doc.id, doc.id, doc.id],
     },
   ];
 }
