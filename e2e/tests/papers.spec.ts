@@ -179,6 +179,34 @@ test('a file the library already has is refused, offering the document it has', 
   await expect(own.getByRole('checkbox')).toHaveCount(1);
 });
 
+test('a library of 130 papers opens with its first 100, and shows the rest when asked', async ({
+  page,
+}, testInfo) => {
+  await signUpInBrowser(page, server, newPerson('Ada Many'));
+  // Added as the web adds a pasted text (a same-origin POST with the session's cookie).
+  const added = await page.evaluate(async () => {
+    let ok = 0;
+    for (let i = 0; i < 130; i++) {
+      const res = await fetch('/trpc/documents.add', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ title: `Survey ${String(i).padStart(3, '0')}`, text: `Transect ${i} notes.` }),
+      });
+      if (res.ok) ok++;
+    }
+    return ok;
+  });
+  expect(added).toBe(130);
+  await page.reload();
+  const own = page.getByRole('list', { name: 'Your documents' });
+  await expect(own.getByRole('checkbox')).toHaveCount(100);
+  await expect(page.getByText('Showing 100 of 130.')).toBeVisible();
+  await keepScreenshot(page, testInfo, 'papers-first-page');
+  await page.getByRole('button', { name: 'Show 30 more' }).click();
+  await expect(own.getByRole('checkbox')).toHaveCount(130);
+  await expect(page.getByText(/Showing \d+ of/)).toHaveCount(0);
+});
+
 test('Copy bibliography under a reply copies the references of the documents it cites', async ({
   page,
   context,

@@ -14,7 +14,7 @@ import { IndexState } from './index-state.tsx';
 import { LibrarySearch } from './library-search.tsx';
 import { authorYear, tagLabel } from './paper-words.ts';
 import { accessLabel, activityLabel, anyIndexing, holdsMemory, memoryLabel } from './row-words.ts';
-import { librarySections, ownTags, withTag } from './sections.ts';
+import { LIST_PAGE, librarySections, moreRows, ownTags, withTag } from './sections.ts';
 
 type Doc = RouterOutputs['documents']['list'][number];
 
@@ -161,7 +161,11 @@ function Sections({ docs, tag }: { docs: Doc[]; tag: string | null }) {
   );
 }
 
-function DocumentList({
+/**
+ * One list of the library, its first LIST_PAGE rows and then as many more as asked for: a
+ * library of thousands of papers opens with a page of them, not a page of thousands of rows.
+ */
+export function DocumentList({
   docs,
   label,
   selected,
@@ -174,63 +178,75 @@ function DocumentList({
 }) {
   // Minutes are the finest unit in the list; the Memory panel has the ticking countdown.
   const now = useNow(30_000);
+  const [shown, setShown] = useState(LIST_PAGE);
+  const more = moreRows(docs.length, shown);
   return (
-    <ul className="doc-list" aria-label={label}>
-      {docs.map((doc) => {
-        const memory = memoryLabel(doc.memory, now);
-        // The row's links and buttons say which document they are about through its title.
-        const titleId = `doc-title-${doc.id}`;
-        const who = authorYear(doc);
-        return (
-          <li key={doc.id} className="doc-row">
-            <input
-              type="checkbox"
-              className="doc-select"
-              checked={selected.has(doc.id)}
-              onChange={() => onToggle(doc.id)}
-              aria-label={`Select “${doc.title}”`}
-            />
-            <div className="doc-main">
-              {/* "Hughes et al. 2017 · Global warming and … · Nature  #bleaching" (UI.md) */}
-              {who !== null && <span className="paper-who">{who} · </span>}
-              <Link to={documentPath(doc.id)} id={titleId}>
-                {doc.title}
-              </Link>
-              {doc.venue !== '' && <span className="muted"> · {doc.venue}</span>}
-              {doc.tags.length > 0 && (
-                <ul className="tags" aria-label="Tags">
-                  {doc.tags.map((t) => (
-                    <li key={t} className="tag">
-                      {tagLabel(t)}
-                    </li>
-                  ))}
-                </ul>
-              )}
-            </div>
-            <span className={`access ${doc.access}`}>
-              <span className="visually-hidden">Access: </span>
-              {accessLabel(doc.access, doc.ownerName)}
-            </span>
-            <span className="small muted activity" title={doc.lastActivityAt}>
-              {activityLabel(doc, now)}
-            </span>
-            <div className="doc-state">
-              {memory && doc.memory && (
-                <Link
-                  className={holdsMemory(doc.memory) ? 'memory-link holds' : 'memory-link'}
-                  to={memoryPanelPath(doc.id, doc.memory.sessionId)}
-                  aria-describedby={titleId}
-                >
-                  {memory} <span aria-hidden="true">→</span>
+    <>
+      <ul className="doc-list" aria-label={label}>
+        {docs.slice(0, shown).map((doc) => {
+          const memory = memoryLabel(doc.memory, now);
+          // The row's links and buttons say which document they are about through its title.
+          const titleId = `doc-title-${doc.id}`;
+          const who = authorYear(doc);
+          return (
+            <li key={doc.id} className="doc-row">
+              <input
+                type="checkbox"
+                className="doc-select"
+                checked={selected.has(doc.id)}
+                onChange={() => onToggle(doc.id)}
+                aria-label={`Select “${doc.title}”`}
+              />
+              <div className="doc-main">
+                {/* "Hughes et al. 2017 · Global warming and … · Nature  #bleaching" (UI.md) */}
+                {who !== null && <span className="paper-who">{who} · </span>}
+                <Link to={documentPath(doc.id)} id={titleId}>
+                  {doc.title}
                 </Link>
-              )}
-              {doc.access === 'owner' && (
-                <IndexState documentId={doc.id} index={doc.index} describedBy={titleId} />
-              )}
-            </div>
-          </li>
-        );
-      })}
-    </ul>
+                {doc.venue !== '' && <span className="muted"> · {doc.venue}</span>}
+                {doc.tags.length > 0 && (
+                  <ul className="tags" aria-label="Tags">
+                    {doc.tags.map((t) => (
+                      <li key={t} className="tag">
+                        {tagLabel(t)}
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </div>
+              <span className={`access ${doc.access}`}>
+                <span className="visually-hidden">Access: </span>
+                {accessLabel(doc.access, doc.ownerName)}
+              </span>
+              <span className="small muted activity" title={doc.lastActivityAt}>
+                {activityLabel(doc, now)}
+              </span>
+              <div className="doc-state">
+                {memory && doc.memory && (
+                  <Link
+                    className={holdsMemory(doc.memory) ? 'memory-link holds' : 'memory-link'}
+                    to={memoryPanelPath(doc.id, doc.memory.sessionId)}
+                    aria-describedby={titleId}
+                  >
+                    {memory} <span aria-hidden="true">→</span>
+                  </Link>
+                )}
+                {doc.access === 'owner' && (
+                  <IndexState documentId={doc.id} index={doc.index} describedBy={titleId} />
+                )}
+              </div>
+            </li>
+          );
+        })}
+      </ul>
+      {more !== null && (
+        <p className="list-more">
+          <span className="small muted">{more.words}</span>{' '}
+          <button type="button" className="button small-button" onClick={() => setShown(shown + more.next)}>
+            Show {more.next.toLocaleString('en')} more
+          </button>
+        </p>
+      )}
+    </>
   );
 }

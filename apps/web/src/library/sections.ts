@@ -71,3 +71,15 @@ export function withTag<D extends { tags: readonly string[] }>(docs: D[], tag: s
   const key = tag.toLowerCase();
   return docs.filter((d) => d.tags.some((t) => t.toLowerCase() === key));
 }
+
+/** Rows a list of the library shows at first, and adds each time more are asked for. */
+export const LIST_PAGE = 100;
+
+/** "Showing 100 of 10,000." and how many the next *Show more* adds; null when all are shown. */
+export function moreRows(total: number, shown: number): { words: string; next: number } | null {
+  if (total <= shown) return null;
+  return {
+    words: `Showing ${shown.toLocaleString('en')} of ${total.toLocaleString('en')}.`,
+    next: Math.min(LIST_PAGE, total - shown),
+  };
+}
