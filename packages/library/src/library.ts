@@ -464,7 +464,7 @@ export function createLibrary(options: {
     },
     sweepExtractions,
     async update(ownerId, documentId, patch) {
-      const { document, reindex } = await updateDocument(options.db, ownerId, documentId, patch);
+      const { document, reindex } = await updateDocument(options.db, ownerId, documentId, patch, quotas);
       if (reindex) indexer.kick();
       return document;
     },

@@ -289,6 +289,34 @@ describe('documents.update', () => {
     expect(await lib.update('ada', id, { tags: [] })).toMatchObject({ tags: [], title: 'Kelp forests' });
   });
 
+  it('refuses an abstract that would take the owner past the chunk quota, changing nothing', async () => {
+    const test = await openTestDatabase(adapter, { owners: [{ id: 'ada', name: 'Ada' }] });
+    cleanups.push(() => test.close());
+    const lib = createLibrary({
+      db: test.db,
+      adapter,
+      log,
+      quotas: { ...DEFAULT_LIBRARY_QUOTAS, chunks: 6 },
+    });
+    cleanups.push(() => lib.close());
+    const { id } = await lib.add('ada', text('Kelp.'), new Date());
+    await lib.indexer.idle();
+    // A few sentences fit; 20,000 characters are about 25 more passages than the quota's 6.
+    await expect(lib.update('ada', id, { abstract: 'Forests of kelp.' })).resolves.toBeTruthy();
+    await lib.indexer.idle();
+    const long = Array.from({ length: 400 }, (_, i) => `Sentence ${i} about kelp canopies.`).join(' ');
+    expect(
+      await refusal(lib.update('ada', id, { abstract: long.slice(0, 20_000), venue: 'Nature' })),
+    ).toMatchObject({
+      reason: 'quota',
+      message: expect.stringMatching(
+        /^Your library holds \d+ search passages \(chunks\); this abstract adds \d+, past the limit of 6\./,
+      ),
+    });
+    const doc = await getVisibleDocument(test.db, 'ada', id);
+    expect([doc?.abstract, doc?.venue, doc?.index.state]).toEqual(['Forests of kelp.', '', 'ready']);
+  });
+
   it('waits for an upload to be read: its details are the file’s until then', async () => {
     const { db, library: lib } = await library();
     await db.batch(

@@ -12,6 +12,10 @@ import { getDocumentOwnership, getOwnDocument } from './documents.ts';
 import type { DocumentRecord } from './documents.ts';
 import { duplicateError, findDuplicate, refusingDuplicates, tagStatements } from './metadata.ts';
 import type { CleanMetadata } from './metadata.ts';
+import { formatCount } from '../extract/messages.ts';
+import { libraryUsage } from './quotas.ts';
+import type { LibraryQuotas } from './quotas.ts';
+import { USAGE } from './rules.ts';
 
 /** What `documents.update` changes: each field given replaces the stored one (null clears). */
 export type DocumentPatch = CleanMetadata;
@@ -20,13 +24,15 @@ export type DocumentPatch = CleanMetadata;
  * Applies `patch` to the owner's document and answers it as it now stands. `not_found` for
  * anything but the owner's own live document; `invalid_input` while an upload is still being
  * read (its text and title are not there yet); `duplicate` with `existingId` for a DOI another
- * of the owner's documents has. True in `reindex` when the indexer has work.
+ * of the owner's documents has; `quota` when a longer abstract would take the owner's chunks past
+ * `quotas`. True in `reindex` when the indexer has work.
  */
 export async function updateDocument(
   db: Client,
   ownerId: string,
   documentId: string,
   patch: DocumentPatch,
+  quotas: LibraryQuotas,
 ): Promise<{ document: DocumentRecord; reindex: boolean }> {
   const owned = await getDocumentOwnership(db, documentId);
   if (!owned || owned.removedAt !== null || owned.ownerId !== ownerId) throw documentNotFound();
@@ -65,18 +71,29 @@ export async function updateDocument(
   const abstract = patch.abstract ?? before.abstract;
   const changed = title !== before.title || abstract !== before.abstract;
   const reindex = changed && (before.index.state === 'ready' || before.index.state === 'indexing');
+  let chunks = before.index.total;
   if (reindex) {
     const pages = before.pageStarts.map((start, i) =>
       before.text.slice(start, (before.pageStarts[i + 1] ?? before.text.length + 2) - 2),
     );
     set.push(`index_state = 'indexing', index_error = NULL, index_done = 0, index_total = ?`);
-    args.push(chunkDocument({ title, abstract, pages }).length);
+    chunks = chunkDocument({ title, abstract, pages }).length;
+    args.push(chunks);
   }
+  // A longer abstract is more passages to search: within the owner's chunk quota, checked in the
+  // statement that writes it (the document's own passages counted as they will be, not twice).
+  const grows = chunks > before.index.total;
+  const withinQuota = grows
+    ? {
+        sql: ` AND (SELECT usage.chunks FROM (${USAGE}) AS usage) - index_total + ? <= ?`,
+        args: [ownerId, chunks, quotas.chunks],
+      }
+    : { sql: '', args: [] };
   const statements: InStatement[] = [];
   if (set.length > 0)
     statements.push({
-      sql: `UPDATE documents SET ${set.join(', ')} WHERE id = ? AND ${owner.sql}`,
-      args: [...args, documentId, ...owner.args],
+      sql: `UPDATE documents SET ${set.join(', ')} WHERE id = ? AND ${owner.sql}${withinQuota.sql}`,
+      args: [...args, documentId, ...owner.args, ...withinQuota.args],
     });
   // An indexer at work on the text as it was loses its lease, so it stops at its next write
   // instead of marking the old title's vectors ready; the document is taken up again as it is now.
@@ -94,7 +111,15 @@ export async function updateDocument(
     () => db.batch(statements, 'write'),
     documentId,
   );
-  if (set.length > 0 && results[0]?.rowsAffected === 0) throw documentNotFound();
+  if (set.length > 0 && results[0]?.rowsAffected === 0) {
+    const usage = grows ? await libraryUsage(db, ownerId) : null;
+    if (usage && usage.chunks - before.index.total + chunks > quotas.chunks)
+      throw new LibraryError(
+        'quota',
+        `Your library holds ${formatCount(usage.chunks)} search passages (chunks); this abstract adds ${formatCount(chunks - before.index.total)}, past the limit of ${formatCount(quotas.chunks)}. Shorten it, or remove a document first.`,
+      );
+    throw documentNotFound();
+  }
   const document = await getOwnDocument(db, ownerId, documentId);
   if (!document) throw documentNotFound();
   return { document, reindex };
