@@ -131,6 +131,7 @@ function ImportResult({ answer }: { answer: ImportAnswer }) {
             {line.kind === 'added' ? (
               <>
                 Added: <Link to={documentPath(line.id)}>{line.title}</Link>
+                {line.note !== null && <> — {line.note}.</>}
               </>
             ) : line.kind === 'duplicate' ? (
               <>

@@ -32,7 +32,10 @@ describe('checkImport', () => {
 
 describe('the import’s result', () => {
   const answer = {
-    added: [{ id: 'd1', title: 'Global warming and recurrent mass bleaching of corals' }],
+    added: [
+      { id: 'd1', title: 'Global warming and recurrent mass bleaching of corals' },
+      { id: 'd2', title: 'Kelp canopies', missingFile: 'kelp.pdf' },
+    ],
     duplicates: [{ entry: 'Reef recovery after the 2016 bleaching', existingId: 'd0' }],
     failed: [
       { entry: 'hughes2018', reason: 'no_text' },
@@ -42,13 +45,19 @@ describe('the import’s result', () => {
   };
 
   it('sums up, in words', () => {
-    expect(importSummary(answer)).toBe('1 added, 1 already in your library, 3 not added.');
+    expect(importSummary(answer)).toBe('2 added, 1 already in your library, 3 not added.');
     expect(importSummary({ added: [], duplicates: [], failed: [] })).toBe('0 added.');
   });
 
   it('says what happened to each entry, never a code', () => {
     expect(importLines(answer)).toEqual([
-      { kind: 'added', id: 'd1', title: 'Global warming and recurrent mass bleaching of corals' },
+      { kind: 'added', id: 'd1', title: 'Global warming and recurrent mass bleaching of corals', note: null },
+      {
+        kind: 'added',
+        id: 'd2',
+        title: 'Kelp canopies',
+        note: 'without its PDF: kelp.pdf was not among the files sent, so its abstract is its text',
+      },
       { kind: 'duplicate', entry: 'Reef recovery after the 2016 bleaching', existingId: 'd0' },
       { kind: 'failed', entry: 'hughes2018', why: 'its PDF has no text to read (scanned pages need OCR)' },
       { kind: 'failed', entry: 'Kelp notes', why: 'the entry has neither a file nor an abstract' },

@@ -45,7 +45,7 @@ export function checkImport(file: Sized | null, pdfs: readonly Sized[]): string 
 
 /** One line of the result, for a person: what happened to one entry. */
 type ImportLine =
-  | { kind: 'added'; id: string; title: string }
+  | { kind: 'added'; id: string; title: string; note: string | null }
   | { kind: 'duplicate'; entry: string; existingId: string }
   | { kind: 'failed'; entry: string; why: string };
 
@@ -62,7 +62,15 @@ export function importSummary(answer: ImportAnswer): string {
 /** Every entry's line: the added first, then those the library had, then those that failed. */
 export function importLines(answer: ImportAnswer): ImportLine[] {
   return [
-    ...answer.added.map((a) => ({ kind: 'added' as const, id: a.id, title: a.title })),
+    ...answer.added.map((a) => ({
+      kind: 'added' as const,
+      id: a.id,
+      title: a.title,
+      note:
+        a.missingFile === undefined
+          ? null
+          : `without its PDF: ${a.missingFile} was not among the files sent, so its abstract is its text`,
+    })),
     ...answer.duplicates.map((d) => ({
       kind: 'duplicate' as const,
       entry: d.entry,

@@ -182,6 +182,22 @@ describe('importReferences', () => {
     expect(Number(rows.rows[0]!.n)).toBe(before);
   });
 
+  it('says of an entry added without the PDF it names which file did not come', async () => {
+    const { db, library } = await open();
+    const bib =
+      '@article{kelp2020, title = {Kelp canopies}, abstract = {Canopies thinned.}, file = {:files/7/kelp.pdf:PDF}}';
+    const result = await importReferences(
+      library,
+      'ada',
+      await readImportForm(form(new File([bib], 'x.bib'))),
+      { now },
+    );
+    expect(result.added).toEqual([
+      { id: expect.any(String), title: 'Kelp canopies', missingFile: 'kelp.pdf' },
+    ]);
+    expect((await getVisibleDocument(db, 'ada', result.added[0]!.id))?.text).toBe('Canopies thinned.');
+  });
+
   it('reports the entries not reached in time, and stops when the request ends', async () => {
     const { library } = await open();
     const bib = utf8(fixture('zotero.bib').toString());

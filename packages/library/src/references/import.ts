@@ -28,7 +28,8 @@ export interface ImportInput {
 }
 
 export interface ImportResult {
-  added: Array<{ id: string; title: string }>;
+  /** `missingFile`: the PDF the entry names that was not among the files sent (its abstract is its text). */
+  added: Array<{ id: string; title: string; missingFile?: string }>;
   /** `entry`: what a person recognises the entry by — its title, else its key. */
   duplicates: Array<{ entry: string; existingId: string }>;
   failed: Array<{ entry: string; reason: string }>;
@@ -167,7 +168,12 @@ export async function importReferences(
             { title: entry.title, authors: entry.authors, source: 'text', pages: [textOf(entry)], metadata },
             options.now(),
           );
-      result.added.push({ id: added.id, title: added.title });
+      const named = pdf.file ? undefined : entry.paths.find((p) => /\.pdf$/i.test(p));
+      result.added.push({
+        id: added.id,
+        title: added.title,
+        ...(named === undefined ? {} : { missingFile: baseName(named) }),
+      });
     } catch (err) {
       if (!isLibraryError(err) || err.reason === 'aborted') throw err;
       if (err.reason === 'duplicate' && err.existingId !== undefined)
