@@ -23,6 +23,12 @@ export type McpToolName = (typeof MCP_TOOL_NAMES)[number];
 const search = libraryInputs['library.search'].shape;
 const read = libraryInputs['library.read'].shape;
 
+/**
+ * The most documents one list_documents answer holds: a library of thousands, each with its
+ * abstract, is megabytes of JSON no client wants in one message.
+ */
+const LIST_DOCUMENTS_MAX = 200;
+
 /** What a client sends to each tool, with the words an agent reads beside each field. */
 export const mcpToolInputs = {
   search_library: z.strictObject({
@@ -38,7 +44,22 @@ export const mcpToolInputs = {
     start: read.start.describe('Characters from the start of the page (with page), else of the document.'),
     length: read.length.describe(`Characters to read, at most ${READ_PASSAGE_MAX.toLocaleString('en')}.`),
   }),
-  list_documents: z.strictObject({}),
+  list_documents: z.strictObject({
+    offset: z
+      .number()
+      .int()
+      .min(0)
+      .max(1_000_000)
+      .optional()
+      .describe('Skip this many documents (the nextOffset of the last answer); 0 when absent.'),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(LIST_DOCUMENTS_MAX)
+      .optional()
+      .describe(`Documents, 1..${LIST_DOCUMENTS_MAX}; ${LIST_DOCUMENTS_MAX} when absent.`),
+  }),
   list_reviewed_findings: z.strictObject({
     documentId: idSchema.describe('The document whose reviewed knowledge to list.'),
   }),
@@ -117,11 +138,40 @@ const findingSchema = z.object({
   ),
 });
 
+/** What the library says of a document that list_documents passes on. */
+interface ListedDocument extends Omit<z.infer<typeof documentSchema>, 'addedAt' | 'index'> {
+  createdAt: string;
+  index: { state: string };
+}
+
+/** One page of the owner's documents (`docs`, in the library's order), as list_documents answers it. */
+export function listDocumentsPage(
+  docs: readonly ListedDocument[],
+  input: { offset?: number | undefined; limit?: number | undefined },
+): z.infer<(typeof mcpToolOutputs)['list_documents']> {
+  const offset = input.offset ?? 0;
+  const end = offset + (input.limit ?? LIST_DOCUMENTS_MAX);
+  return {
+    documents: docs.slice(offset, end).map((d) => ({
+      ...{ id: d.id, title: d.title, authors: d.authors, year: d.year, doi: d.doi, venue: d.venue },
+      ...{ abstract: d.abstract, tags: d.tags, citationKey: d.citationKey, source: d.source },
+      ...{ pages: d.pages, characters: d.characters, addedAt: d.createdAt, index: d.index.state },
+    })),
+    total: docs.length,
+    nextOffset: end < docs.length ? end : null,
+  };
+}
+
 /** The structured content of each tool's answer (its text content says the same in words). */
 export const mcpToolOutputs = {
   search_library: z.object({ hits: z.array(hitSchema) }),
   read_passage: passageSchema,
-  list_documents: z.object({ documents: z.array(documentSchema) }),
+  list_documents: z.object({
+    documents: z.array(documentSchema),
+    /** The owner's documents in all; `nextOffset` is where the next page starts, null on the last. */
+    total: z.number().int(),
+    nextOffset: z.number().int().nullable(),
+  }),
   list_reviewed_findings: z.object({
     documentId: z.string(),
     title: z.string(),
@@ -154,7 +204,7 @@ export const MCP_TOOLS: Record<McpToolName, { title: string; description: string
     title: 'List your documents',
     description:
       'Your own documents in Sponge, most recently active first: title, authors, year, DOI, venue, abstract, tags and ' +
-      'citation key, with their size and whether they are ready to search.',
+      'citation key, with their size and whether they are ready to search. A page at a time: `nextOffset` says where the next starts.',
   },
   list_reviewed_findings: {
     title: 'List reviewed findings',

@@ -246,6 +246,24 @@ describe('/mcp with an API key', () => {
     await client.close();
   });
 
+  it('lists a page at a time: the total, and the offset of the next page until the last', async () => {
+    const client = await connect(adaKey);
+    const all = (await tool(client, 'list_documents', {})).data;
+    expect(all.nextOffset).toBeNull();
+    expect(all.total).toBe(all.documents.length);
+    expect(all.total).toBeGreaterThanOrEqual(3);
+    const first = await tool(client, 'list_documents', { limit: 2 });
+    expect([first.data.documents.length, first.data.total, first.data.nextOffset]).toEqual([2, all.total, 2]);
+    expect(first.text).toContain(`Showing 1–2 of ${all.total}: call list_documents with offset 2 for more.`);
+    const rest = await tool(client, 'list_documents', { offset: 2, limit: 200 });
+    expect(rest.data.nextOffset).toBeNull();
+    expect([...first.data.documents, ...rest.data.documents].map((d: Json) => d.id)).toEqual(
+      all.documents.map((d: Json) => d.id),
+    );
+    expect((await tool(client, 'list_documents', { limit: 201 })).text).toContain('limit');
+    await client.close();
+  });
+
   it("lists the key owner's own documents, never one shared with or published to them", async () => {
     const client = await connect(adaKey);
     const { data } = await tool(client, 'list_documents', {});

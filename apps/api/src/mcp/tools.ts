@@ -10,7 +10,13 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { TRPCError } from '@trpc/server';
 import type { z } from 'zod';
-import { MCP_TOOLS, MCP_TOOL_NAMES, mcpToolInputs, mcpToolOutputs } from '@sponge/contract';
+import {
+  MCP_TOOLS,
+  MCP_TOOL_NAMES,
+  listDocumentsPage,
+  mcpToolInputs,
+  mcpToolOutputs,
+} from '@sponge/contract';
 import { fetchedPassage, parsePassageId, passageIdProblem, searchResults } from '@sponge/contract';
 import type { McpToolName, McpToolOutput } from '@sponge/contract';
 import { getOwnDocument, isLibraryError, listVisibleDocuments, readOwnPassage } from '@sponge/library';
@@ -58,8 +64,8 @@ const inWords: { [N in McpToolName]: (out: McpToolOutput<N>) => string } = {
   read_passage: (p) =>
     `“${p.title}” (${p.documentId}), p. ${p.page} of ${p.pages}, characters ${p.start}–${p.end}` +
     `${p.more ? ' (more follows)' : ' (the end of the document)'}:\n${fenced(p.text)}`,
-  list_documents: ({ documents }) =>
-    documents.length === 0
+  list_documents: ({ documents, total, nextOffset }) =>
+    total === 0
       ? 'Your library is empty.'
       : documents
           .map(
@@ -68,7 +74,10 @@ const inWords: { [N in McpToolName]: (out: McpToolOutput<N>) => string } = {
               `${d.pages} page${d.pages === 1 ? '' : 's'}, ` +
               `${d.characters.toLocaleString('en')} characters, ${d.index}`,
           )
-          .join('\n'),
+          .join('\n') +
+        (nextOffset === null
+          ? ''
+          : `\n\nShowing ${nextOffset - documents.length + 1}–${nextOffset} of ${total}: call list_documents with offset ${nextOffset} for more.`),
   list_reviewed_findings: (r) =>
     r.findings.length === 0
       ? `“${r.title}” has no reviewed findings (revision ${r.revision}).`
@@ -111,32 +120,25 @@ function toolError(deps: AppDeps, tool: string, error: unknown): CallToolResult 
   };
 }
 
+const own = (d: { access: string }) => d.access === 'owner';
+
 /** The owner's tools, answered from the library and the reviewed knowledge. */
 function answers(deps: AppDeps, owner: McpOwner, origin: string) {
   return {
     search_library: async (input) => ({ hits: await searchOwnLibrary(deps, owner.userId, input) }),
     read_passage: (input) => readOwnPassage(deps.app, owner.userId, input),
-    list_documents: async () => ({
-      documents: (await listReadableDocuments(deps.app, owner.userId))
-        .filter((d) => d.access === 'owner')
-        .map((d) => ({
-          id: d.id,
-          title: d.title,
-          authors: d.authors,
-          ...{ year: d.year, doi: d.doi, venue: d.venue, abstract: d.abstract, tags: d.tags },
-          citationKey: d.citationKey,
-          source: d.source,
-          pages: d.pages,
-          characters: d.characters,
-          addedAt: d.createdAt,
-          index: d.index.state,
-        })),
-    }),
+    list_documents: async (input) =>
+      listDocumentsPage((await listReadableDocuments(deps.app, owner.userId)).filter(own), input),
     list_reviewed_findings: (input) =>
       reviewedFindings({ db: deps.app, reviewed: deps.reviewed }, owner.userId, input.documentId),
     search: async ({ query }) => {
       const hits = await searchOwnLibrary(deps, owner.userId, { query });
-      return searchResults(origin, hits, await listVisibleDocuments(deps.app, owner.userId));
+      const docs = await listVisibleDocuments(
+        deps.app,
+        owner.userId,
+        hits.map((h) => h.documentId),
+      );
+      return searchResults(origin, hits, docs);
     },
     fetch: async ({ id }) => {
       const at = parsePassageId(id);

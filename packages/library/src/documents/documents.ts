@@ -191,15 +191,21 @@ function indexStatus(r: Row): IndexStatus {
  * @example
  * const docs = await listVisibleDocuments(db, 'user-ada'); // [{ id, title, access: 'owner', index: { state: 'ready' … } }, …]
  */
-export async function listVisibleDocuments(db: Client, userId: string): Promise<DocumentSummary[]> {
+export async function listVisibleDocuments(
+  db: Client,
+  userId: string,
+  /** Only these of them (a search's hits): a library of thousands is not read for ten. */
+  only?: readonly string[],
+): Promise<DocumentSummary[]> {
   // The list crosses from SQLite to JavaScript as one JSON text, each row an array in SUMMARY's
   // order: handed over as row objects, 10,000 rows of the columns alone took 160–220 ms, as one
   // JSON text 55–82 ms (bench/README.md, the scale figure).
   const rs = await db.execute({
     sql: `SELECT json_group_array(json_array(${LIST_NAMES.join(', ')})) AS list
             FROM (SELECT ${SUMMARY_COLUMNS}, ${ACCESS_SQL} AS access ${FROM_VISIBLE}
+                  ${only ? 'AND d.id IN (SELECT value FROM json_each(:only))' : ''}
                   ORDER BY last_activity_at DESC, d.title, d.id)`,
-    args: { user: userId },
+    args: { user: userId, ...(only ? { only: JSON.stringify(only) } : {}) },
   });
   const rows = (JSON.parse(String(rs.rows[0]?.list ?? '[]')) as unknown[][]).map(
     (values) => Object.fromEntries(LIST_NAMES.map((name, i) => [name, values[i] ?? null])) as unknown as Row,

@@ -106,6 +106,20 @@ describe("an owner's documents without their texts", () => {
     ]);
   });
 
+  it('lists only the documents asked for, among those the reader may read', async () => {
+    const db = await fresh();
+    const doc = (id: string, ownerId: string) =>
+      insertDocument(db, { id, ownerId, title: id, authors: [], abstract: '', pages: [id] }, AT);
+    await doc('reef', 'ada');
+    await doc('kelp', 'ada');
+    await doc('wrasse', 'ada');
+    await addOwner(db, { id: 'bob', name: 'Bob' });
+    await doc('bobs', 'bob');
+    const listed = await listVisibleDocuments(db, 'ada', ['wrasse', 'reef', 'bobs', 'none']);
+    expect(listed.map((d) => d.id).sort()).toEqual(['reef', 'wrasse']);
+    expect(await listVisibleDocuments(db, 'ada', [])).toEqual([]);
+  });
+
   it('writes a document and its text together, or neither, and lets the text go when it is removed', async () => {
     const db = await fresh();
     const library = createLibrary({
