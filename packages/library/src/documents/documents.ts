@@ -133,13 +133,27 @@ export const FROM_VISIBLE = visibleFrom('');
  */
 export const FROM_VISIBLE_WITH_TEXT = visibleFrom('JOIN document_texts t ON t.document_id = d.id');
 
-function visibleFrom(join: string): string {
+/**
+ * FROM_VISIBLE for a list: the reader's documents found from the reader — their own, the shares
+ * to them, the published — where FROM_VISIBLE's `OR` makes SQLite walk every owner's live
+ * documents to test each (one owner's read of one document is fast either way).
+ */
+const FROM_VISIBLE_LIST = visibleFrom(
+  '',
+  `d.id IN (SELECT id FROM documents WHERE owner_id = :user
+            UNION ALL SELECT document_id FROM shares WHERE user_id = :user
+            UNION ALL SELECT document_id FROM publications)`,
+);
+
+function visibleFrom(
+  join: string,
+  readable = '(d.owner_id = :user OR s.user_id IS NOT NULL OR p.document_id IS NOT NULL)',
+): string {
   return `FROM documents d
   JOIN users u ON u.id = d.owner_id ${join}
   LEFT JOIN shares s ON s.document_id = d.id AND s.user_id = :user
   LEFT JOIN publications p ON p.document_id = d.id
-  WHERE ${live('d')}
-    AND (d.owner_id = :user OR s.user_id IS NOT NULL OR p.document_id IS NOT NULL)`;
+  WHERE ${live('d')} AND ${readable}`;
 }
 
 function toSummary(r: Row): DocumentSummary {
@@ -202,7 +216,7 @@ export async function listVisibleDocuments(
   // JSON text 55–82 ms (bench/README.md, the scale figure).
   const rs = await db.execute({
     sql: `SELECT json_group_array(json_array(${LIST_NAMES.join(', ')})) AS list
-            FROM (SELECT ${SUMMARY_COLUMNS}, ${ACCESS_SQL} AS access ${FROM_VISIBLE}
+            FROM (SELECT ${SUMMARY_COLUMNS}, ${ACCESS_SQL} AS access ${FROM_VISIBLE_LIST}
                   ${only ? 'AND d.id IN (SELECT value FROM json_each(:only))' : ''}
                   ORDER BY last_activity_at DESC, d.title, d.id)`,
     args: { user: userId, ...(only ? { only: JSON.stringify(only) } : {}) },

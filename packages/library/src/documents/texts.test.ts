@@ -106,6 +106,20 @@ describe("an owner's documents without their texts", () => {
     ]);
   });
 
+  it("finds a reader's list from the reader, never by walking every owner's documents", async () => {
+    const db = await fresh();
+    await insertDocument(
+      db,
+      { id: 'reef', ownerId: 'ada', title: 'Reef', authors: [], abstract: '', pages: ['x'] },
+      AT,
+    );
+    const { db: watched, seen } = recording(db);
+    await listVisibleDocuments(watched, 'ada');
+    const steps = (await plan(db, seen[0]!)).join('\n');
+    expect(steps).not.toMatch(/SCAN d\b/);
+    expect(steps).toMatch(/SEARCH documents USING (COVERING )?INDEX \w+ \(owner_id=\?\)/);
+  });
+
   it('lists only the documents asked for, among those the reader may read', async () => {
     const db = await fresh();
     const doc = (id: string, ownerId: string) =>
