@@ -3,7 +3,7 @@ import { useRef, useState } from 'react';
 import { useLocation, useParams, useSearchParams } from 'react-router';
 import { CiteMenu } from '../library/cite-menu.tsx';
 import { IndexState } from '../library/index-state.tsx';
-import { inProgress } from '../library/row-words.ts';
+import { inProgress, pollMs } from '../library/row-words.ts';
 import { Breadcrumb } from '../shared/breadcrumb.tsx';
 import { isNotFound } from '../shared/errors.ts';
 import { NotFoundPage } from '../shared/not-found-page.tsx';
@@ -35,8 +35,6 @@ import { WindowedText } from './windowed-text.tsx';
 type Doc = RouterOutputs['documents']['get'];
 type Run = RouterOutputs['runs']['list'][number];
 
-const INDEX_POLL_MS = 1000;
-
 export default function DocumentPage() {
   const { id: documentId = '' } = useParams();
   const doc = useQuery({
@@ -45,7 +43,9 @@ export default function DocumentPage() {
     // for a long text would send its 2 MB a second time before the page can show.
     staleTime: 10_000,
     // A new document is extracted and indexed in the background: follow it until it is searchable.
-    refetchInterval: (query) => (inProgress(query.state.data?.index) ? INDEX_POLL_MS : false),
+    // Each answer carries the whole text: a long one is asked for less often.
+    refetchInterval: (query) =>
+      inProgress(query.state.data?.index) ? pollMs(query.state.data?.characters ?? 0, 500_000) : false,
   });
   // The run the owner is looking at (`?run=`): its question box asks follow-ups, and coming back
   // from the Memory panel finds it again.

@@ -13,20 +13,19 @@ import { ImportDialog } from './import-dialog.tsx';
 import { IndexState } from './index-state.tsx';
 import { LibrarySearch } from './library-search.tsx';
 import { authorYear, tagLabel } from './paper-words.ts';
-import { accessLabel, activityLabel, anyIndexing, holdsMemory, memoryLabel } from './row-words.ts';
+import { accessLabel, activityLabel, anyIndexing, holdsMemory, memoryLabel, pollMs } from './row-words.ts';
 import { LIST_PAGE, librarySections, moreRows, ownTags, withTag } from './sections.ts';
 
 type Doc = RouterOutputs['documents']['list'][number];
-
-/** While a document is indexed its row counts up; once none is, the list stops asking. */
-const INDEX_POLL_MS = 1000;
 
 /** The library (UI.md): the caller's documents, most recently active first (the API's order). */
 export default function LibraryPage() {
   useTitle('Library');
   const documents = useQuery({
     ...trpc.documents.list.queryOptions(),
-    refetchInterval: (query) => (anyIndexing(query.state.data) ? INDEX_POLL_MS : false),
+    // While a document is indexed its row counts up; once none is, the list stops asking.
+    refetchInterval: (query) =>
+      anyIndexing(query.state.data) ? pollMs(query.state.data?.length ?? 0, 500) : false,
   });
   const [tag, setTag] = useState<string | null>(null);
   const tags = ownTags(documents.data ?? []);

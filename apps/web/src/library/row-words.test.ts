@@ -10,6 +10,7 @@ import {
   inProgress,
   memoryLabel,
   pageLabel,
+  pollMs,
   sessionWord,
   shorten,
 } from './row-words.ts';
@@ -195,5 +196,14 @@ describe('search hit highlighting', () => {
     expect(shown).toContain('marker');
     expect(excerpt('short marker text', ['marker'])).toBe('short marker text');
     expect(excerpt(text, [], 120)).toBe(shorten(text, 120));
+  });
+});
+
+describe('how often a page being indexed asks again', () => {
+  it('every second while what it reads is small, less often as each answer grows, never past 10 s', () => {
+    expect(pollMs(12, 500)).toBe(1000);
+    expect(pollMs(1_000, 500)).toBe(2000);
+    expect(pollMs(10_000, 500)).toBe(10_000);
+    expect(pollMs(2_000_000, 500_000)).toBe(4000);
   });
 });

@@ -112,6 +112,16 @@ export const inProgress = (index: RowIndex | null | undefined): boolean =>
   index?.state === 'extracting' || index?.state === 'recognizing' || index?.state === 'indexing';
 
 /** The library polls while any of its documents is still being extracted, recognised or indexed, and stops after. */
+/**
+ * How often a page whose documents are being read or indexed asks again: each second while its
+ * answer is small; a library of thousands of rows, or a text of millions of characters, is a
+ * larger answer each time, so it is asked for less often (`size` rows or characters, `perSecond`
+ * of them worth a second), at least every 10 s.
+ */
+export function pollMs(size: number, perSecond: number): number {
+  return Math.min(10_000, Math.max(1000, Math.round((size / perSecond) * 1000)));
+}
+
 export const anyIndexing = (docs: ReadonlyArray<{ index: RowIndex | null }> | undefined): boolean =>
   (docs ?? []).some((d) => inProgress(d.index));
 
