@@ -1,7 +1,9 @@
 /**
  * `agents`: 50 agents, each writing to its own session through one API process, as applied
- * changes per second, beside the slower of what the machine gives one raw writer and what the
- * API answers 50 callers of `health` (the same HTTP with no database).
+ * changes per second, against the transport floor: what the same process answers 50 callers of
+ * `health` (the same HTTP and tRPC with no credential and no database). Beside it, against the
+ * slower of that and what the machine gives one raw writer (one fsync per commit): the API groups
+ * commits, so with 50 agents it is bound by its CPU, not the disk (issue 42).
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -84,17 +86,25 @@ export async function agentsConcurrently(
     }
     const other: Sync = sync === 'FULL' ? 'NORMAL' : 'FULL';
     const floor = Math.min(raws[sync]!, health.perSecond);
-    const ratio = writes.perSecond / floor;
+    const ratio = writes.perSecond / health.perSecond;
+    const ofFloor = writes.perSecond / floor;
     return [
       {
         figure: `50 agents → 50 sessions, one API process (applied changes/s), MEMORY_DB_THREAD=${thread}, RECALL_MODE=${recall}${thread === 'worker' && recall === 'shadow' ? ' (the defaults)' : ''}`,
         sync,
         project: `${writes.perSecond.toFixed(0)}/s (latency ${lat(writes.latencies)}, ${writes.errors} refused)`,
-        baseline: `min(raw 1-writer commits ${raws[sync]!.toFixed(0)}/s, 50 callers of health ${health.perSecond.toFixed(0)}/s) = ${floor.toFixed(0)}/s; raw at ${other} ${raws[other]!.toFixed(0)}/s`,
+        baseline: `transport floor, 50 callers of health: ${health.perSecond.toFixed(0)}/s; against min(raw 1-writer commits ${raws[sync]!.toFixed(0)}/s, transport) = ${floor.toFixed(0)}/s: ${ofFloor.toFixed(2)}×; raw at ${other} ${raws[other]!.toFixed(0)}/s`,
         ratio: round(ratio),
-        target: '≥ 0.7×',
-        met: sync === 'FULL' ? ratio >= 0.7 : null,
-        raw: { writes, health, rawCommitsPerSecond: raws, recall },
+        target: '≥ 0.5× of the transport floor',
+        met: sync === 'FULL' ? ratio >= 0.5 : null,
+        raw: {
+          writes,
+          health,
+          rawCommitsPerSecond: raws,
+          recall,
+          ofTransport: ratio,
+          ofMinRawTransport: ofFloor,
+        },
       },
     ];
   } finally {
