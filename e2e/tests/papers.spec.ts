@@ -257,10 +257,15 @@ test('the BibTeX one account cites, another imports with the same authors, year,
     await expect(dialog.getByRole('status').filter({ hasText: 'added' })).toHaveText('2 added.', {
       timeout: 20_000,
     });
+    const said = await dialog.getByRole('list', { name: 'Entries' }).innerText();
     await dialog.getByRole('button', { name: 'Close' }).click();
+    return said;
   };
-  // Without PDFs: each entry keeps its metadata (and its abstract, if any) as a document.
-  await importBib(page, BIBTEX);
+  // Without PDFs: each entry keeps its metadata (and its abstract, if any) as a document, and the
+  // result says which PDF each named did not come.
+  expect(await importBib(page, BIBTEX)).toContain(
+    `Added: ${HUGHES} — without its PDF: hughes2017.pdf was not among the files sent.`,
+  );
   await page.getByRole('checkbox', { name: `Select “${HUGHES}”` }).check();
   await page.getByRole('checkbox', { name: `Select “${WERNBERG}”` }).check();
   await page.getByRole('button', { name: 'Cite selected' }).click();

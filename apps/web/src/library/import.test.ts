@@ -56,7 +56,7 @@ describe('the import’s result', () => {
         kind: 'added',
         id: 'd2',
         title: 'Kelp canopies',
-        note: 'without its PDF: kelp.pdf was not among the files sent, so its abstract is its text',
+        note: 'without its PDF: kelp.pdf was not among the files sent',
       },
       { kind: 'duplicate', entry: 'Reef recovery after the 2016 bleaching', existingId: 'd0' },
       { kind: 'failed', entry: 'hughes2018', why: 'its PDF has no text to read (scanned pages need OCR)' },

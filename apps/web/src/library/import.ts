@@ -67,9 +67,7 @@ export function importLines(answer: ImportAnswer): ImportLine[] {
       id: a.id,
       title: a.title,
       note:
-        a.missingFile === undefined
-          ? null
-          : `without its PDF: ${a.missingFile} was not among the files sent, so its abstract is its text`,
+        a.missingFile === undefined ? null : `without its PDF: ${a.missingFile} was not among the files sent`,
     })),
     ...answer.duplicates.map((d) => ({
       kind: 'duplicate' as const,

@@ -28,7 +28,7 @@ export interface ImportInput {
 }
 
 export interface ImportResult {
-  /** `missingFile`: the PDF the entry names that was not among the files sent (its abstract is its text). */
+  /** `missingFile`: the PDF the entry names that was not among the files sent (its text is then its abstract, or what the reference says). */
   added: Array<{ id: string; title: string; missingFile?: string }>;
   /** `entry`: what a person recognises the entry by — its title, else its key. */
   duplicates: Array<{ entry: string; existingId: string }>;
