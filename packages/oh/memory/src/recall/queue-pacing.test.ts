@@ -108,3 +108,30 @@ describe('background batch pacing (busyShare)', () => {
     queue.close();
   });
 });
+
+describe('a full queue under load (issue 42)', () => {
+  it('says once that a session was left for catch-up, not on every add while it stays marked', async () => {
+    const reported: string[] = [];
+    const queue = createIndexQueue({
+      maxPending: 3,
+      // Never runs during the test: the queue stays full.
+      flushDelayMs: 60_000,
+      index: async () => {},
+      onBackgroundError: (error, info) => reported.push(`${info.sessionId}: ${(error as Error).message}`),
+    });
+    queue.add('s1', [note('lead:a'), note('lead:b'), note('lead:c'), note('lead:d')]);
+    for (let i = 0; i < 50; i++) queue.add('s1', [note(`lead:more-${i}`)]);
+    queue.add('s2', [note('lead:x')]);
+    queue.add('s2', [note('lead:y')]);
+    expect(reported).toEqual([
+      's1: recall: background queue full, 1 notes left for catch-up',
+      's2: recall: background queue full, 1 notes left for catch-up',
+    ]);
+    expect(queue.needsCatchUp('s1') && queue.needsCatchUp('s2')).toBe(true);
+    // Caught up, then left again: said again.
+    queue.caughtUp('s1');
+    queue.add('s1', [note('lead:again')]);
+    expect(reported).toHaveLength(3);
+    queue.close();
+  });
+});

@@ -194,7 +194,10 @@ export function createIndexQueue(options: IndexQueueOptions): IndexQueue {
         } else room--;
         q.notes.set(n.name, n);
       }
-      if (refused > 0) {
+      // Said once when the session is left for catch-up, not again while it stays so: under 50
+      // agents the queue stays full, and an Error and a log line on every add were a tenth of the
+      // API's time per call (issue 42, bench/README.md notebook).
+      if (refused > 0 && !marked.has(sessionId)) {
         marked.add(sessionId);
         report(new Error(`recall: background queue full, ${refused} notes left for catch-up`), {
           sessionId,
