@@ -16,7 +16,7 @@
  * Any other valid credential gets FORBIDDEN (reason `forbidden`); none, or an unknown, expired or
  * malformed one, gets UNAUTHORIZED (reason `unauthenticated`).
  */
-import { initTRPC } from '@trpc/server';
+import { getTRPCErrorFromUnknown, initTRPC } from '@trpc/server';
 import type { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server';
 import { SPONGE_LIMITS, inputBoundsProblem } from '@sponge/contract';
@@ -135,61 +135,60 @@ export const createCallerFactory = t.createCallerFactory;
 const QUIET_PROCEDURES: ReadonlySet<string> = new Set(['runtime.pending']);
 
 /**
- * Bounds every input's depth and size (SPEC §6c) before anything looks into it — a schema, a
- * codec, a message: a 10,000-deep value once reached a recursive JSON.stringify in a codec and
- * answered 500. Procedures without input are held to it as well. The upload's multipart form is
- * not read here: its parts are flat strings and files under the body limit, and its body is read
- * only once the caller is known. An input that is not JSON is left to the procedure, which
- * refuses it (PARSE_ERROR) if it takes input, as before.
+ * Bounds every input's depth and size (SPEC §6c) before anything looks into it (a 10,000-deep
+ * value once reached a recursive JSON.stringify in a codec and answered 500). Not the upload's
+ * multipart form: flat parts under the body limit, read only once the caller is known. Input that
+ * is not JSON is left to the procedure, which refuses it (PARSE_ERROR) if it takes input.
  */
-const boundedInput = t.middleware(async ({ path, getRawInput, next }) => {
-  if (path === 'documents.upload' || path === 'documents.import') return next();
-  let input: unknown;
-  try {
-    input = await getRawInput();
-  } catch {
-    return next();
-  }
-  const problem = inputBoundsProblem(input);
+async function checkInputBounds(path: string, getRawInput: () => Promise<unknown>): Promise<void> {
+  if (path === 'documents.upload' || path === 'documents.import') return;
+  const problem = inputBoundsProblem(await getRawInput().catch(() => undefined));
   if (problem) throw invalidInput(problem);
-  return next();
-});
+}
+
+type CallInfo = { ctx: Context; path: string; type: string; getRawInput: () => Promise<unknown> };
 
 /**
- * The outermost middleware of every procedure: maps store errors to SPEC §9 codes and writes
- * one structured log line per call.
+ * Every call's outer work around `call` (a caller check, if any, and the rest): bounds, SPEC §9 codes,
+ * one log line. One tRPC level, not one each: each copies the call's options and context (issue 42).
  */
-const logged = t.procedure.use(async ({ ctx, path, type, next }) => {
+async function around<R extends { ok: boolean; error?: TRPCError }>(
+  { ctx, path, type, getRawInput }: CallInfo,
+  call: () => Promise<R>,
+): Promise<R> {
   const started = performance.now();
-  let result = await next();
-  if (!result.ok) result = { ...result, error: toApiError(result.error) };
-  const code: TRPC_ERROR_CODE_KEY | 'OK' = result.ok ? 'OK' : result.error.code;
-  const line = {
-    procedure: path,
-    type,
-    caller: ctx.caller.kind,
-    durationMs: Math.round((performance.now() - started) * 10) / 10,
-    outcome: code,
-    ...(result.ok ? {} : { reason: reasonOf(result.error) }),
-  };
-  if (!result.ok && result.error.code === 'INTERNAL_SERVER_ERROR') {
-    ctx.deps.log.error({ ...line, err: result.error.cause ?? result.error }, 'call failed');
-  } else if (!result.ok && result.error.code === 'SERVICE_UNAVAILABLE') {
-    // A database down or busy: the operator needs the driver's own words (address, errno).
-    ctx.deps.log.warn(
-      { ...line, err: result.error.cause ?? result.error },
-      'call failed: a database cannot serve',
-    );
-  } else if (result.ok && QUIET_PROCEDURES.has(path)) {
-    ctx.deps.log.debug(line, 'call');
-  } else {
-    ctx.deps.log.info(line, 'call');
+  let error: TRPCError | null = null;
+  try {
+    await checkInputBounds(path, getRawInput);
+    const result = await call();
+    if (result.ok || !result.error) return result;
+    return { ...result, error: (error = toApiError(result.error)) };
+  } catch (cause) {
+    throw (error = toApiError(getTRPCErrorFromUnknown(cause)));
+  } finally {
+    const line = {
+      procedure: path,
+      type,
+      caller: ctx.caller.kind,
+      durationMs: Math.round((performance.now() - started) * 10) / 10,
+      outcome: (error ? error.code : 'OK') satisfies TRPC_ERROR_CODE_KEY | 'OK',
+      ...(error ? { reason: reasonOf(error) } : {}),
+    };
+    if (error?.code === 'INTERNAL_SERVER_ERROR') {
+      ctx.deps.log.error({ ...line, err: error.cause ?? error }, 'call failed');
+    } else if (error?.code === 'SERVICE_UNAVAILABLE') {
+      // A database down or busy: the operator needs the driver's own words (address, errno).
+      ctx.deps.log.warn({ ...line, err: error.cause ?? error }, 'call failed: a database cannot serve');
+    } else if (!error && QUIET_PROCEDURES.has(path)) {
+      ctx.deps.log.debug(line, 'call');
+    } else {
+      ctx.deps.log.info(line, 'call');
+    }
   }
-  return result;
-});
+}
 
-/** Every procedure: logged, then its input's shape bounded. */
-const base = logged.use(boundedInput);
+/** Every procedure: logged, its input's shape bounded. */
+const base = t.procedure.use((opts) => around(opts, () => opts.next()));
 
 export const publicProcedure = base;
 
@@ -229,20 +228,22 @@ export const runtimeProcedure = base.use(({ ctx, next }) => {
 
 /**
  * A run's agent, by its run token, plus the router's own checks of that run (routers/agent.ts),
- * all in ONE middleware: each tRPC middleware level copies the context and the call's options
- * a few times, measurable on a lone agent call (about 0.01 ms a level over HTTP, bench/).
+ * in the one level that also logs and bounds the call ({@link around}).
  */
 export function agentProcedure<Extra extends object>(check: (caller: AgentCaller) => Extra) {
-  return base.use(async ({ ctx, path, next }) => {
-    const c = ctx.caller;
-    if (c.kind === 'none') throw unauthenticated('Send the run token as Authorization: Bearer <runToken>.');
-    if (c.kind !== 'agent')
-      throw forbidden('The agent tools take a run token; user tokens and API keys never work here.');
-    const result = await next({ ctx: { ...ctx, caller: c, run: c.run, ...check(c) } });
-    // What the call committed (a reply, notes, a recall, a library card) reaches the run's
-    // `chat.events` streams now rather than at their next re-read (runs/notifier.ts).
-    if (result.ok && !AGENT_READS.has(path)) liveNotifier(ctx.deps.app).notify(runKey(c.run.id));
-    return result;
+  return t.procedure.use((opts) => {
+    const { ctx, path, next } = opts;
+    return around(opts, async () => {
+      const c = ctx.caller;
+      if (c.kind === 'none') throw unauthenticated('Send the run token as Authorization: Bearer <runToken>.');
+      if (c.kind !== 'agent')
+        throw forbidden('The agent tools take a run token; user tokens and API keys never work here.');
+      const result = await next({ ctx: { ...ctx, caller: c, run: c.run, ...check(c) } });
+      // What the call committed (a reply, notes, a recall, a library card) reaches the run's
+      // `chat.events` streams now rather than at their next re-read (runs/notifier.ts).
+      if (result.ok && !AGENT_READS.has(path)) liveNotifier(ctx.deps.app).notify(runKey(c.run.id));
+      return result;
+    });
   });
 }
 
