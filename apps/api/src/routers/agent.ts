@@ -7,12 +7,12 @@
  * run, never from the input, and judges the session itself (open, unexpired) on every call.
  */
 import type { TRPCRouterRecord } from '@trpc/server';
+import { parseRememberInput } from '@oh/memory';
 import {
   explainInputSchema,
   queryInputSchema,
   readInputSchema,
   recallInputSchema,
-  rememberInputSchema,
   agentSayInputSchema,
 } from '@sponge/contract';
 import { agentSays, liveRun, loadSession, memoryOf, recallForRun, runDocument } from '../runs/agent-calls.ts';
@@ -28,7 +28,7 @@ export const agentRouter = {
   load: memoryProcedure.query(({ ctx }) => loadSession(ctx.deps, ctx.agent)),
 
   remember: memoryProcedure
-    .input(rememberInputSchema)
+    .input(parseRememberInput)
     .mutation(({ ctx, input }) => ctx.deps.store.remember(ctx.agent, input)),
 
   query: memoryProcedure

@@ -68,7 +68,7 @@ export {
   shortDigest,
 } from './records.ts';
 // Checking input as the store does: every problem named, one `invalid_input` MemoryError.
-export { parseInput } from './validation.ts';
+export { parseInput, parseRememberInput } from './validation.ts';
 export { createMemoryStore } from './store.ts';
 export { openPurger } from './purger.ts';
 // The operator's `verify` command: replay every session's log, check what is derived, repair it.

@@ -1,6 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { rememberInputSchema } from '@oh/schema';
 import { MemoryError } from './errors.ts';
-import { recordDigest } from './records.ts';
+import { canonicalJson, recordDigest, sha256Hex } from './records.ts';
+import { requestHashOf } from './remember.ts';
+import { parseRememberInput } from './validation.ts';
 import { adds, failure, withHarness } from './testing/harness.ts';
 import { outcome } from './testing/fixtures.ts';
 import type { Harness } from './testing/harness.ts';
@@ -530,4 +533,51 @@ describe('remember', () => {
         raw.execute({ sql: `UPDATE sessions SET version = 5 WHERE id = ?`, args: [ctx.sessionId] }),
       ).rejects.toThrow(/stale_version/);
     }));
+});
+
+describe('one parse per boundary (issue 42)', () => {
+  it('takes an input its own parser checked without parsing it again, and parses anything else', () =>
+    withHarness(async (h) => {
+      const { ctx } = await h.session();
+      const parse = vi.spyOn(rememberInputSchema, 'safeParse');
+      try {
+        const checked = parseRememberInput({
+          basedOn: 0,
+          requestId: 'r-1',
+          changes: [{ op: 'add', name: 'lead:a', text: 'a', data: { n: [1] }, links: [] }],
+        });
+        // Frozen, data included: what the store takes is what was checked.
+        expect(Object.isFrozen(checked) && Object.isFrozen(checked.changes[0])).toBe(true);
+        expect(Object.isFrozen((checked.changes[0] as unknown as { data: { n: number[] } }).data.n)).toBe(true);
+        expect((await h.store.remember(ctx, checked)).version).toBe(1);
+        expect(parse).not.toHaveBeenCalled();
+        // The same content in an object of the caller's own: parsed, and refused when wrong.
+        const plain = { basedOn: 1, requestId: 'r-2', changes: [{ op: 'add' as const, name: 'lead:b', text: 'b' }] };
+        expect((await h.store.remember(ctx, plain)).version).toBe(2);
+        expect(parse).toHaveBeenCalledTimes(1);
+        await expect(
+          h.store.remember(ctx, { ...plain, basedOn: 2, requestId: 'r-3', author: 'x' } as never),
+        ).rejects.toMatchObject({ reason: 'invalid_input' });
+      } finally {
+        parse.mockRestore();
+      }
+    }));
+
+  it('hashes a request exactly as the canonical JSON of { basedOn, changes } did', () => {
+    const cases: Array<[number, Change[]]> = [
+      [0, [{ op: 'add', name: 'lead:a', text: 'a' }]],
+      [41, [{ op: 'replace', name: 'lead:é', text: 'x\u2028y "q"', data: { z: 1, a: [null, true] } }]],
+      [
+        7,
+        [
+          { op: 'remove', name: 'lead:a' },
+          { op: 'add', name: 'todo:b', text: 'b', links: [{ rel: 'supports', to: 'lead:a' }] },
+        ],
+      ],
+    ];
+    for (const [basedOn, changes] of cases)
+      expect(requestHashOf(basedOn, canonicalJson(changes))).toBe(
+        sha256Hex(canonicalJson({ basedOn, changes })),
+      );
+  });
 });

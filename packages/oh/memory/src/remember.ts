@@ -11,10 +11,9 @@ import { num, str } from './context.ts';
 import type { StoreContext } from './context.ts';
 import { MemoryError, raisedReason, toMemoryError } from './errors.ts';
 import { canonicalData, canonicalJson, digestInput, kindOf, sha256Hex } from './records.ts';
-import { rememberInputSchema } from '@oh/schema';
 import { checkOpen, loadSession, requireOpenSession, requireSession } from './sessions.ts';
 import type { SessionRow } from './sessions.ts';
-import { parseInput } from './validation.ts';
+import { rememberInputOf } from './validation.ts';
 import type { AgentContext, AppliedChange, Change, RememberResult } from './types.ts';
 
 interface PreparedChange {
@@ -35,15 +34,15 @@ export async function remember(
   agent: AgentContext,
   input: unknown,
 ): Promise<RememberResult> {
-  const valid = parseInput(rememberInputSchema, input, 'remember input');
+  const valid = rememberInputOf(input);
   if (typeof agent.author !== 'string' || agent.author.length === 0) {
     throw new MemoryError('invalid_input', 'the agent context has no author');
   }
-  const changes = valid.changes as Change[];
+  const changes = valid.changes;
   const prepared = prepareChanges(changes);
   // Canonical, so a retry that merely orders keys differently is still "the identical payload".
   const ops = canonicalJson(changes);
-  const requestHash = sha256Hex(canonicalJson({ basedOn: valid.basedOn, changes }));
+  const requestHash = requestHashOf(valid.basedOn, ops);
 
   // No read first: the batch itself is the check. The log row's trigger refuses a closed, expired
   // or unknown session and a stale basedOn; a reused request id fails its UNIQUE constraint or
@@ -110,6 +109,15 @@ export async function remember(
     if (outcome instanceof MemoryError) throw outcome;
     return outcome;
   }
+}
+
+/**
+ * sha256 of the canonical JSON of `{ basedOn, changes }`, built around the changes' canonical JSON
+ * already made (`ops`) instead of canonicalising them a second time (issue 42): the keys sort
+ * `basedOn` before `changes`, so the text is the same, and so is every stored request hash.
+ */
+export function requestHashOf(basedOn: number, ops: string): string {
+  return sha256Hex(`{"basedOn":${canonicalJson(basedOn)},"changes":${ops}}`);
 }
 
 function prepareChanges(changes: Change[]): PreparedChange[] {
