@@ -73,9 +73,7 @@ test('create an API key, see it once, use it, and revoke it', async ({ page }, t
   expect(listed.status).toBe(200);
   expect(
     ((await listed.json()) as { result: { structuredContent: unknown } }).result.structuredContent,
-  ).toEqual({
-    documents: [],
-  });
+  ).toEqual({ documents: [], total: 0, nextOffset: null });
 
   // Leaving the page forgets the key: it is never shown again. The page says it was used.
   await page.reload();

@@ -134,9 +134,7 @@ test('an MCP client is allowed read-only access on the consent page, and its tok
   // A new owner's library: empty, and only theirs.
   expect(
     ((await listed.json()) as { result: { structuredContent: unknown } }).result.structuredContent,
-  ).toEqual({
-    documents: [],
-  });
+  ).toEqual({ documents: [], total: 0, nextOffset: null });
 });
 
 test('a broken authorization request ends on a page that says why, before any sign-in', async ({ page }) => {

@@ -548,11 +548,17 @@ describe('one parse per boundary (issue 42)', () => {
         });
         // Frozen, data included: what the store takes is what was checked.
         expect(Object.isFrozen(checked) && Object.isFrozen(checked.changes[0])).toBe(true);
-        expect(Object.isFrozen((checked.changes[0] as unknown as { data: { n: number[] } }).data.n)).toBe(true);
+        expect(Object.isFrozen((checked.changes[0] as unknown as { data: { n: number[] } }).data.n)).toBe(
+          true,
+        );
         expect((await h.store.remember(ctx, checked)).version).toBe(1);
         expect(parse).not.toHaveBeenCalled();
         // The same content in an object of the caller's own: parsed, and refused when wrong.
-        const plain = { basedOn: 1, requestId: 'r-2', changes: [{ op: 'add' as const, name: 'lead:b', text: 'b' }] };
+        const plain = {
+          basedOn: 1,
+          requestId: 'r-2',
+          changes: [{ op: 'add' as const, name: 'lead:b', text: 'b' }],
+        };
         expect((await h.store.remember(ctx, plain)).version).toBe(2);
         expect(parse).toHaveBeenCalledTimes(1);
         await expect(
