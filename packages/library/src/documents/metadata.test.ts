@@ -306,7 +306,9 @@ describe('documents.update', () => {
     await lib.indexer.idle();
     const long = Array.from({ length: 400 }, (_, i) => `Sentence ${i} about kelp canopies.`).join(' ');
     expect(
-      await refusal(lib.update('ada', id, { abstract: long.slice(0, 20_000), venue: 'Nature' })),
+      await refusal(
+        lib.update('ada', id, { abstract: long.slice(0, 20_000), venue: 'Nature', tags: ['kelp'] }),
+      ),
     ).toMatchObject({
       reason: 'quota',
       message: expect.stringMatching(
@@ -314,7 +316,12 @@ describe('documents.update', () => {
       ),
     });
     const doc = await getVisibleDocument(test.db, 'ada', id);
-    expect([doc?.abstract, doc?.venue, doc?.index.state]).toEqual(['Forests of kelp.', '', 'ready']);
+    expect([doc?.abstract, doc?.venue, doc?.tags, doc?.index.state]).toEqual([
+      'Forests of kelp.',
+      '',
+      [],
+      'ready',
+    ]);
   });
 
   it('waits for an upload to be read: its details are the file’s until then', async () => {

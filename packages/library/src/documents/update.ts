@@ -48,12 +48,6 @@ export async function updateDocument(
     if (same) throw duplicateError(same);
   }
 
-  // Every write holds only while the document is still the owner's, live and not extracting.
-  const owner = {
-    sql: `owner_id = ? AND removed_at IS NULL
-          AND NOT EXISTS (SELECT 1 FROM extraction_jobs e WHERE e.document_id = documents.id)`,
-    args: [ownerId],
-  };
   const set: string[] = [];
   const args: InValue[] = [];
   const field = (column: string, value: InValue | undefined) => {
@@ -80,20 +74,21 @@ export async function updateDocument(
     chunks = chunkDocument({ title, abstract, pages }).length;
     args.push(chunks);
   }
-  // A longer abstract is more passages to search: within the owner's chunk quota, checked in the
-  // statement that writes it (the document's own passages counted as they will be, not twice).
+  // Every write holds only while the document is still the owner's, live and not extracting; and
+  // a longer abstract, more passages to search, only within the owner's chunk quota (the
+  // document's own passages counted as they will be, not twice). The numbers are this function's.
   const grows = chunks > before.index.total;
-  const withinQuota = grows
-    ? {
-        sql: ` AND (SELECT usage.chunks FROM (${USAGE}) AS usage) - index_total + ? <= ?`,
-        args: [ownerId, chunks, quotas.chunks],
-      }
-    : { sql: '', args: [] };
+  const owner = {
+    sql: `owner_id = ? AND removed_at IS NULL
+          AND NOT EXISTS (SELECT 1 FROM extraction_jobs e WHERE e.document_id = documents.id)
+          ${grows ? `AND (SELECT usage.chunks FROM (${USAGE}) AS usage) - index_total + ${chunks} <= ${quotas.chunks}` : ''}`,
+    args: grows ? [ownerId, ownerId] : [ownerId],
+  };
   const statements: InStatement[] = [];
   if (set.length > 0)
     statements.push({
-      sql: `UPDATE documents SET ${set.join(', ')} WHERE id = ? AND ${owner.sql}${withinQuota.sql}`,
-      args: [...args, documentId, ...owner.args, ...withinQuota.args],
+      sql: `UPDATE documents SET ${set.join(', ')} WHERE id = ? AND ${owner.sql}`,
+      args: [...args, documentId, ...owner.args],
     });
   // An indexer at work on the text as it was loses its lease, so it stops at its next write
   // instead of marking the old title's vectors ready; the document is taken up again as it is now.
