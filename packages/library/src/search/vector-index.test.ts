@@ -183,10 +183,14 @@ describe('OwnerVectorIndex', () => {
     const index = newIndex({ exactBelow: 0, stepBudgetMs: 0 });
     addAll(index, docs);
     expect(await countTurns(index.whenBuilt())).toBeGreaterThanOrEqual(2_000);
-    for (const query of queries(docs, 5, 13))
-      expect(index.search(query, 3).map((hit) => hit.documentId)).toEqual(
-        bruteForce(docs, query, 3).map((hit) => hit.documentId),
-      );
+    // A graph index holds 8-bit copies, its scores within 0.005 of the truth (measured: 0.0035
+    // at most in these tests), so a document that close to the third may stand in for it.
+    for (const query of queries(docs, 5, 13)) {
+      const truth = bruteForce(docs, query, docs.length);
+      const score = new Map(truth.map((hit) => [hit.documentId, hit.score]));
+      for (const hit of index.search(query, 3))
+        expect(score.get(hit.documentId)).toBeGreaterThan(truth[2]!.score - 0.005);
+    }
   });
 
   it('ranks every document of a library of a few large ones', async () => {
@@ -202,15 +206,15 @@ describe('OwnerVectorIndex', () => {
         .sort((a, b) => b.score - a.score)
         .slice(0, 1024);
       expect(new Set(nearest.map((chunk) => chunk.id)).size).toBeLessThan(10);
-      // The ten best documents, each at its best chunk's score; compact copies are within 0.001,
+      // The ten best documents, each at its best chunk's score; 8-bit copies are within 0.005,
       // so a document that close to the tenth may stand in for it.
       const truth = bruteForce(docs, query, docs.length);
       const score = new Map(truth.map((hit) => [hit.documentId, hit.score]));
       const got = index.search(query, 10);
       expect(got).toHaveLength(10);
       for (const hit of got) {
-        expect(score.get(hit.documentId)).toBeGreaterThan(truth[9]!.score - 0.002);
-        expect(Math.abs(hit.score - score.get(hit.documentId)!)).toBeLessThan(0.002);
+        expect(score.get(hit.documentId)).toBeGreaterThan(truth[9]!.score - 0.005);
+        expect(Math.abs(hit.score - score.get(hit.documentId)!)).toBeLessThan(0.005);
       }
     }
   });
@@ -227,10 +231,13 @@ describe('OwnerVectorIndex', () => {
       const truth = ranked.filter((hit) => only.has(hit.documentId));
       const got = index.search(query, 10, only);
       expect(got).toHaveLength(10);
-      for (const [i, hit] of got.entries()) {
+      const score = new Map(truth.map((hit) => [hit.documentId, hit.score]));
+      for (const hit of got) {
         expect(only.has(hit.documentId)).toBe(true);
-        // Compact copies are within 0.001 of the true score.
-        expect(Math.abs(hit.score - truth[i]!.score)).toBeLessThan(0.002);
+        // 8-bit copies (query and rows) are within 0.005 of the true score, so a document that
+        // close to the tenth may stand in for it.
+        expect(score.get(hit.documentId)).toBeGreaterThan(truth[9]!.score - 0.005);
+        expect(Math.abs(hit.score - score.get(hit.documentId)!)).toBeLessThan(0.005);
       }
     }
     expect(index.search(queries(docs, 1, 23)[0]!, 10, new Set())).toEqual([]);

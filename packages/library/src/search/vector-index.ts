@@ -6,7 +6,12 @@
  * serves agents. So a vector goes first into a pending store that search scans exactly, and a
  * background mover puts pending vectors into the graph about 4 ms at a time, `setImmediate`
  * between steps: results are right as soon as `addDocument` returns, and fast once built.
- * Measured numbers: vector-index.test.ts (VECTOR_INDEX_BENCH=1 adds 10k and 100k).
+ *
+ * Memory is what bounds a library of a million chunks, so a large index keeps each vector in 8
+ * bits, scaled to fill the range (cosine ignores scale): once as the graph's own copy and once
+ * beside it for exact scans (the graph cannot hand its vectors back). A small index (below
+ * `exactBelow`) keeps them in 32 bits and answers exactly. Measured: bench/README.md, "A million
+ * chunks in 8 bits".
  *
  * @example
  * const index = new OwnerVectorIndex({ dimensions: 256 });
@@ -35,8 +40,11 @@ export interface OwnerVectorIndexOptions {
   /** What one background step aims to block the event loop for, in milliseconds. */
   stepBudgetMs?: number;
   /**
-   * How the graph stores vectors. F16 halves F32's memory at the same recall (best-document
-   * recall@10 at 100k, expansionSearch 512: 0.975 against 0.974); I8 loses too much (0.92).
+   * How the graph stores vectors. It is given each vector's 8-bit copy (DocumentEntry.compact),
+   * so `i8` keeps exactly those bytes and `f16`/`f32` twice and four times their memory for the
+   * same values. (usearch's own cast to i8, from 32-bit floats, scales by the vector's length and
+   * lost recall: 0.92 against F16's 0.975 at 100k; the copy's scale by the largest value is the
+   * one measured within 0.001 of F32.)
    */
   quantization?: 'f32' | 'f16' | 'i8';
   /** HNSW links per node. */
@@ -65,11 +73,15 @@ interface DocumentEntry {
   /** Keys are allocated consecutively: chunk i of this document has key firstKey + i. */
   readonly firstKey: number;
   readonly chunks: Int32Array;
-  /** Normalised copies, row i for chunk i; dropped once every row is in the graph. */
+  /**
+   * Normalised copies, row i for chunk i, while the index is small enough to answer exactly
+   * (`exactBelow`); dropped for good once it grows past that, or once every row is in the graph.
+   */
   vectors: Float32Array | null;
   /**
-   * Graph rows in 8 bits, each scaled to fill the range (cosine ignores scale), written as they go
-   * in: best chunk and score within 0.001 of F32 (measured). Scanned when the graph's are crowded.
+   * Every row in 8 bits, each scaled to fill the range (cosine ignores scale): best chunk and
+   * score within 0.001 of F32 (measured). What the graph is given, and scanned when its results
+   * are crowded, narrowed to a tag, or its rows are still pending in a large index.
    */
   readonly compact: Int8Array;
   /** Rows [0, moved) are in the graph, [moved, chunks.length) are pending. */
@@ -84,7 +96,7 @@ const defaults = {
   // steps of this budget at load 12, own time per turn p50 2.48 ms, p99 5.81, worst 40.6 (target
   // p50 < 8, p99 < 25, worst < 100), against 18.7 s in one step.
   stepBudgetMs: 4,
-  quantization: 'f16',
+  quantization: 'i8',
   // Not measured: more links per node is better recall and a bigger, slower-to-build graph.
   connectivity: 16,
   expansionAdd: 64,
@@ -108,12 +120,18 @@ export class OwnerVectorIndex {
   readonly #documents = new Map<string, DocumentEntry>();
   /** Documents with pending rows, oldest first (a Set keeps insertion order and deletes in O(1)). */
   readonly #pending = new Set<DocumentEntry>();
-  /** Graph key → its live document; a key missing here is stale and never returned. */
-  readonly #graphKeys = new Map<number, DocumentEntry>();
+  /**
+   * Documents in the order of their keys, removed ones too until #prune: a graph key's document
+   * is found by bisection (#entryOfKey). A map of every key took about 80 bytes a vector.
+   */
+  #byKey: DocumentEntry[] = [];
+  #removedInByKey = 0;
   /** Key ranges [from, to) of removed documents still in the graph, forgotten in the background. */
   readonly #forget: { from: number; to: number }[] = [];
   /** Live documents with rows in the graph: a search never waits for more distinct ones. */
   #graphDocuments = 0;
+  /** Live rows in the graph. */
+  #graphVectors = 0;
   #nextKey = 0;
   #liveVectors = 0;
   #useGraph = false;
@@ -159,25 +177,36 @@ export class OwnerVectorIndex {
     this.#assertOpen();
     const dimensions = this.#dimensions;
     // Copy and check everything before touching the index, so a bad chunk leaves it as it was.
-    const vectors = new Float32Array(chunks.length * dimensions);
+    const previous = this.#documents.get(documentId)?.chunks.length ?? 0;
+    const large = this.#liveVectors - previous + chunks.length >= this.#options.exactBelow;
+    const vectors = large ? null : new Float32Array(chunks.length * dimensions);
+    const unit = vectors ?? new Float32Array(dimensions);
+    const compact = new Int8Array(chunks.length * dimensions);
     const numbers = new Int32Array(chunks.length);
     chunks.forEach(({ chunk, vector }, row) => {
       if (!Number.isInteger(chunk) || chunk < 0 || chunk > 0x7fffffff)
         throw new Error(`Document ${documentId}: chunk number ${chunk} is not a non-negative whole number.`);
       this.#assertDimensions(vector, `Chunk ${chunk} of document ${documentId}`);
-      if (!normaliseInto(vector, vectors, row * dimensions))
+      const at = vectors ? row * dimensions : 0;
+      if (!normaliseInto(vector, unit, at))
         throw new Error(`Chunk ${chunk} of document ${documentId} has a zero or non-finite vector.`);
+      quantiseInto(unit, at, dimensions, compact, row * dimensions);
       numbers[row] = chunk;
     });
     this.removeDocument(documentId);
-    const compact = new Int8Array(vectors.length);
     const firstKey = this.#nextKey;
     const entry: DocumentEntry = { id: documentId, firstKey, chunks: numbers, vectors, compact, moved: 0 };
     this.#nextKey += chunks.length;
     this.#documents.set(documentId, entry);
+    if (chunks.length > 0) this.#byKey.push(entry); // keys only grow: the list stays in their order
     if (chunks.length > 0) this.#pending.add(entry);
     this.#liveVectors += chunks.length;
-    if (this.#liveVectors >= this.#options.exactBelow) this.#useGraph = true;
+    if (large && !this.#useGraph) {
+      this.#useGraph = true;
+      // Grown past exact answers: the 32-bit copies go (a million of them would be 1 GB at 256
+      // dimensions), and pending rows are scanned in 8 bits like the graph's.
+      for (const held of this.#documents.values()) held.vectors = null;
+    }
     this.#schedule();
   }
 
@@ -190,10 +219,12 @@ export class OwnerVectorIndex {
     this.#liveVectors -= entry.chunks.length;
     if (entry.moved > 0) {
       this.#graphDocuments--;
-      // Unmapping the keys hides them from search at once; the graph drops them in the background.
-      for (let key = entry.firstKey; key < entry.firstKey + entry.moved; key++) this.#graphKeys.delete(key);
+      this.#graphVectors -= entry.moved;
+      // No longer in #documents, its keys are hidden from search at once (#entryOfKey); the
+      // graph drops them in the background.
       this.#forget.push({ from: entry.firstKey, to: entry.firstKey + entry.moved });
     }
+    if (++this.#removedInByKey > this.#byKey.length / 2) this.#prune();
     entry.vectors = null;
     this.#schedule();
   }
@@ -218,9 +249,12 @@ export class OwnerVectorIndex {
         best.set(entry.id, { documentId: entry.id, chunk: entry.chunks[row]!, score });
     };
     const found = () => best.size;
-    if (this.#searchGraph(normalised, limit, offer, found, only)) this.#scanCompact(normalised, offer, only);
+    const compactQuery = new Int8Array(this.#dimensions);
+    quantiseInto(normalised, 0, this.#dimensions, compactQuery, 0);
+    if (this.#searchGraph(compactQuery, limit, offer, found, only))
+      this.#scanCompact(compactQuery, offer, only);
     for (const entry of this.#pending)
-      if (!only || only.has(entry.id)) this.#scanPending(entry, normalised, offer);
+      if (!only || only.has(entry.id)) this.#scanPending(entry, normalised, compactQuery, offer);
     return [...best.values()]
       .sort((a, b) => b.score - a.score || (a.documentId < b.documentId ? -1 : 1))
       .slice(0, limit);
@@ -243,7 +277,7 @@ export class OwnerVectorIndex {
     clearImmediate(this.#scheduled ?? undefined);
     this.#documents.clear();
     this.#pending.clear();
-    this.#graphKeys.clear();
+    this.#byKey = [];
     this.#forget.length = 0;
     this.#liveVectors = 0;
     this.#graph = null; // usearch frees the native index when the object is collected
@@ -255,26 +289,50 @@ export class OwnerVectorIndex {
    * `found`) to fill `limit`.
    */
   #searchGraph(
-    query: Float32Array,
+    query: Int8Array,
     limit: number,
     offer: Offer,
     found: () => number,
     only: ReadonlySet<string> | undefined,
   ): boolean {
     const graph = this.#graph;
-    if (!graph || this.#graphKeys.size === 0) return false;
+    if (!graph || this.#graphVectors === 0) return false;
     // One document's chunks crowd the nearest neighbours, so ask for several per wanted document;
     // the graph walks `expansionSearch` candidates anyway, so asking for that many costs nothing
     // more. Asking for more still costs (11 ms for 4096 at 100k): when a few large documents fill
     // them all, the compact copies are scanned instead (about 3 ms for 100k).
     const { candidatesPerDocument, expansionSearch } = this.#options;
     const wanted = Math.min(graph.size(), Math.max(limit * candidatesPerDocument, expansionSearch));
-    const { keys, distances } = graph.search(query, wanted, 1);
+    const { keys } = graph.search(query, wanted, 1);
+    // The graph's own 8-bit cosine is approximate (off by up to 0.005, measured), so it only
+    // chooses the candidates: their copies are gathered and scored as the exact scans score.
+    const dimensions = this.#dimensions;
+    const candidates: { entry: DocumentEntry; row: number }[] = [];
+    const rows = new Int8Array(keys.length * dimensions);
     for (let i = 0; i < keys.length; i++) {
       const key = Number(keys[i]);
-      const entry = this.#graphKeys.get(key);
+      const entry = this.#entryOfKey(key);
       if (!entry) continue; // a removed document's key the graph has not forgotten yet
-      offer(entry, key - entry.firstKey, 1 - distances[i]!);
+      const row = key - entry.firstKey;
+      rows.set(
+        entry.compact.subarray(row * dimensions, (row + 1) * dimensions),
+        candidates.length * dimensions,
+      );
+      candidates.push({ entry, row });
+    }
+    if (candidates.length > 0) {
+      const scored = exactSearch(
+        rows.subarray(0, candidates.length * dimensions),
+        query,
+        dimensions,
+        candidates.length,
+        MetricKind.Cos,
+        1,
+      );
+      for (let i = 0; i < scored.keys.length; i++) {
+        const { entry, row } = candidates[Number(scored.keys[i])]!;
+        offer(entry, row, 1 - scored.distances[i]!);
+      }
     }
     const documents = only ? Math.min(only.size, this.#graphDocuments) : this.#graphDocuments;
     return found() < Math.min(limit, documents) && keys.length === wanted;
@@ -282,10 +340,8 @@ export class OwnerVectorIndex {
 
   /** Every document's best graph row from the compact copies (those found too: at the edge of a
    *  crowded result, the graph may have shown one of their lesser chunks). */
-  #scanCompact(query: Float32Array, offer: Offer, only: ReadonlySet<string> | undefined) {
+  #scanCompact(compactQuery: Int8Array, offer: Offer, only: ReadonlySet<string> | undefined) {
     const dimensions = this.#dimensions;
-    const compactQuery = new Int8Array(dimensions);
-    quantiseInto(query, 0, dimensions, compactQuery);
     const entries = only
       ? [...only].flatMap((id) => this.#documents.get(id) ?? [])
       : this.#documents.values();
@@ -297,11 +353,13 @@ export class OwnerVectorIndex {
     }
   }
 
-  #scanPending(entry: DocumentEntry, query: Float32Array, offer: Offer) {
+  #scanPending(entry: DocumentEntry, query: Float32Array, compactQuery: Int8Array, offer: Offer) {
     // Native SIMD: 6× a JavaScript loop per row, for about 5 µs a call. Inner product on unit
     // vectors is the cosine; usearch reports it as the distance 1 - dot.
-    const rows = entry.vectors!.subarray(entry.moved * this.#dimensions);
-    const { keys, distances } = exactSearch(rows, query, this.#dimensions, 1, MetricKind.IP, 1);
+    const from = entry.moved * this.#dimensions;
+    const { keys, distances } = entry.vectors
+      ? exactSearch(entry.vectors.subarray(from), query, this.#dimensions, 1, MetricKind.IP, 1)
+      : exactSearch(entry.compact.subarray(from), compactQuery, this.#dimensions, 1, MetricKind.Cos, 1);
     offer(entry, entry.moved + Number(keys[0]), 1 - distances[0]!);
   }
 
@@ -355,15 +413,12 @@ export class OwnerVectorIndex {
       if (total === batch) break;
     }
     const keys = new BigUint64Array(total);
-    const vectors = new Float32Array(total * dimensions);
+    const vectors = new Int8Array(total * dimensions);
     let at = 0;
     for (const { entry, rows } of taken) {
       const from = entry.moved;
-      for (let row = from; row < from + rows; row++) {
-        keys[at + row - from] = BigInt(entry.firstKey + row);
-        quantiseInto(entry.vectors!, row * dimensions, dimensions, entry.compact);
-      }
-      vectors.set(entry.vectors!.subarray(from * dimensions, (from + rows) * dimensions), at * dimensions);
+      for (let row = from; row < from + rows; row++) keys[at + row - from] = BigInt(entry.firstKey + row);
+      vectors.set(entry.compact.subarray(from * dimensions, (from + rows) * dimensions), at * dimensions);
       at += rows;
     }
     const started = performance.now();
@@ -373,15 +428,35 @@ export class OwnerVectorIndex {
     // swing the next batch; floored so a stall never shrinks batches to nothing.
     this.#addRate = Math.max(0.5, 0.7 * this.#addRate + 0.3 * (total / Math.max(elapsed, 0.05)));
     for (const { entry, rows } of taken) {
-      for (let row = entry.moved; row < entry.moved + rows; row++)
-        this.#graphKeys.set(entry.firstKey + row, entry);
       if (entry.moved === 0) this.#graphDocuments++;
+      this.#graphVectors += rows;
       entry.moved += rows;
       if (entry.moved === entry.chunks.length) {
         entry.vectors = null;
         this.#pending.delete(entry);
       }
     }
+  }
+
+  /** The live document whose graph rows hold `key`, if any. */
+  #entryOfKey(key: number): DocumentEntry | undefined {
+    const list = this.#byKey;
+    let low = 0;
+    let high = list.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (list[middle]!.firstKey <= key) low = middle;
+      else high = middle - 1;
+    }
+    const entry = list[low];
+    if (!entry || key < entry.firstKey || key >= entry.firstKey + entry.moved) return undefined;
+    return this.#documents.get(entry.id) === entry ? entry : undefined;
+  }
+
+  /** Drops removed documents from #byKey, once they are half of it (so each removal costs O(1) on average). */
+  #prune() {
+    this.#byKey = this.#byKey.filter((entry) => this.#documents.get(entry.id) === entry);
+    this.#removedInByKey = 0;
   }
 
   /** Resolves (error null) or rejects every whenBuilt waiter. */
@@ -415,9 +490,9 @@ function normaliseInto(source: Float32Array, target: Float32Array, offset: numbe
   return true;
 }
 
-/** Writes `source`'s row at `offset` into `target` as 8-bit integers, its largest at ±127. */
-function quantiseInto(source: Float32Array, offset: number, length: number, target: Int8Array) {
+/** Writes `source`'s row at `offset` into `target` at `at` as 8-bit integers, its largest at ±127. */
+function quantiseInto(source: Float32Array, offset: number, length: number, target: Int8Array, at: number) {
   let largest = 0;
   for (let i = 0; i < length; i++) largest = Math.max(largest, Math.abs(source[offset + i]!));
-  for (let i = 0; i < length; i++) target[offset + i] = Math.round((source[offset + i]! / largest) * 127);
+  for (let i = 0; i < length; i++) target[at + i] = Math.round((source[offset + i]! / largest) * 127);
 }
