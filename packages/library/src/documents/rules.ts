@@ -21,6 +21,16 @@ export const live = (alias: string) => `${alias}.removed_at IS NULL`;
  */
 export const searchable = (alias: string) => `${alias}.index_state = 'ready' AND ${live(alias)}`;
 
+/**
+ * The owner's searchable documents, read from `documents_searchable` by name. Left to itself the
+ * planner took `documents_usage` (migration 028), which lacks `index_state`, and read each
+ * document's row to check it: at 10,000 documents, summing their chunks took 15 ms that way and
+ * 0.6 ms from this index (measured). One argument, the owner; follow it with more conditions
+ * (`AND …`) or nothing.
+ */
+export const OWNER_SEARCHABLE = `documents INDEXED BY documents_searchable
+  WHERE owner_id = ? AND ${searchable('documents')}`;
+
 /** A live document of id `?` exists (for a write conditional on the document still standing). */
 export const LIVE_DOCUMENT = `EXISTS (SELECT 1 FROM documents WHERE id = ? AND ${live('documents')})`;
 

@@ -23,7 +23,7 @@ import {
   renewStatement,
 } from '../work-lease.ts';
 import type { Lease } from '../work-lease.ts';
-import { LIVE_DOCUMENT, live, searchable } from '../documents/rules.ts';
+import { LIVE_DOCUMENT, OWNER_SEARCHABLE, live, searchable } from '../documents/rules.ts';
 import { parseStringArray } from '../documents/metadata.ts';
 
 const held = heldSql('index');
@@ -303,7 +303,7 @@ export async function libraryVersion(db: Client, ownerId: string): Promise<numbe
 /** The owner's searchable documents: live and ready. */
 export async function readyDocumentIds(db: Client, ownerId: string): Promise<string[]> {
   const rs = await db.execute({
-    sql: `SELECT id FROM documents WHERE owner_id = ? AND ${searchable('documents')}`,
+    sql: `SELECT id FROM ${OWNER_SEARCHABLE}`,
     args: [ownerId],
   });
   return rs.rows.map((r) => String(r.id));

@@ -17,7 +17,7 @@
 import type { Client, InStatement } from '@libsql/client';
 import { isStopWord } from '@oh/embeddings';
 import type { Chunk } from './chunks.ts';
-import { LIVE_DOCUMENT, searchable } from '../documents/rules.ts';
+import { LIVE_DOCUMENT, OWNER_SEARCHABLE, searchable } from '../documents/rules.ts';
 
 /** Whitespace-separated pieces of a query searched at most (the rest are ignored). */
 const MAX_QUERY_TERMS = 32;
@@ -271,15 +271,25 @@ export async function termsHeld(
  */
 const INDEXED_ROWS = '(SELECT max(id) FROM document_chunk_spans)';
 
+interface LibrarySize {
+  rows: number;
+  owned: number;
+}
+
+/**
+ * Whether a match across the owner's library leaves the owner's scope token out (UNSCOPED_SHARE):
+ * the rows matched that are not the owner's are then ranked too, and dropped by the join.
+ */
+const unscoped = ({ rows, owned }: LibrarySize) => owned > 0 && owned >= UNSCOPED_SHARE * rows;
+
 /**
  * The rows (INDEXED_ROWS), and how many of them are the owner's chunks of ready documents, summed
  * over the documents' `index_total` from documents_searchable (migration 014), which covers it.
  */
-async function librarySize(db: Client, ownerId: string): Promise<{ rows: number; owned: number }> {
+async function librarySize(db: Client, ownerId: string): Promise<LibrarySize> {
   const rs = await db.execute({
     sql: `SELECT ${INDEXED_ROWS} AS rows,
-            (SELECT coalesce(sum(index_total), 0) FROM documents
-             WHERE owner_id = ? AND ${searchable('documents')}) AS owned`,
+            (SELECT coalesce(sum(index_total), 0) FROM ${OWNER_SEARCHABLE}) AS owned`,
     args: [ownerId],
   });
   return { rows: Number(rs.rows[0]!.rows ?? 0), owned: Number(rs.rows[0]!.owned) };
@@ -329,10 +339,10 @@ export async function searchKeywords(
   // One document: its own token is selective (its chunks only), and the join checks the owner.
   if (documentId !== undefined)
     return rankOwned(db, matchQuery(ranked, [scopeToken('d', documentId)])!, depth, ownerId, depth);
-  if (only !== undefined) return rankAmong(db, ranked, ownerId, depth, only);
+  if (only !== undefined) return rankAmong(db, ranked, ownerId, depth, only, { rows, owned });
   // Rows that may be someone else's, or chunks of the owner's documents not ready (an upper bound).
   const others = Math.max(0, rows - owned);
-  if (owned > 0 && owned >= UNSCOPED_SHARE * rows) {
+  if (unscoped({ rows, owned })) {
     // At most `others` of the rows ranked are not the owner's, so ranking depth + others holds
     // the owner's best `depth`. Each row more costs the join about 1.2 µs (measured), so the
     // ranking goes no deeper than 2 × depth: then either `depth` of the owner's are among them,
@@ -348,7 +358,9 @@ export async function searchKeywords(
 /**
  * Documents one match names by their tokens when a search is narrowed to some of the owner's
  * documents (a tag). Not measured: each token is one more posting list to merge; more documents
- * are ranked in several matches of this many, merged by score.
+ * are ranked in several matches of this many, merged by score. The owner's token is not in these
+ * matches: the documents' own tokens say as much (the join checks the owner), and the owner's is
+ * in every one of their rows, a doclist of a million entries in a library of a million chunks.
  */
 const SCOPED_DOCUMENTS = 256;
 
@@ -373,14 +385,19 @@ async function rankAmong(
   ownerId: string,
   depth: number,
   only: ReadonlySet<string>,
+  size: LibrarySize,
 ): Promise<KeywordHit[]> {
   if (only.size > SCOPED_DOCUMENTS) {
     const rs = await db.execute({
-      sql: `SELECT count(*) AS n FROM documents WHERE owner_id = ? AND ${searchable('documents')}`,
+      sql: `SELECT count(*) AS n FROM ${OWNER_SEARCHABLE}`,
       args: [ownerId],
     });
-    const ranked = depth * Math.min(WIDE_RANKING, Math.ceil((2 * Number(rs.rows[0]!.n)) / only.size));
-    const match = matchQuery(terms, [scopeToken('o', ownerId)])!;
+    const wanted = depth * Math.min(WIDE_RANKING, Math.ceil((2 * Number(rs.rows[0]!.n)) / only.size));
+    // As searchKeywords ranks the owner's library: without the owner's token when nearly every
+    // row is theirs, a little deeper for the others' rows the join drops.
+    const open = unscoped(size);
+    const ranked = open ? Math.min(wanted + Math.max(0, size.rows - size.owned), 2 * wanted) : wanted;
+    const match = matchQuery(terms, open ? [] : [scopeToken('o', ownerId)])!;
     const theirs = (await rankOwned(db, match, ranked, ownerId, ranked)).filter((h) =>
       only.has(h.documentId),
     );
@@ -391,7 +408,7 @@ async function rankAmong(
   const batches: Promise<KeywordHit[]>[] = [];
   for (let i = 0; i < ids.length; i += SCOPED_DOCUMENTS) {
     const documents = ids.slice(i, i + SCOPED_DOCUMENTS).map((id) => phrase(scopeToken('d', id)));
-    const match = `scope : (${documents.join(' OR ')}) AND ${matchQuery(terms, [scopeToken('o', ownerId)])!}`;
+    const match = `scope : (${documents.join(' OR ')}) AND ${matchQuery(terms)!}`;
     batches.push(rankOwned(db, match, depth, ownerId, depth));
   }
   return (await Promise.all(batches))
