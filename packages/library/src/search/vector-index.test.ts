@@ -240,6 +240,15 @@ describe('OwnerVectorIndex', () => {
         expect(Math.abs(hit.score - score.get(hit.documentId)!)).toBeLessThan(0.005);
       }
     }
+    // Three documents: too few rows for the graph's candidates to hold, so they are scanned alone.
+    for (const query of queries(docs, 5, 24)) {
+      const ranked = bruteForce(docs, query, docs.length);
+      const only = new Set(ranked.slice(-3).map((hit) => hit.documentId));
+      const score = new Map(ranked.map((hit) => [hit.documentId, hit.score]));
+      const got = index.search(query, 10, only);
+      expect(new Set(got.map((hit) => hit.documentId))).toEqual(only);
+      for (const hit of got) expect(Math.abs(hit.score - score.get(hit.documentId)!)).toBeLessThan(0.005);
+    }
     expect(index.search(queries(docs, 1, 23)[0]!, 10, new Set())).toEqual([]);
   });
 

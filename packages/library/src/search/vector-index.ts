@@ -251,7 +251,8 @@ export class OwnerVectorIndex {
     const found = () => best.size;
     const compactQuery = new Int8Array(this.#dimensions);
     quantiseInto(normalised, 0, this.#dimensions, compactQuery, 0);
-    if (this.#searchGraph(compactQuery, limit, offer, found, only))
+    if (only && this.#graphHoldsTooFew(only, limit)) this.#scanCompact(compactQuery, offer, only);
+    else if (this.#searchGraph(compactQuery, limit, offer, found, only))
       this.#scanCompact(compactQuery, offer, only);
     for (const entry of this.#pending)
       if (!only || only.has(entry.id)) this.#scanPending(entry, normalised, compactQuery, offer);
@@ -336,6 +337,20 @@ export class OwnerVectorIndex {
     }
     const documents = only ? Math.min(only.size, this.#graphDocuments) : this.#graphDocuments;
     return found() < Math.min(limit, documents) && keys.length === wanted;
+  }
+
+  /**
+   * Whether the graph's candidates would hold too few rows of the documents `only` to fill
+   * `limit` (about their share of its rows): then they are scanned at once, and the graph's walk
+   * (a few milliseconds at a million rows) is not made only to be scanned after. A tag on one
+   * document in ten leaves about 100 of the 1,024 candidates, under two a wanted document.
+   */
+  #graphHoldsTooFew(only: ReadonlySet<string>, limit: number): boolean {
+    if (this.#graphVectors === 0) return false;
+    let rows = 0;
+    for (const id of only) rows += this.#documents.get(id)?.moved ?? 0;
+    const wanted = Math.max(limit * this.#options.candidatesPerDocument, this.#options.expansionSearch);
+    return (wanted * rows) / this.#graphVectors < 2 * limit;
   }
 
   /** Every document's best graph row from the compact copies (those found too: at the edge of a
