@@ -1,7 +1,7 @@
-import type { Client, Row } from '@libsql/client';
-import { documentSql } from '@sponge/library';
+import type { Client, Value } from '@libsql/client';
+import { readRow } from '@oh/memory';
+import { documentSql, type DocumentOwner } from '@sponge/library';
 import type { RunMode } from '@sponge/contract';
-import type { DocumentOwner } from '@sponge/library';
 import { hashesEqual } from '../tokens.ts';
 
 /** The run's document, as the library reads it, in the same statement as the run. */
@@ -23,7 +23,7 @@ export interface Run {
 
 const COLUMNS = 'id, document_id, owner_id, mode, status, session_id, accepted_at, finished_at';
 
-function toRun(r: Row): Run {
+function toRun(r: Record<string, Value>): Run {
   return {
     id: String(r.id),
     documentId: String(r.document_id),
@@ -185,16 +185,15 @@ export async function releaseLease(
 }
 
 /**
- * The run a token opens, with its document's ownership read in the same statement: every agent
- * call checks both (agent.ts), and one read instead of two is a measurable share of a call.
+ * The run a token opens and its document's ownership, read in one point read (`readRow`, issue 42)
+ * on every agent call (agent.ts checks both), never cached: a revoked or finished run stops at once.
  * A disabled owner's run opens nothing (SPEC §6c): its token is as dead as an unknown one.
  */
 export async function runByTokenHash(
   db: Client,
   tokenHash: string,
 ): Promise<{ run: Run; document: DocumentOwner | null } | null> {
-  const rs = await db.execute({ sql: BY_TOKEN_HASH, args: [tokenHash] });
-  const r = rs.rows[0];
+  const r = await readRow(db, { sql: BY_TOKEN_HASH, args: [tokenHash] });
   if (!r || !hashesEqual(String(r.token_hash), tokenHash)) return null;
   return { run: toRun(r), document: doc.ownerOf(r) };
 }

@@ -7,7 +7,7 @@
  * and its document, on every agent call) take the joins at the end of this file, through the
  * package's entry: the rule stays here, and a run still costs one statement.
  */
-import type { Row } from '@libsql/client';
+import type { Value } from '@libsql/client';
 
 /**
  * Live: not removed by its owner. A removed document keeps its row (emptied, with its title) so
@@ -70,7 +70,8 @@ export function documentSql(alias: string) {
     /** The columns `ownerOf` reads. */
     ownerColumns: `${alias}.id AS doc_id, ${alias}.owner_id AS doc_owner_id, ${alias}.removed_at AS doc_removed_at,
                  ${alias}.memory_in_staged_runs AS doc_memory_in_staged_runs`,
-    ownerOf: (row: Row): DocumentOwner | null =>
+    /** A row's columns by name: a Row, or a point read's plain row (`readRow` of @oh/memory). */
+    ownerOf: (row: Record<string, Value>): DocumentOwner | null =>
       row.doc_id === null || row.doc_id === undefined
         ? null
         : {

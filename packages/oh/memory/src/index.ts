@@ -47,6 +47,7 @@ export type {
   Migration,
   MigrationSettings,
   OpenDatabaseOptions,
+  PlainRow,
   Synchronous,
 } from './db/index.ts';
 export type { PurgerOptions } from './purger.ts';
@@ -55,7 +56,7 @@ export { MemoryError, isMemoryError, isUnavailable } from './errors.ts';
 // For an application keeping tables of its own beside the store's (Sponge's reviewed knowledge):
 // a driver or SQL error as the MemoryError the store would throw (`unavailable`, `integrity`…).
 export { toMemoryError } from './errors.ts';
-export { applyMigrations, checkpointWal, isLockError, openDatabase } from './db/index.ts';
+export { applyMigrations, checkpointWal, isLockError, openDatabase, readRow } from './db/index.ts';
 // Reading libSQL cells with the type the schema guarantees, for an application's own tables too.
 export { num, str, strOrNull } from './context.ts';
 export {

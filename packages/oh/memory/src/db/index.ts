@@ -4,6 +4,8 @@
 export { BUSY_TIMEOUT_MS, checkpointWal, isEmbeddedUrl, openDatabase } from './open.ts';
 export type { OpenDatabaseOptions, Synchronous } from './open.ts';
 export { isLockError } from './locks.ts';
+export { readRow } from './local-client.ts';
+export type { PlainRow } from './local-client.ts';
 export { applyMigrations } from './migrations.ts';
 export type { DerivedMigration, DerivedTables, Migration, MigrationSettings } from './migrations.ts';
 export { createWriteQueue } from './write-queue.ts';

@@ -1,13 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import { join } from 'node:path';
 import { createClient, LibsqlBatchError, LibsqlError } from '@libsql/client';
 import type { Client, InStatement } from '@libsql/client';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase } from './open.ts';
 import { ShortcutClient } from './thread/shortcut-client.ts';
 import { WorkerClient } from './thread/worker-client.ts';
-import { LocalClient, STATEMENT_CACHE_SIZE } from './local-client.ts';
+import { LocalClient, readRow, STATEMENT_CACHE_SIZE } from './local-client.ts';
 
 let dir: string;
 const open: Client[] = [];
@@ -153,6 +154,41 @@ describe.each(CLIENTS)('%s', (_, openClient) => {
     expect(() => client.reconnect()).toThrow(/not supported/);
   });
 
+  it('reads the first row by column name as execute gives it (readRow), or nothing; never writes', async () => {
+    const client = await openClient(join(dir, 'read-row.db'));
+    open.push(client);
+    await client.batch(SETUP, 'write');
+    await client.batch(
+      [
+        {
+          sql: 'INSERT INTO t (s, f, b, n) VALUES (?, ?, ?, ?)',
+          args: ['one', 1.5, new Uint8Array([1, 2]), 2 ** 53 - 1],
+        },
+        { sql: 'INSERT INTO t (s, f, b, n) VALUES (?, ?, ?, ?)', args: ['two', null, null, null] },
+      ],
+      'write',
+    );
+    // A repeated name keeps its first column, as in a Row; `__proto__` is a column like any other.
+    const sql = 'SELECT id, s, f, b, n, NULL AS missing, s AS id, 7 AS "__proto__" FROM t ORDER BY id';
+    const plain = (row: object | undefined) =>
+      row && Object.entries(row).map(([k, v]) => [k, v instanceof ArrayBuffer ? [...new Uint8Array(v)] : v]);
+    const row = await readRow(client, sql);
+    expect(plain(row)).toEqual(plain({ ...(await client.execute(sql)).rows[0] }));
+    expect(plain(row)).toEqual([
+      ['id', 1],
+      ['s', 'one'],
+      ['f', 1.5],
+      ['b', [1, 2]],
+      ['n', 2 ** 53 - 1],
+      ['missing', null],
+      ['__proto__', 7],
+    ]);
+    expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
+    expect(await readRow(client, { sql: 'SELECT id FROM t WHERE s = ?', args: ['none'] })).toBeUndefined();
+    await expect(readRow(client, "INSERT INTO t (s) VALUES ('three')")).rejects.toThrow(RangeError);
+    expect((await client.execute('SELECT count(*) AS c FROM t')).rows[0]!.c).toBe(2);
+  });
+
   it('refuses calls once closed', async () => {
     const client = await openClient(join(dir, 'closed.db'));
     await client.execute('SELECT 1');
@@ -210,6 +246,57 @@ describe('LocalClient', () => {
     expect(observe(again)).toEqual(observe(await stock.execute(sql)));
     expect(again.columnTypes).toEqual((await stock.execute(sql)).columnTypes);
     expect(again.rows[0]!.label).toBe('one');
+  });
+
+  it('answers a point read with one native call, its statement prepared once (readRow)', async () => {
+    const { local } = pair();
+    await local.batch(SETUP, 'write');
+    await local.execute({ sql: 'INSERT INTO t (s, n) VALUES (?, ?)', args: ['one', 1] });
+    const Database = createRequire(import.meta.url)('libsql') as new (path: string) => {
+      prepare(sql: string): object;
+    };
+    const statement = Object.getPrototypeOf(new Database(':memory:').prepare('SELECT 1')) as {
+      all: () => unknown;
+      get: () => unknown;
+    };
+    const read = { sql: 'SELECT s, n FROM t WHERE n = ?', args: [1] };
+    await readRow(local, read);
+    const prepared = local.preparedStatements;
+    const all = vi.spyOn(statement, 'all');
+    const get = vi.spyOn(statement, 'get');
+    try {
+      for (let i = 0; i < 10; i++) expect(await readRow(local, read)).toEqual({ s: 'one', n: 1 });
+      // libsql's `all` iterates in two native calls (rows, then a buffer of 100) and each row
+      // became a Row; `get` is one call that resets the statement after its row.
+      expect([get.mock.calls.length, all.mock.calls.length]).toEqual([10, 0]);
+      expect(local.preparedStatements).toBe(prepared);
+    } finally {
+      all.mockRestore();
+      get.mockRestore();
+    }
+  });
+
+  it('leaves no read open after a point read: the next read sees what another connection committed', async () => {
+    const { local } = pair();
+    const other = new LocalClient(`file:${join(dir, 'local.db')}`);
+    open.push(other);
+    // As the store opens its files (openDatabase): in WAL mode a reader blocks no writer, it keeps a snapshot.
+    await local.execute('PRAGMA journal_mode = WAL');
+    await local.batch(SETUP, 'write');
+    // More rows than libsql fetches at a time (100): a read stopped after its first row would
+    // still be in its statement, holding its snapshot, unless the statement is reset.
+    await local.execute(
+      `WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 300)
+       INSERT INTO t (s) SELECT 'r' || i FROM c`,
+    );
+    const first = 'SELECT s FROM t ORDER BY id';
+    expect(await readRow(local, first)).toEqual({ s: 'r1' });
+    await other.execute("UPDATE t SET s = 'changed' WHERE id = 1");
+    expect((await local.execute('SELECT s FROM t WHERE id = 1')).rows[0]!.s).toBe('changed');
+    expect(await readRow(local, first)).toEqual({ s: 'changed' });
+    // …nor hold the WAL: a reader's snapshot would keep a TRUNCATE checkpoint from finishing.
+    await readRow(local, first);
+    expect((await other.execute('PRAGMA wal_checkpoint(TRUNCATE)')).rows[0]![0]).toBe(0);
   });
 
   it('refuses interactive transactions (the store never uses them)', async () => {
@@ -287,6 +374,20 @@ describe('ShortcutClient', () => {
     expect(client.stats.thread).toBe(7);
     await group;
     expect(await onThread).toEqual(expected);
+  });
+
+  it('reads a point read on the event loop when the thread is idle, on the thread behind a group', async () => {
+    const client = await openShortcut('read-row.db');
+    await client.batch(SETUP, 'write');
+    await client.execute({ sql: 'INSERT INTO t (s, n) VALUES (?, ?)', args: ['one', 1] });
+    const read = { sql: 'SELECT s FROM t WHERE n = ?', args: [1] };
+    expect(await readRow(client, read)).toEqual({ s: 'one' });
+    expect(client.stats).toEqual({ near: 3, thread: 0, handedOver: 0 });
+    const group = client.batchGroup([[{ sql: 'UPDATE t SET s = ? WHERE n = ?', args: ['two', 1] }]]);
+    const behind = readRow(client, read);
+    expect(client.stats).toEqual({ near: 3, thread: 2, handedOver: 0 });
+    await group;
+    expect(await behind).toEqual({ s: 'two' });
   });
 
   it('is not used for an in-memory database (a second connection would be another database)', async () => {

@@ -13,14 +13,23 @@
  * same "BEGIN IMMEDIATE … COMMIT" batches, rolled back on any error), so the store's error
  * mapping and every caller see exactly what the stock client gives. It holds ONE connection:
  * the store's PRAGMAs bind per connection (see db.ts), and the write path is one batch per call.
- * It keeps what the store calls (execute, batch, batchGroup, close) and `migrate()`, which the
- * database thread's client shares (migrateWithForeignKeysOff). Interactive transactions (a remote
+ * It keeps what the store calls (execute, batch, batchGroup, close; `readRow` for point reads) and
+ * `migrate()`, which the database thread's client shares (migrateWithForeignKeysOff). Interactive transactions (a remote
  * server would hold a stream for them) and `executeMultiple()` (unchecked SQL scripts; the
  * store's migrations are batches) are not offered: they refuse, as `sync()` and `reconnect()` do.
  */
 import { createRequire } from 'node:module';
 import { LibsqlBatchError, LibsqlError } from '@libsql/client';
-import type { Client, InArgs, InStatement, InValue, ResultSet, Row, TransactionMode } from '@libsql/client';
+import type {
+  Client,
+  InArgs,
+  InStatement,
+  InValue,
+  ResultSet,
+  Row,
+  TransactionMode,
+  Value,
+} from '@libsql/client';
 import { expandConfig, isInMemoryConfig } from '@libsql/core/config';
 import { ResultSetImpl, transactionModeToBegin } from '@libsql/core/util';
 import { isReadOnlySql, takesWriteLock } from './locks.ts';
@@ -33,6 +42,8 @@ interface LibsqlStatement {
   safeIntegers(on?: boolean): LibsqlStatement;
   columns(): Array<{ name: string; type: string | null }>;
   all(args: unknown): unknown[][];
+  /** The first row (raw mode: its values), the statement reset after it; undefined when none. */
+  get(args: unknown): unknown[] | undefined;
   run(args: unknown): { changes: number; lastInsertRowid: number | bigint };
 }
 interface LibsqlDatabase {
@@ -276,6 +287,33 @@ export class LocalClient extends BatchOnlyClient implements Client {
     return entry;
   }
 
+  /**
+   * The first row of a read as a plain object of its columns by name (the first column of a name
+   * wins, as in a Row), or undefined when there is none. One native call (`get`, which resets the
+   * statement after the row, so no read transaction stays open) and no Row: for a point read on
+   * every request, where iterating and building the Row (each index a non-enumerable property)
+   * cost more than SQLite's own work (bench/README.md, issue 42). Values convert as `execute`'s.
+   */
+  async readRow(stmt: InStatement): Promise<PlainRow | undefined> {
+    this.#checkOpen();
+    const { sql, args } = typeof stmt === 'string' ? { sql: stmt, args: [] as InArgs } : stmt;
+    if (!isReadOnlySql(sql)) throw new RangeError('readRow only reads (SELECT or VALUES)');
+    try {
+      const bound = bindArgs(args ?? []);
+      const cached = this.#prepare(sql);
+      const values = cached.stmt.get(bound);
+      return values === undefined ? undefined : plainRow(values, this.#columns(cached, sql).names);
+    } catch (error) {
+      throw mapSqliteError(error);
+    }
+  }
+
+  #columns(cached: Cached, sql: string): { names: string[]; types: string[] } {
+    const columns = cached.columns ?? columnsOf(cached.stmt);
+    if (!cached.columns && !sql.includes('*')) cached.columns = columns;
+    return columns;
+  }
+
   #run(stmt: InStatement): ResultSet {
     const { sql, args } =
       typeof stmt === 'string' ? { sql: stmt, args: [] as InArgs } : { sql: stmt.sql, args: stmt.args ?? [] };
@@ -284,8 +322,7 @@ export class LocalClient extends BatchOnlyClient implements Client {
       const cached = this.#prepare(sql);
       const { stmt: prepared, returnsData } = cached;
       if (returnsData) {
-        const columns = cached.columns ?? columnsOf(prepared);
-        if (!cached.columns && !sql.includes('*')) cached.columns = columns;
+        const columns = this.#columns(cached, sql);
         const rows = prepared.all(bound).map((r) => rowFromSql(r, columns.names));
         // Copies: a caller may change its result set, never the cache.
         return new ResultSetImpl([...columns.names], [...columns.types], rows, 0, undefined);
@@ -365,6 +402,36 @@ function valueToSql(value: InValue | undefined): unknown {
   if (value instanceof Date) return value.valueOf();
   if (value === undefined) throw new TypeError('undefined cannot be passed as argument to the database');
   return value;
+}
+
+/** A row read by {@link readRow}: its columns by name. */
+export type PlainRow = Record<string, Value>;
+
+/**
+ * The first row of a read, by column name: through the client's own `readRow` when it has one
+ * (the embedded clients), from `execute` otherwise (a server, the database thread).
+ */
+export async function readRow(client: Client, stmt: InStatement): Promise<PlainRow | undefined> {
+  if (!isReadOnlySql(sqlOf(stmt))) throw new RangeError('readRow only reads (SELECT or VALUES)');
+  if ('readRow' in client && typeof client.readRow === 'function')
+    return (client as { readRow(s: InStatement): Promise<PlainRow | undefined> }).readRow(stmt);
+  const row = (await client.execute(stmt)).rows[0];
+  // A Row's names are its own enumerable properties, its indexes and length are not.
+  return row === undefined ? undefined : { ...row };
+}
+
+function plainRow(values: unknown[], columns: string[]): PlainRow {
+  const row: PlainRow = {};
+  for (let i = 0; i < values.length; ++i) {
+    const column = columns[i]!;
+    if (Object.hasOwn(row, column)) continue;
+    const value = valueFromSql(values[i]) as Value;
+    // Assigning `__proto__` would set the prototype, not a column.
+    if (column === '__proto__')
+      Object.defineProperty(row, column, { value, enumerable: true, configurable: true, writable: true });
+    else row[column] = value;
+  }
+  return row;
 }
 
 function rowFromSql(sqlRow: unknown[], columns: string[]): Row {

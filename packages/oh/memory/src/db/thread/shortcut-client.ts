@@ -24,8 +24,8 @@
  */
 import type { Client, InArgs, InStatement, ResultSet, TransactionMode } from '@libsql/client';
 import { isLockError, isReadOnlySql } from '../locks.ts';
-import { BatchOnlyClient } from '../local-client.ts';
-import type { GroupOutcome, LocalClient } from '../local-client.ts';
+import { BatchOnlyClient, readRow } from '../local-client.ts';
+import type { GroupOutcome, LocalClient, PlainRow } from '../local-client.ts';
 import type { WorkerClient } from './worker-client.ts';
 
 /** `PRAGMA wal_checkpoint(…)`: waits for other connections, so it runs on the thread. */
@@ -95,6 +95,11 @@ export class ShortcutClient extends BatchOnlyClient implements Client {
       return this.#thread.execute(stmt);
     }
     return this.#run(isReadOnlySql(sql), (client) => client.execute(stmt));
+  }
+
+  /** A point read (LocalClient.readRow), here or on the thread as any other read. */
+  readRow(stmt: InStatement): Promise<PlainRow | undefined> {
+    return this.#run(true, (client) => readRow(client, stmt));
   }
 
   batch(stmts: Statement[], mode?: TransactionMode): Promise<ResultSet[]> {
