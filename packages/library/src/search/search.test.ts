@@ -478,6 +478,12 @@ describe('the keyword index narrowed to some documents (a tag)', () => {
     expect(truth.map((h) => h.documentId)).not.toContain('d601');
     expect(await searchKeywords(big, 'u1', 'kelp', 10, undefined, undefined, only)).toEqual(truth);
     expect(await searchKeywords(big, 'u1', 'kelp', 10, undefined, undefined, new Set())).toEqual([]);
+    // 450 of them asked 400 deep: their tokens are cheaper than the wide ranking (wideRanking),
+    // two matches (256 and 194 documents) merged by score, the best 400 of their 450 chunks.
+    const some = new Set([...only].slice(100, 550));
+    expect(await searchKeywords(big, 'u1', 'kelp', 400, undefined, undefined, some)).toEqual(
+      all.filter((h) => some.has(h.documentId)).slice(0, 400),
+    );
     // A tag on most of the best documents: the owner's own ranking, read a little deeper, holds them.
     const most = new Set(
       [...only].slice(0, 300).concat(Array.from({ length: 100 }, (_, k) => `d${601 + k}`)),
