@@ -382,11 +382,11 @@ const WIDE_ROW_US = 7.5;
 
 /**
  * The owner's best `depth` chunks among the documents `only` (SearchOptions.tag). When they are
- * many (wideRanking), the owner's own ranking is read deep enough to hold about twice `depth` of theirs: if it
- * holds `depth` (or every match), those are the best. Else only their chunks are ranked, in
- * matches of SCOPED_DOCUMENTS documents' tokens: BM25 weighs the scope column 0 and takes its
- * statistics from the whole table, so the scores of several matches compare and their merge is
- * exact.
+ * many and that is cheaper (wideRanking), the owner's own ranking is read deep enough to hold
+ * about twice `depth` of theirs: if it holds `depth` (or every match), those are the best. Else
+ * only their chunks are ranked, in matches of SCOPED_DOCUMENTS documents' tokens: BM25 weighs the
+ * scope column 0 and takes its statistics from the whole table, so the scores of several matches
+ * compare and their merge is exact.
  */
 async function rankAmong(
   db: Client,

@@ -10,8 +10,8 @@
  * Memory is what bounds a library of a million chunks, so a large index keeps each vector in 8
  * bits, scaled to fill the range (cosine ignores scale): once as the graph's own copy and once
  * beside it for exact scans (the graph cannot hand its vectors back). A small index (below
- * `exactBelow`) keeps them in 32 bits and answers exactly. Measured: bench/README.md, "A million
- * chunks in 8 bits".
+ * `exactBelow`) keeps them in 32 bits and answers exactly. Measured: bench/README.md, "Where a
+ * search's time went at a million chunks".
  *
  * @example
  * const index = new OwnerVectorIndex({ dimensions: 256 });
