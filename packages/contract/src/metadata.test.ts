@@ -17,6 +17,9 @@ describe("a document's metadata (SPEC §6d)", () => {
 
   it('keeps tags trimmed, without a leading #, once whatever their case, in order', () => {
     expect(normaliseTags([' #Kelp ', 'kelp', 'reefs', '', '#', 'KELP', 'Reefs '])).toEqual(['Kelp', 'reefs']);
+    // A comma or semicolon separates tags, as BibTeX, CSL-JSON and reference managers write them,
+    // so what the library keeps goes out and comes back the same.
+    expect(normaliseTags(['Pacific, heat; #kelp', 'heat'])).toEqual(['Pacific', 'heat', 'kelp']);
   });
 
   it('documents.update takes each field, normalised, and null clears year and DOI', () => {

@@ -34,15 +34,17 @@ export function normaliseDoi(value: string): string | null {
 }
 
 /**
- * Tags as the library keeps them: trimmed, a leading `#` dropped, empty ones left out, the second
- * of two that differ only in case left out, in the order given. Bounds are the schema's.
+ * Tags as the library keeps them: cut at commas and semicolons (what BibTeX's and CSL-JSON's
+ * keywords and reference managers put between tags, so a kept tag goes out and comes back whole),
+ * trimmed, a leading `#` dropped, empty ones left out, the second of two that differ only in case
+ * left out, in the order given. Bounds are the schema's.
  *
- * @example normaliseTags([' #Kelp ', 'kelp', 'reefs']) // ['Kelp', 'reefs']
+ * @example normaliseTags([' #Kelp ', 'kelp', 'reefs; heat']) // ['Kelp', 'reefs', 'heat']
  */
 export function normaliseTags(tags: readonly string[]): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
-  for (const raw of tags) {
+  for (const raw of tags.flatMap((t) => t.split(/[,;]/u))) {
     const tag = raw.trim().replace(/^#+/, '').trim();
     const key = tag.toLowerCase();
     if (tag === '' || seen.has(key)) continue;

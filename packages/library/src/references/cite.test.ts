@@ -119,7 +119,16 @@ describe('citeDocuments', () => {
 
   it('round trip: what one account exports, another imports with the same metadata, in every format', async () => {
     const { db, library } = await open();
-    const ids = [await add(library, 'ada', HUGHES), await add(library, 'ada', WERNBERG)];
+    const ids = [
+      await add(library, 'ada', HUGHES),
+      await add(library, 'ada', WERNBERG),
+      // Tags given with the separators reference managers write between tags.
+      await add(library, 'ada', {
+        title: 'Heat and kelp',
+        authors: ['Ada Lovelace'],
+        tags: ['Pacific, heat; kelp'],
+      }),
+    ];
     const view = (d: Awaited<ReturnType<typeof listVisibleDocuments>>[number]) => ({
       title: d.title,
       authors: d.authors,
