@@ -42,7 +42,16 @@ function bibtexEntry(doc: CitableDocument): string {
   if (doc.year !== null) fields.push(['year', String(doc.year)]);
   // A DOI is verbatim in BibTeX: written as it is, unless its braces would break the entry.
   if (doc.doi && !/[{}\\]/.test(doc.doi)) fields.push(['doi', doc.doi]);
-  if (doc.abstract) fields.push(['abstract', tex(doc.abstract.replace(/\s+/g, ' '))]);
+  // Paragraphs apart as LaTeX writes them (`\par`): a blank line is read back as a space.
+  if (doc.abstract)
+    fields.push([
+      'abstract',
+      doc.abstract
+        .split(/\n\s*\n/)
+        .map((p) => tex(p.replace(/\s+/g, ' ').trim()))
+        .filter((p) => p !== '')
+        .join(' \\par '),
+    ]);
   if (doc.tags.length > 0) fields.push(['keywords', doc.tags.map(tex).join(', ')]);
   const body = fields.map(([name, value]) => `\t${name} = {${value}},\n`).join('');
   return `@${doc.venue ? 'article' : 'misc'}{${bibtexKey(doc.citationKey)},\n${body}}\n`;

@@ -89,7 +89,13 @@ function bibtexEntries(text: string): ReferenceEntry[] {
     const groups = [p.groups, p['mendeley-groups'], p['mendeley-tags']].flatMap((v) => listField(v));
     const keywords = listField(p.keywords);
     return entryFromCsl(
-      { ...item, keyword: undefined },
+      // `\par` parts paragraphs in LaTeX (this library's BibTeX writes them so); citation-js
+      // leaves it as written.
+      {
+        ...item,
+        keyword: undefined,
+        ...(item.abstract ? { abstract: item.abstract.replace(/\s*\\par\b\s*/g, '\n\n') } : {}),
+      },
       { key: entry.label, tags: [...keywords, ...groups], paths: bibtexFilePaths(p.file ?? p.pdf ?? '') },
     );
   });
