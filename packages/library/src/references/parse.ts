@@ -94,7 +94,7 @@ function bibtexEntries(text: string): ReferenceEntry[] {
       {
         ...item,
         keyword: undefined,
-        ...(item.abstract ? { abstract: item.abstract.replace(/\s*\\par\b\s*/g, '\n\n') } : {}),
+        ...(item?.abstract ? { abstract: item.abstract.replace(/\s*\\par\b\s*/g, '\n\n') } : {}),
       },
       { key: entry.label, tags: [...keywords, ...groups], paths: bibtexFilePaths(p.file ?? p.pdf ?? '') },
     );
