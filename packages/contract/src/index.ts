@@ -96,6 +96,13 @@ export { normalisePassage, passageOccursIn } from './passage.ts';
 export { FORGOTTEN_NOTE, forgetMentions, mayNameNotes, noteMentions } from './mentions.ts';
 
 // The MCP tools (SPEC §7d).
-export { MCP_TOOLS, MCP_TOOL_NAMES, listDocumentsPage, mcpToolInputs, mcpToolOutputs } from './mcp.ts';
+export {
+  MCP_TOOLS,
+  MCP_TOOL_NAMES,
+  emptyListWords,
+  listDocumentsPage,
+  mcpToolInputs,
+  mcpToolOutputs,
+} from './mcp.ts';
 export type { McpToolName, McpToolOutput } from './mcp.ts';
 export { fetchedPassage, parsePassageId, passageIdProblem, searchResults } from './mcp-passages.ts';

@@ -162,6 +162,16 @@ export function listDocumentsPage(
   };
 }
 
+/**
+ * What list_documents says of a page with no documents: the library is empty, or the offset is
+ * past its end (and where the list ends).
+ */
+export function emptyListWords(total: number): string {
+  return total === 0
+    ? 'Your library is empty.'
+    : `No documents at that offset: the library holds ${total}, at offsets 0 to ${total - 1}.`;
+}
+
 /** The structured content of each tool's answer (its text content says the same in words). */
 export const mcpToolOutputs = {
   search_library: z.object({ hits: z.array(hitSchema) }),

@@ -261,6 +261,12 @@ describe('/mcp with an API key', () => {
       all.documents.map((d: Json) => d.id),
     );
     expect((await tool(client, 'list_documents', { limit: 201 })).text).toContain('limit');
+    // Past the last document: an empty page that says so, and where the list ends.
+    const past = await tool(client, 'list_documents', { offset: all.total + 5 });
+    expect([past.data.documents, past.data.total, past.data.nextOffset]).toEqual([[], all.total, null]);
+    expect(past.text).toBe(
+      `No documents at that offset: the library holds ${all.total}, at offsets 0 to ${all.total - 1}.`,
+    );
     await client.close();
   });
 

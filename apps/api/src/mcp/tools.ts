@@ -13,6 +13,7 @@ import type { z } from 'zod';
 import {
   MCP_TOOLS,
   MCP_TOOL_NAMES,
+  emptyListWords,
   listDocumentsPage,
   mcpToolInputs,
   mcpToolOutputs,
@@ -65,8 +66,8 @@ const inWords: { [N in McpToolName]: (out: McpToolOutput<N>) => string } = {
     `“${p.title}” (${p.documentId}), p. ${p.page} of ${p.pages}, characters ${p.start}–${p.end}` +
     `${p.more ? ' (more follows)' : ' (the end of the document)'}:\n${fenced(p.text)}`,
   list_documents: ({ documents, total, nextOffset }) =>
-    total === 0
-      ? 'Your library is empty.'
+    documents.length === 0
+      ? emptyListWords(total)
       : documents
           .map(
             (d) =>
