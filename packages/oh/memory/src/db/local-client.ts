@@ -14,9 +14,10 @@
  * mapping and every caller see exactly what the stock client gives. It holds ONE connection:
  * the store's PRAGMAs bind per connection (see db.ts), and the write path is one batch per call.
  * It keeps what the store calls (execute, batch, batchGroup, close; `readRow` for point reads) and
- * `migrate()`, which the database thread's client shares (migrateWithForeignKeysOff). Interactive transactions (a remote
- * server would hold a stream for them) and `executeMultiple()` (unchecked SQL scripts; the
- * store's migrations are batches) are not offered: they refuse, as `sync()` and `reconnect()` do.
+ * `migrate()`, which the database thread's client shares (migrateWithForeignKeysOff). Interactive
+ * transactions (a remote server would hold a stream for them) and `executeMultiple()` (unchecked
+ * SQL scripts; the store's migrations are batches) are not offered: they refuse, as `sync()` and
+ * `reconnect()` do.
  */
 import { createRequire } from 'node:module';
 import { LibsqlBatchError, LibsqlError } from '@libsql/client';
