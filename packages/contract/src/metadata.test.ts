@@ -74,5 +74,10 @@ describe("a document's metadata (SPEC §6d)", () => {
       tag: 'Corals',
     });
     expect(ownerInputs['documents.search'].safeParse({ query: 'kelp', tag: '#' }).success).toBe(false);
+    // A comma or semicolon separates tags: one tag to narrow to cannot hold one.
+    expect(
+      ownerInputs['documents.search'].safeParse({ query: 'kelp', tag: 'corals, kelp' }).error?.issues[0]
+        ?.message,
+    ).toBe('tag is one tag: no comma or semicolon');
   });
 });

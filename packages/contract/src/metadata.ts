@@ -111,6 +111,8 @@ export const tagsSchema = z
 
 /** One tag to narrow a search or a list to (`#` and case as tags ignore them). */
 export const tagSchema = textSchema('tag', 'line')
+  // normaliseTags cuts at these, so "a, b" would narrow to "a" without a word.
+  .refine((t) => !/[,;]/u.test(t), 'tag is one tag: no comma or semicolon')
   .transform((t) => normaliseTags([t])[0] ?? '')
   .pipe(
     z
