@@ -426,6 +426,7 @@ export const APP_MIGRATIONS: Migration[] = [
   },
   LIBRARY.metadata027,
   LIBRARY.documentTexts028,
+  LIBRARY.tagsCut029,
 ];
 
 /** The application database's schema as the library's index preparation and repair take it. */

@@ -20,6 +20,17 @@ export interface LibrarySchema {
 }
 
 /**
+ * What JavaScript's String.prototype.trim takes off both ends (ECMAScript's WhiteSpace and
+ * LineTerminator), as SQLite's trim() takes a set of characters: normaliseTags trims with it.
+ * Written out, not taken from a library, because a released migration never changes.
+ */
+const JS_WHITESPACE = `char(9, 10, 11, 12, 13, 32, 160, 5760, 8192, 8193, 8194, 8195, 8196, 8197, 8198, 8199,
+  8200, 8201, 8202, 8232, 8233, 8239, 8287, 12288, 65279)`;
+
+/** A cut part of a tag as normaliseTags keeps it: trimmed, its leading `#`s dropped, trimmed again. */
+const keptTag = (part: string) => `trim(ltrim(trim(${part}, ${JS_WHITESPACE}), '#'), ${JS_WHITESPACE})`;
+
+/**
  * The library's migrations, by the id and name they were released under in the app's list. Two
  * are parts of the app's entries, statements rather than entries: `documents001` (the documents,
  * shared with accounts by id, published), which the app's 001 holds between its users' and its
@@ -366,6 +377,52 @@ export const LIBRARY_MIGRATIONS = {
         WHERE removed_at IS NULL`,
     ],
   } satisfies Migration,
+  tagsCut029: {
+    // Tags cut at commas and semicolons (issue 41, point 5): since 3c74574 normaliseTags cuts a
+    // tag there (BibTeX's and CSL-JSON's keywords separate tags with them) and a search's tag may
+    // hold neither, so a tag stored whole before could not be searched for, though the library's
+    // tag filter offered it. Each document holding one gets its tags again as normaliseTags makes
+    // them of the stored ones in their order: each cut where it stood, its parts trimmed and
+    // without leading `#`, empty ones and the later of two alike in case left out, at most 50
+    // (METADATA_LIMITS.tags, as an import keeps them), `position` counted again from 0. A
+    // document without such a tag is not touched.
+    // `folded` (JavaScript's toLowerCase of the tag) is cut beside the tag rather than computed:
+    // SQLite's lower() folds ASCII only. Lowercasing keeps every comma and semicolon and makes
+    // none, and no case mapping reaches across one, so the two cut into the same parts, each
+    // part's folded form the fold of the part, even where folding changes a length (İ → i̇).
+    name: '029_document_tags_cut',
+    statements: [
+      `CREATE TEMP TABLE document_tags_cut AS
+        WITH RECURSIVE parts(document_id, position, n, part, folded_part, rest, folded_rest) AS (
+          SELECT document_id, position, 0, NULL, NULL,
+                 replace(tag, ';', ',') || ',', replace(folded, ';', ',') || ','
+            FROM document_tags
+           WHERE document_id IN (SELECT document_id FROM document_tags WHERE tag GLOB '*[,;]*')
+          UNION ALL
+          SELECT document_id, position, n + 1,
+                 substr(rest, 1, instr(rest, ',') - 1), substr(folded_rest, 1, instr(folded_rest, ',') - 1),
+                 substr(rest, instr(rest, ',') + 1), substr(folded_rest, instr(folded_rest, ',') + 1)
+            FROM parts WHERE rest <> ''
+        ),
+        kept AS (
+          SELECT document_id, position, n, ${keptTag('part')} AS tag, ${keptTag('folded_part')} AS folded
+            FROM parts WHERE n > 0
+        ),
+        firsts AS (
+          SELECT *, row_number() OVER (PARTITION BY document_id, folded ORDER BY position, n) AS nth
+            FROM kept WHERE tag <> ''
+        )
+        SELECT document_id, tag, folded,
+               row_number() OVER (PARTITION BY document_id ORDER BY position, n) - 1 AS position
+          FROM firsts WHERE nth = 1`,
+      // Every tag of such a document, the whole ones too: they are written again in their new places.
+      `DELETE FROM document_tags
+        WHERE document_id IN (SELECT document_id FROM document_tags WHERE tag GLOB '*[,;]*')`,
+      `INSERT INTO document_tags (document_id, tag, folded, position)
+        SELECT document_id, tag, folded, position FROM document_tags_cut WHERE position < 50`,
+      'DROP TABLE temp.document_tags_cut',
+    ],
+  } satisfies Migration,
 };
 
 /**
@@ -403,5 +460,6 @@ export const LIBRARY_ALONE: LibrarySchema = {
     LIBRARY_MIGRATIONS.pageStartsCp023,
     LIBRARY_MIGRATIONS.metadata027,
     LIBRARY_MIGRATIONS.documentTexts028,
+    LIBRARY_MIGRATIONS.tagsCut029,
   ],
 };
