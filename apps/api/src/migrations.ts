@@ -427,6 +427,7 @@ export const APP_MIGRATIONS: Migration[] = [
   LIBRARY.metadata027,
   LIBRARY.documentTexts028,
   LIBRARY.tagsCut029,
+  LIBRARY.documentsListed030,
 ];
 
 /** The application database's schema as the library's index preparation and repair take it. */

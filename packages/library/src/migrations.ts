@@ -423,6 +423,19 @@ export const LIBRARY_MIGRATIONS = {
       'DROP TABLE temp.document_tags_cut',
     ],
   } satisfies Migration,
+  documentsListed030: {
+    // The owner's list of a library of 10,000 (issue 41, point 9): read in its order from an index
+    // rather than sorted (sorting the rows with their metadata was a third of the list's time),
+    // and each document's tags in their order from a covering index rather than sorted per
+    // document (a quarter). On a copy of the bench's library of 10,000, the list's p50 in three
+    // alternating rounds: 147–155 ms before, 107–116 ms after.
+    name: '030_documents_listed',
+    statements: [
+      `CREATE INDEX documents_listed ON documents(owner_id, created_at DESC, title, id)
+        WHERE removed_at IS NULL`,
+      'CREATE INDEX document_tags_order ON document_tags(document_id, position, tag)',
+    ],
+  } satisfies Migration,
 };
 
 /**
@@ -461,5 +474,6 @@ export const LIBRARY_ALONE: LibrarySchema = {
     LIBRARY_MIGRATIONS.metadata027,
     LIBRARY_MIGRATIONS.documentTexts028,
     LIBRARY_MIGRATIONS.tagsCut029,
+    LIBRARY_MIGRATIONS.documentsListed030,
   ],
 };

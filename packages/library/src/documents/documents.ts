@@ -144,6 +144,14 @@ const FROM_VISIBLE_LIST = visibleFrom(
             UNION ALL SELECT document_id FROM shares WHERE user_id = :user
             UNION ALL SELECT document_id FROM publications)`,
 );
+/** The reader's own documents (`FROM_VISIBLE`'s first reason). */
+const FROM_OWN = visibleFrom('', 'd.owner_id = :user');
+/** What others share with the reader or publish (its other two). */
+const FROM_OTHERS = visibleFrom(
+  '',
+  `d.owner_id <> :user AND d.id IN (SELECT document_id FROM shares WHERE user_id = :user
+                                    UNION ALL SELECT document_id FROM publications)`,
+);
 
 function visibleFrom(
   join: string,
@@ -211,22 +219,47 @@ export async function listVisibleDocuments(
   /** Only these of them (a search's hits): a library of thousands is not read for ten. */
   only?: readonly string[],
 ): Promise<DocumentSummary[]> {
-  // The list crosses from SQLite to JavaScript as one JSON text, each row an array in SUMMARY's
+  // The list crosses from SQLite to JavaScript as JSON text, each row an array in LIST_NAMES'
   // order: handed over as row objects, 10,000 rows of the columns alone took 160–220 ms, as one
   // JSON text 55–82 ms (bench/README.md, the scale figure).
+  // The owner's own documents come in the list's order from `documents_listed` (migration 030),
+  // unsorted: sorting 10,000 rows of metadata cost a third of the list's time. What others share
+  // or publish is read beside them, in the same snapshot.
+  const sql = only
+    ? `SELECT ${asJson(`${FROM_VISIBLE_LIST} AND d.id IN (SELECT value FROM json_each(:only))`, LIST_ORDER)} AS others`
+    : `SELECT ${asJson(FROM_OWN, OWN_ORDER)} AS own, ${asJson(FROM_OTHERS, LIST_ORDER)} AS others`;
   const rs = await db.execute({
-    sql: `SELECT json_group_array(json_array(${LIST_NAMES.join(', ')})) AS list
-            FROM (SELECT ${SUMMARY_COLUMNS}, ${ACCESS_SQL} AS access ${FROM_VISIBLE_LIST}
-                  ${only ? 'AND d.id IN (SELECT value FROM json_each(:only))' : ''}
-                  ORDER BY last_activity_at DESC, d.title, d.id)`,
+    sql,
     args: { user: userId, ...(only ? { only: JSON.stringify(only) } : {}) },
   });
-  const rows = (JSON.parse(String(rs.rows[0]?.list ?? '[]')) as unknown[][]).map(
-    (values) => Object.fromEntries(LIST_NAMES.map((name, i) => [name, values[i] ?? null])) as unknown as Row,
-  );
+  const read = (list: unknown) =>
+    (JSON.parse(typeof list === 'string' ? list : '[]') as unknown[][]).map(
+      (values) =>
+        Object.fromEntries(LIST_NAMES.map((name, i) => [name, values[i] ?? null])) as unknown as Row,
+    );
+  const own = read(rs.rows[0]?.own);
+  const others = read(rs.rows[0]?.others);
+  // Each comes in the list's order: the sort merges the two runs.
+  const rows =
+    own.length === 0 || others.length === 0 ? [...own, ...others] : [...own, ...others].sort(listOrder);
   giveMissingKeys(db, rows);
   return rows.map(toSummary);
 }
+
+/** The rows of `from` in `order`, as one JSON array of arrays in LIST_NAMES' order. */
+function asJson(from: string, order: string): string {
+  return `(SELECT json_group_array(json_array(${LIST_NAMES.join(', ')}))
+             FROM (SELECT ${SUMMARY_COLUMNS}, ${ACCESS_SQL} AS access ${from} ORDER BY ${order}))`;
+}
+
+/** Most recently active first, then by title and id; the owner's own were active when added. */
+const LIST_ORDER = 'last_activity_at DESC, d.title, d.id';
+const OWN_ORDER = 'd.created_at DESC, d.title, d.id';
+
+/** Compares as SQLite's BINARY collation does, by the bytes of the UTF-8. */
+const binary = (x: unknown, y: unknown) => Buffer.compare(Buffer.from(String(x)), Buffer.from(String(y)));
+const listOrder = (x: Row, y: Row) =>
+  binary(y.last_activity_at, x.last_activity_at) || binary(x.title, y.title) || binary(x.id, y.id);
 
 /** Documents whose keys are being given by this process (giveMissingKeys). */
 const giving = new Set<string>();

@@ -24,9 +24,11 @@ import {
   insertDocument,
   joinPages,
   listVisibleDocuments,
+  publishDocument,
   removeDocument,
 } from './documents.ts';
 import { readOwnPassage, readVisiblePage } from './reading.ts';
+import { shareDocument } from './sharing.ts';
 import { USAGE } from './rules.ts';
 
 const adapter = createLocalEmbeddingAdapter();
@@ -117,7 +119,59 @@ describe("an owner's documents without their texts", () => {
     await listVisibleDocuments(watched, 'ada');
     const steps = (await plan(db, seen[0]!)).join('\n');
     expect(steps).not.toMatch(/SCAN d\b/);
-    expect(steps).toMatch(/SEARCH documents USING (COVERING )?INDEX \w+ \(owner_id=\?\)/);
+    expect(steps).toMatch(/SEARCH d USING (COVERING )?INDEX \w+ \(owner_id=\?\)/);
+  });
+
+  it("reads the owner's documents in the list's order and their tags in theirs, sorting neither", async () => {
+    const db = await fresh();
+    await insertDocument(
+      db,
+      { id: 'reef', ownerId: 'ada', title: 'Reef', authors: [], abstract: '', pages: ['x'] },
+      AT,
+    );
+    const { db: watched, seen } = recording(db);
+    await listVisibleDocuments(watched, 'ada');
+    const steps = (await plan(db, seen[0]!)).join('\n');
+    expect(steps).toMatch(/SEARCH d USING INDEX documents_listed \(owner_id=\?\)/);
+    expect(steps).toMatch(/SEARCH document_tags USING COVERING INDEX document_tags_order \(document_id=\?\)/);
+    // One sort: of what others share or publish, found through the shares and publications.
+    expect(steps.match(/USE TEMP B-TREE FOR ORDER BY/g)).toHaveLength(1);
+  });
+
+  it('lists the own and the shared or published in one order: most recently active, then title and id by their bytes', async () => {
+    const db = await fresh();
+    await addOwner(db, { id: 'bob', name: 'Bob' });
+    const at = (minute: number) => new Date(AT.getTime() + minute * 60_000);
+    const doc = (id: string, ownerId: string, title: string, minute: number) =>
+      insertDocument(db, { id, ownerId, title, authors: [], abstract: '', pages: [id] }, at(minute));
+    await doc('own-old', 'ada', 'Old', 0);
+    await doc('own-z', 'ada', 'Zulu', 3);
+    await doc('own-e', 'ada', 'Édition', 3); // 'É' is 0xC3 in UTF-8, after 'Z' (localeCompare puts it first)
+    await doc('own-a', 'ada', 'apple', 3); // lowercase after uppercase
+    await doc('bob-shared', 'bob', 'Shared', 1);
+    await shareDocument(db, 'bob-shared', 'ada', at(2));
+    await doc('bob-public', 'bob', 'apricot', 1); // between 'apple' and 'Édition'
+    await publishDocument(db, 'bob-public', at(3));
+    await doc('bob-newest', 'bob', 'Newest', 4);
+    await publishDocument(db, 'bob-newest', at(4));
+    await doc('bob-hidden', 'bob', 'Hidden', 5);
+    const listed = await listVisibleDocuments(db, 'ada');
+    expect(listed.map((d) => [d.id, d.access])).toEqual([
+      ['bob-newest', 'public'],
+      ['own-z', 'owner'],
+      ['own-a', 'owner'],
+      ['bob-public', 'public'],
+      ['own-e', 'owner'],
+      ['bob-shared', 'shared'],
+      ['own-old', 'owner'],
+    ]);
+    // Bob's own list holds his four, the two shared or published to others among them.
+    expect((await listVisibleDocuments(db, 'bob')).map((d) => d.id)).toEqual([
+      'bob-hidden',
+      'bob-newest',
+      'bob-shared',
+      'bob-public',
+    ]);
   });
 
   it('lists only the documents asked for, among those the reader may read', async () => {
