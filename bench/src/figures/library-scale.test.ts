@@ -47,6 +47,20 @@ describe('the scale figure at a tiny size', () => {
     expect(rows[4]!.raw!.strays).toBe(0);
     // Every document of the listed library, none indexed: the list does not wait for the indexer.
     expect(rows[5]!.raw).toMatchObject({ listed: 30, indexedLibrary: { n: 4 } });
+    // The memory row says in which steps of the figure the process's peak rose.
+    expect((rows[6]!.raw!.peaks as Array<{ step: string }>).map((p) => p.step)).toEqual([
+      'scale-small: added',
+      'scale-small: indexed',
+      'scale-small: vectors loaded',
+      'scale-small: graph built',
+      'scale-listed: added',
+      'scale-indexed: added',
+      'scale-indexed: indexed',
+      'scale-indexed: vectors loaded',
+      'scale-indexed: graph built',
+      'searched',
+      'listed',
+    ]);
     // A library smaller than the gives no verdicts.
     for (const r of rows) expect(r.met).toBeNull();
     for (const r of rows) expect(r.ratio).toBeGreaterThan(0);

@@ -155,6 +155,16 @@ interface Built {
   settleSeconds: number;
 }
 
+/** The process's peak resident memory so far, in bytes (what `process.resourceUsage` keeps). */
+const peakNow = () => process.resourceUsage().maxRSS * 1024;
+
+/**
+ * When the process's peak rose: each step of the figure with the peak at its end and the
+ * memory held then, so a peak over the target is found in the step that made it.
+ */
+const peaks: Array<{ step: string; peak: number; rss: number }> = [];
+const markPeak = (step: string) => peaks.push({ step, peak: peakNow(), rss: process.memoryUsage().rss });
+
 /** A library of `documents` added one after the other; `index: false` stops its indexer first. */
 async function build(
   ctx: BenchContext,
@@ -189,7 +199,9 @@ async function build(
     if (doc.metadata.tags.includes(SCALE_TAG)) tagged.add(id);
     if (i > 0 && i % 500 === 0) ctx.log(`${name}: ${i} documents added, ${elapsedSeconds(t0)}`);
   }
+  markPeak(`${name}: added`);
   if (index) await library.indexer.idle();
+  if (index) markPeak(`${name}: indexed`);
   const seconds = (performance.now() - t0) / 1000;
   const chunks = Number((await db.execute('SELECT COUNT(*) AS n FROM document_chunks')).rows[0]!.n);
   ctx.builds[
@@ -201,12 +213,18 @@ async function build(
     const f0 = performance.now();
     await library.search.search(OWNER, 'first', 10);
     firstSearchMs = performance.now() - f0;
+    markPeak(`${name}: vectors loaded`);
     const s0 = performance.now();
     await library.search.settled(OWNER);
     settleSeconds = (performance.now() - s0) / 1000;
+    markPeak(`${name}: graph built`);
   }
   return { db, library, ids, tagged, chunks, seconds, adds, firstSearchMs, settleSeconds };
 }
+
+/** The steps in which the peak rose by more than 16 MB. */
+const risen = (marks: typeof peaks) =>
+  marks.filter((m, i) => m.peak - (i === 0 ? 0 : marks[i - 1]!.peak) > 16 * 1024 ** 2);
 
 const mb = (bytes: number) => `${Math.round(bytes / 1024 / 1024).toLocaleString('en')} MB`;
 const rate = (n: number, s: number) => Math.round(n / s).toLocaleString('en');
@@ -223,6 +241,7 @@ export async function libraryScale(ctx: BenchContext, sizes: Partial<ScaleSizes>
   };
   const adapter = createLocalEmbeddingAdapter();
   const rssAtStart = process.memoryUsage().rss;
+  peaks.length = 0;
   const libraries: Built[] = [];
   const made = async (name: string, seed: number, documents: number, index: boolean) => {
     const b = await build(ctx, adapter, name, seed, documents, s.paragraphsPerDocument, index);
@@ -264,6 +283,7 @@ export async function libraryScale(ctx: BenchContext, sizes: Partial<ScaleSizes>
     const withTag = await compare(tagSearch(large), tagSearch(small), opts);
     const withDocument = await compare(inDocument(large), inDocument(small), opts);
     const rssSearched = process.memoryUsage().rss;
+    markPeak('searched');
     let listed = -1;
     ctx.log('scale: the owner’s list');
     const listOpts = { rounds: s.rounds, perRound: ctx.quick ? 2 : 5, warmup: 1 };
@@ -277,7 +297,8 @@ export async function libraryScale(ctx: BenchContext, sizes: Partial<ScaleSizes>
     const listIndexed = summarize(
       await time(() => listVisibleDocuments(large.db, OWNER), listOpts.rounds * listOpts.perRound, 1),
     );
-    const peakRss = process.resourceUsage().maxRSS * 1024;
+    markPeak('listed');
+    const peakRss = peakNow();
     // Verdicts only at the issue's size: a smaller library meeting them says nothing of 10,000.
     const fullText = s.paragraphsPerDocument >= PARAGRAPHS_PER_DOCUMENT;
     const verdict = (documents: number, ok: boolean) =>
@@ -371,7 +392,10 @@ export async function libraryScale(ctx: BenchContext, sizes: Partial<ScaleSizes>
         ratio: round(rssSearched / rssSmall),
         target: `≤ 1.5 GB${at(s.indexed)}`,
         met: verdict(s.indexed, rssSearched <= 1.5 * 1024 ** 3),
-        raw: { rssAtStart, rssSmall, rssBuilt, rssSearched, peakRss },
+        note: `the peak rose in: ${risen(peaks)
+          .map((p) => `${p.step} (peak ${mb(p.peak)}, holding ${mb(p.rss)})`)
+          .join('; ')}`,
+        raw: { rssAtStart, rssSmall, rssBuilt, rssSearched, peakRss, peaks: [...peaks] },
       },
     ];
   } finally {
