@@ -3,10 +3,10 @@
  * sharing by account id and removing one, and the facts the app checks a document by. One access
  * rule serves the list and a single document alike: the owner, then a share, then a publication.
  */
-import type { Client, InStatement, InValue, Row } from '@libsql/client';
+import type { Client, InStatement, InValue } from '@libsql/client';
 import type { DocumentSource } from '@sponge/contract';
 import { chunkDocument } from '../search/chunks.ts';
-import { assignMissingCitationKeys, citationKeyStatement, parseStringArray } from './metadata.ts';
+import { assignMissingCitationKeys, citationKeyStatement } from './metadata.ts';
 import { USAGE, live } from './rules.ts';
 import type { DocumentOwner } from './rules.ts';
 import type { LibraryQuotas } from './quotas.ts';
@@ -71,55 +71,42 @@ export interface DocumentRecord extends DocumentSummary {
   memoryInStagedRuns: boolean;
 }
 
-/** What a summary reads, by the name its row gives each: `d` a document, `u` its owner, `p` its publication. */
-const SUMMARY: ReadonlyArray<readonly [name: string, sql: string]> = [
-  ['id', 'd.id'],
-  ['title', 'd.title'],
-  ['owner_id', 'd.owner_id'],
-  ['owner_name', 'u.name'],
-  ['authors', 'd.authors'],
-  ['abstract', 'd.abstract'],
-  ['published_at', 'p.published_at'],
-  ['year', 'd.year'],
-  ['doi', 'd.doi'],
-  ['venue', 'd.venue'],
-  ['citation_key', 'd.citation_key'],
-  [
-    'tags',
-    '(SELECT json_group_array(t.tag) FROM (SELECT tag FROM document_tags WHERE document_id = d.id ORDER BY position) t)',
-  ],
-  ['source', 'd.source'],
-  ['pages', 'd.pages'],
-  ['characters', 'd.characters'],
-  ['created_at', 'd.created_at'],
-  ['index_state', 'd.index_state'],
-  ['index_error', 'd.index_error'],
-  ['index_done', 'd.index_done'],
-  ['index_total', 'd.index_total'],
-  ['ocr_note', 'd.ocr_note'],
-  [
-    'ocr_progress',
-    '(SELECT json_array(j.done, json_array_length(j.pages)) FROM ocr_jobs j WHERE j.document_id = d.id)',
-  ],
-  [
-    'extraction_progress',
-    '(SELECT json_array(e.done, e.total) FROM extraction_jobs e WHERE e.document_id = d.id)',
-  ],
-  [
-    'last_activity_at',
-    `CASE WHEN d.owner_id = :user THEN d.created_at
-       ELSE max(d.created_at, coalesce(s.created_at, ''), coalesce(p.published_at, '')) END`,
-  ],
-];
-
-const SUMMARY_COLUMNS = SUMMARY.map(([name, sql]) => `${sql} AS ${name}`).join(',\n  ');
-/** A list row's names: the summary's and the reader's access. */
-const LIST_NAMES = [...SUMMARY.map(([name]) => name), 'access'];
-
 // One rule, used by list and get alike: owner first, then a share, then a publication.
 const ACCESS_SQL = `CASE WHEN d.owner_id = :user THEN 'owner'
                          WHEN s.user_id IS NOT NULL THEN 'shared'
                          WHEN p.document_id IS NOT NULL THEN 'public' END`;
+
+/** DocumentSummary.lastActivityAt. */
+const LAST_ACTIVITY = `CASE WHEN d.owner_id = :user THEN d.created_at
+  ELSE max(d.created_at, coalesce(s.created_at, ''), coalesce(p.published_at, '')) END`;
+
+/**
+ * A DocumentSummary as SQLite writes it, for `d` a document, `u` its owner, `s` the reader's
+ * share and `p` its publication: parsed, it is the summary itself, so the owner's list of 10,000
+ * crosses to JavaScript as one JSON text and nothing else. Read as row values turned into
+ * summaries, each list of 10,000 left 20 MB of garbage behind, and twenty of them in a row took
+ * the process's peak memory up by half a gigabyte (bench/README.md, the scale figure).
+ * A subquery's JSON reaches its caller as text, hence the `json()` around each.
+ */
+const SUMMARY_JSON = `json_object(
+  'id', d.id, 'title', d.title, 'ownerId', d.owner_id, 'ownerName', u.name,
+  'authors', json(coalesce(CASE WHEN json_valid(d.authors) THEN
+    CASE json_type(d.authors) WHEN 'array' THEN d.authors END END, '[]')),
+  'abstract', d.abstract, 'year', d.year, 'doi', d.doi, 'venue', d.venue,
+  'tags', json((SELECT json_group_array(t.tag)
+                  FROM (SELECT tag FROM document_tags WHERE document_id = d.id ORDER BY position) t)),
+  'citationKey', coalesce(d.citation_key, ''), 'access', ${ACCESS_SQL}, 'publishedAt', p.published_at,
+  'source', d.source, 'pages', d.pages, 'characters', d.characters, 'createdAt', d.created_at,
+  'lastActivityAt', ${LAST_ACTIVITY},
+  'index', json(coalesce(
+    (SELECT json_object('state', 'extracting', 'reason', NULL, 'done', coalesce(e.done, 0),
+                        'total', coalesce(e.total, 0), 'note', NULL)
+       FROM extraction_jobs e WHERE e.document_id = d.id),
+    (SELECT json_object('state', 'recognizing', 'reason', NULL, 'done', coalesce(j.done, 0),
+                        'total', json_array_length(j.pages), 'note', d.ocr_note)
+       FROM ocr_jobs j WHERE j.document_id = d.id),
+    json_object('state', d.index_state, 'reason', d.index_error, 'done', d.index_done,
+                'total', d.index_total, 'note', d.ocr_note))))`;
 
 /**
  * The documents `:user` may read, as `d` (with their owner as `u`): live, and theirs, shared with
@@ -164,49 +151,6 @@ function visibleFrom(
   WHERE ${live('d')} AND ${readable}`;
 }
 
-function toSummary(r: Row): DocumentSummary {
-  return {
-    id: String(r.id),
-    title: String(r.title),
-    ownerId: String(r.owner_id),
-    ownerName: String(r.owner_name),
-    authors: parseStringArray(r.authors),
-    abstract: String(r.abstract),
-    year: r.year === null ? null : Number(r.year),
-    doi: r.doi === null ? null : String(r.doi),
-    venue: String(r.venue),
-    tags: parseStringArray(r.tags),
-    citationKey: r.citation_key === null ? '' : String(r.citation_key),
-    access: String(r.access) as Access,
-    publishedAt: r.published_at === null ? null : String(r.published_at),
-    source: String(r.source) as DocumentSource,
-    pages: Number(r.pages),
-    characters: Number(r.characters),
-    createdAt: String(r.created_at),
-    lastActivityAt: String(r.last_activity_at),
-    index: indexStatus(r),
-  };
-}
-
-function indexStatus(r: Row): IndexStatus {
-  const note = r.ocr_note === null ? null : String(r.ocr_note);
-  if (r.extraction_progress !== null) {
-    const [done, total] = (JSON.parse(String(r.extraction_progress)) as unknown[]).map(Number);
-    return { state: 'extracting', reason: null, done: done ?? 0, total: total ?? 0, note: null };
-  }
-  if (r.ocr_progress !== null) {
-    const [done, total] = (JSON.parse(String(r.ocr_progress)) as unknown[]).map(Number);
-    return { state: 'recognizing', reason: null, done: done ?? 0, total: total ?? 0, note };
-  }
-  return {
-    state: String(r.index_state) as IndexState,
-    reason: r.index_error === null ? null : String(r.index_error),
-    done: Number(r.index_done),
-    total: Number(r.index_total),
-    note,
-  };
-}
-
 /**
  * Every live document the user may read, with how they may read it, most recently active first.
  *
@@ -219,9 +163,6 @@ export async function listVisibleDocuments(
   /** Only these of them (a search's hits): a library of thousands is not read for ten. */
   only?: readonly string[],
 ): Promise<DocumentSummary[]> {
-  // The list crosses from SQLite to JavaScript as JSON text, each row an array in LIST_NAMES'
-  // order: handed over as row objects, 10,000 rows of the columns alone took 160–220 ms, as one
-  // JSON text 55–82 ms (bench/README.md, the scale figure).
   // The owner's own documents come in the list's order from `documents_listed` (migration 030),
   // unsorted: sorting 10,000 rows of metadata cost a third of the list's time. What others share
   // or publish is read beside them, in the same snapshot.
@@ -232,34 +173,30 @@ export async function listVisibleDocuments(
     sql,
     args: { user: userId, ...(only ? { only: JSON.stringify(only) } : {}) },
   });
-  const read = (list: unknown) =>
-    (JSON.parse(typeof list === 'string' ? list : '[]') as unknown[][]).map(
-      (values) =>
-        Object.fromEntries(LIST_NAMES.map((name, i) => [name, values[i] ?? null])) as unknown as Row,
-    );
+  const read = (list: unknown) => JSON.parse(typeof list === 'string' ? list : '[]') as DocumentSummary[];
   const own = read(rs.rows[0]?.own);
   const others = read(rs.rows[0]?.others);
   // Each comes in the list's order: the sort merges the two runs.
-  const rows =
+  const docs =
     own.length === 0 || others.length === 0 ? [...own, ...others] : [...own, ...others].sort(listOrder);
-  giveMissingKeys(db, rows);
-  return rows.map(toSummary);
+  giveMissingKeys(db, docs);
+  return docs;
 }
 
-/** The rows of `from` in `order`, as one JSON array of arrays in LIST_NAMES' order. */
+/** The summaries of `from` in `order`, as one JSON array. */
 function asJson(from: string, order: string): string {
-  return `(SELECT json_group_array(json_array(${LIST_NAMES.join(', ')}))
-             FROM (SELECT ${SUMMARY_COLUMNS}, ${ACCESS_SQL} AS access ${from} ORDER BY ${order}))`;
+  return `(SELECT json_group_array(json(summary))
+             FROM (SELECT ${SUMMARY_JSON} AS summary ${from} ORDER BY ${order}))`;
 }
 
 /** Most recently active first, then by title and id; the owner's own were active when added. */
-const LIST_ORDER = 'last_activity_at DESC, d.title, d.id';
+const LIST_ORDER = `${LAST_ACTIVITY} DESC, d.title, d.id`;
 const OWN_ORDER = 'd.created_at DESC, d.title, d.id';
 
 /** Compares as SQLite's BINARY collation does, by the bytes of the UTF-8. */
-const binary = (x: unknown, y: unknown) => Buffer.compare(Buffer.from(String(x)), Buffer.from(String(y)));
-const listOrder = (x: Row, y: Row) =>
-  binary(y.last_activity_at, x.last_activity_at) || binary(x.title, y.title) || binary(x.id, y.id);
+const binary = (x: string, y: string) => Buffer.compare(Buffer.from(x), Buffer.from(y));
+const listOrder = (x: DocumentSummary, y: DocumentSummary) =>
+  binary(y.lastActivityAt, x.lastActivityAt) || binary(x.title, y.title) || binary(x.id, y.id);
 
 /** Documents whose keys are being given by this process (giveMissingKeys). */
 const giving = new Set<string>();
@@ -270,10 +207,11 @@ const giving = new Set<string>();
  * database's write lock for a while), so such a document reads with the key '' once. Should the
  * write fail, the next read tries again.
  */
-function giveMissingKeys(db: Client, rows: readonly Row[]): void {
-  const ids = rows
-    .filter((r) => r.citation_key === null && r.extraction_progress === null && !giving.has(String(r.id)))
-    .map((r) => String(r.id));
+function giveMissingKeys(db: Client, docs: readonly DocumentSummary[]): void {
+  // '' is no key: one is given as the document is added, or by this, never ''.
+  const ids = docs
+    .filter((d) => d.citationKey === '' && d.index.state !== 'extracting' && !giving.has(d.id))
+    .map((d) => d.id);
   if (ids.length === 0) return;
   for (const id of ids) giving.add(id);
   void assignMissingCitationKeys(db, ids)
@@ -290,15 +228,16 @@ export async function getVisibleDocument(
   documentId: string,
 ): Promise<DocumentRecord | null> {
   const rs = await db.execute({
-    sql: `SELECT ${SUMMARY_COLUMNS}, t.text, t.page_starts, d.ocr_pages, d.memory_in_staged_runs, ${ACCESS_SQL} AS access
+    sql: `SELECT ${SUMMARY_JSON} AS summary, t.text, t.page_starts, d.ocr_pages, d.memory_in_staged_runs
           ${FROM_VISIBLE_WITH_TEXT} AND d.id = :doc`,
     args: { user: userId, doc: documentId },
   });
-  giveMissingKeys(db, rs.rows);
   const r = rs.rows[0];
   if (!r) return null;
+  const summary = JSON.parse(String(r.summary)) as DocumentSummary;
+  giveMissingKeys(db, [summary]);
   return {
-    ...toSummary(r),
+    ...summary,
     text: String(r.text),
     pageStarts: parsePageStarts(r.page_starts),
     ocrPages: (JSON.parse(String(r.ocr_pages)) as unknown[]).map(Number),

@@ -14,10 +14,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { addOwner } from '../alone.ts';
 import { createLibrary } from '../library.ts';
 import { LIBRARY_ALONE } from '../migrations.ts';
+import { DEFAULT_LIBRARY_QUOTAS } from '../limits.ts';
 import { claimOcrJob, insertOcrJobStatement, savePage } from '../ocr/ocr-store.ts';
 import { chunkDocument } from '../search/chunks.ts';
 import { prepareDocumentIndex } from '../search/index-store.ts';
 import { openTestDatabase } from '../testing/database.ts';
+import { beginExtractionStatements } from '../uploads/extraction-store.ts';
 import type { Lease } from '../work-lease.ts';
 import {
   getVisibleDocument,
@@ -172,6 +174,102 @@ describe("an owner's documents without their texts", () => {
       'bob-shared',
       'bob-public',
     ]);
+  });
+
+  it("lists each document as a read of it gives it, whatever its state, and Bob's as Bob may see them", async () => {
+    const db = await fresh();
+    await addOwner(db, { id: 'bob', name: 'Bob' });
+    const doc = (id: string, ownerId = 'ada') =>
+      insertDocument(
+        db,
+        { id, ownerId, title: id, authors: ['Hughes, T.'], abstract: 'A.', pages: [id] },
+        AT,
+      );
+    await doc('ready');
+    await db.batch(
+      [
+        `UPDATE documents SET index_state = 'ready', index_done = 1, index_total = 1, year = 2017,
+           doi = '10.1/x', venue = 'Nature', ocr_note = 'page 3 left out' WHERE id = 'ready'`,
+        `INSERT INTO document_tags (document_id, tag, folded, position) VALUES ('ready', 'Kelp', 'kelp', 1), ('ready', 'reef', 'reef', 0)`,
+      ],
+      'write',
+    );
+    await doc('failed');
+    await db.execute(
+      `UPDATE documents SET index_state = 'failed', index_error = 'no text' WHERE id = 'failed'`,
+    );
+    await doc('odd-authors');
+    await db.execute(`UPDATE documents SET authors = 'not json' WHERE id = 'odd-authors'`);
+    await doc('scanned');
+    await db.batch(
+      insertOcrJobStatement(
+        {
+          documentId: 'scanned',
+          ownerId: 'ada',
+          pdf: new Uint8Array([1]),
+          pages: [1, 2, 3],
+          note: 'over the cap',
+        },
+        AT,
+      ),
+      'write',
+    );
+    await db.batch(
+      beginExtractionStatements(
+        { id: 'reading', ownerId: 'ada', title: 'scan', source: 'pdf', sha256: 'x' },
+        AT,
+        DEFAULT_LIBRARY_QUOTAS,
+      ),
+      'write',
+    );
+    await doc('bobs-shared', 'bob');
+    await shareDocument(db, 'bobs-shared', 'ada', new Date(AT.getTime() + 60_000));
+    await doc('bobs-public', 'bob');
+    await publishDocument(db, 'bobs-public', new Date(AT.getTime() + 120_000));
+    for (const reader of ['ada', 'bob']) {
+      const listed = await listVisibleDocuments(db, reader);
+      expect(listed.length).toBe(reader === 'ada' ? 7 : 2);
+      for (const item of listed) {
+        const read = await getVisibleDocument(db, reader, item.id);
+        expect(read).not.toBeNull();
+        const { text: _t, pageStarts: _p, ocrPages: _o, memoryInStagedRuns: _m, ...summary } = read!;
+        expect(item).toEqual(summary);
+      }
+    }
+    const byId = new Map((await listVisibleDocuments(db, 'ada')).map((d) => [d.id, d]));
+    expect(byId.get('ready')).toMatchObject({
+      authors: ['Hughes, T.'],
+      year: 2017,
+      doi: '10.1/x',
+      venue: 'Nature',
+      tags: ['reef', 'Kelp'],
+      access: 'owner',
+      publishedAt: null,
+      index: { state: 'ready', reason: null, done: 1, total: 1, note: 'page 3 left out' },
+    });
+    expect(byId.get('failed')!.index).toMatchObject({ state: 'failed', reason: 'no text' });
+    expect(byId.get('odd-authors')).toMatchObject({ authors: [], year: null, doi: null, tags: [] });
+    expect(byId.get('scanned')!.index).toEqual({
+      state: 'recognizing',
+      reason: null,
+      done: 0,
+      total: 3,
+      note: 'over the cap',
+    });
+    expect(byId.get('reading')).toMatchObject({
+      citationKey: '',
+      index: { state: 'extracting', reason: null, done: 0, total: 0, note: null },
+    });
+    expect(byId.get('bobs-shared')).toMatchObject({
+      access: 'shared',
+      ownerName: 'Bob',
+      lastActivityAt: new Date(AT.getTime() + 60_000).toISOString(),
+    });
+    expect(byId.get('bobs-public')).toMatchObject({
+      access: 'public',
+      publishedAt: new Date(AT.getTime() + 120_000).toISOString(),
+      lastActivityAt: new Date(AT.getTime() + 120_000).toISOString(),
+    });
   });
 
   it('lists only the documents asked for, among those the reader may read', async () => {
