@@ -47,6 +47,14 @@ describe('the scale figure at a tiny size', () => {
     expect(rows[4]!.raw!.strays).toBe(0);
     // Every document of the listed library, none indexed: the list does not wait for the indexer.
     expect(rows[5]!.raw).toMatchObject({ listed: 30, indexedLibrary: { n: 4 } });
+    // The hybrid row names the slowest searches of the three kinds, with the GC inside each.
+    const tails = rows[2]!.raw!.tails as Array<{ kind: string; ms: number; gcMs: number }>;
+    expect(tails).toHaveLength(6);
+    for (const t of tails) expect(['hybrid', 'tag', 'documentId']).toContain(t.kind);
+    expect(tails[0]!.ms).toBeGreaterThanOrEqual(tails[5]!.ms);
+    expect(rows[2]!.note).toMatch(
+      /the slowest of the three kinds: (hybrid|tag|documentId) \d+ ms \(query \d+/,
+    );
     // The memory row says in which steps of the figure the process's peak rose.
     expect((rows[6]!.raw!.peaks as Array<{ step: string }>).map((p) => p.step)).toEqual([
       'scale-small: added',

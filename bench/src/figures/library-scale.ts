@@ -12,6 +12,7 @@
  * memory (the library runs in the bench's process, not in an API's).
  */
 import { join } from 'node:path';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { createLocalEmbeddingAdapter } from '@oh/embeddings';
 import type { EmbeddingAdapter } from '@oh/embeddings';
 import { addOwner, createLibrary, listVisibleDocuments, openLibraryDatabase } from '@sponge/library';
@@ -222,6 +223,50 @@ async function build(
   return { db, library, ids, tagged, chunks, seconds, adds, firstSearchMs, settleSeconds };
 }
 
+/** The garbage collector's pauses from now until `stop()`, from `perf_hooks`' `gc` entries. */
+function watchGc() {
+  const entries: Array<{ start: number; ms: number }> = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) entries.push({ start: e.startTime, ms: e.duration });
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  return {
+    entries,
+    stop: () => observer.disconnect(),
+    summary: () => ({
+      pauses: entries.length,
+      totalMs: entries.reduce((a, e) => a + e.ms, 0),
+      longestMs: Math.max(0, ...entries.map((e) => e.ms)),
+    }),
+  };
+}
+
+/** Each timed search with when it ran, to name the slowest afterwards. */
+function slowest() {
+  const seen: Array<{ kind: string; query: number; start: number; ms: number }> = [];
+  return {
+    timed:
+      (kind: string, op: (i: number) => Promise<unknown>) =>
+      async (i: number): Promise<unknown> => {
+        const start = performance.now();
+        const out = await op(i);
+        seen.push({ kind, query: i % 40, start, ms: performance.now() - start });
+        return out;
+      },
+    /** The `n` slowest, each with the GC time that fell inside it. */
+    top: (n: number, gcs: ReadonlyArray<{ start: number; ms: number }>) =>
+      [...seen]
+        .sort((a, b) => b.ms - a.ms)
+        .slice(0, n)
+        .map((t) => ({
+          ...t,
+          gcMs: gcs
+            .filter((g) => g.start < t.start + t.ms && g.start + g.ms > t.start)
+            .reduce((a, g) => a + g.ms, 0),
+        })),
+  };
+}
+
 /** The steps in which the peak rose by more than 16 MB. */
 const risen = (marks: typeof peaks) =>
   marks.filter((m, i) => m.peak - (i === 0 ? 0 : marks[i - 1]!.peak) > 16 * 1024 ** 2);
@@ -275,13 +320,17 @@ export async function libraryScale(ctx: BenchContext, sizes: Partial<ScaleSizes>
     };
     const opts = { rounds: s.rounds, perRound: s.perRound, warmup: 3 };
     ctx.log('scale: searches, alternating with the baseline library');
+    const gcs = watchGc();
+    const slow = slowest();
     const hybrid = await compare(
-      (i) => large.library.search.search(OWNER, q(i), 10),
+      slow.timed('hybrid', (i) => large.library.search.search(OWNER, q(i), 10)),
       (i) => small.library.search.search(OWNER, q(i), 10),
       opts,
     );
-    const withTag = await compare(tagSearch(large), tagSearch(small), opts);
-    const withDocument = await compare(inDocument(large), inDocument(small), opts);
+    const withTag = await compare(slow.timed('tag', tagSearch(large)), tagSearch(small), opts);
+    const withDocument = await compare(slow.timed('documentId', inDocument(large)), inDocument(small), opts);
+    gcs.stop();
+    const tails = slow.top(6, gcs.entries);
     const rssSearched = process.memoryUsage().rss;
     markPeak('searched');
     let listed = -1;
@@ -360,7 +409,18 @@ export async function libraryScale(ctx: BenchContext, sizes: Partial<ScaleSizes>
           },
         },
       },
-      searchRow('hybrid', hybrid, `${hybrid.subject.n} searches, 40 three-word queries`),
+      {
+        ...searchRow('hybrid', hybrid, `${hybrid.subject.n} searches, 40 three-word queries`),
+        // The slowest searches of all three kinds, each with the GC pauses inside it: where a
+        // tail comes from (a p99 several times the p50 in some runs, not in others).
+        note: `${hybrid.subject.n} searches, 40 three-word queries; the slowest of the three kinds: ${tails
+          .map(
+            (t) =>
+              `${t.kind} ${t.ms.toFixed(0)} ms (query ${t.query}${t.gcMs > 0 ? `, ${t.gcMs.toFixed(0)} ms of GC inside` : ''})`,
+          )
+          .join('; ')}`,
+        raw: { subject: hybrid.subject, baseline: hybrid.baseline, tails, gcs: gcs.summary() },
+      },
       {
         ...searchRow(
           `with the tag ${SCALE_TAG} (1 document in 10)`,
