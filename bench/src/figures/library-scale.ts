@@ -232,7 +232,12 @@ function watchGc() {
   observer.observe({ entryTypes: ['gc'] });
   return {
     entries,
-    stop: () => observer.disconnect(),
+    // Entries reach the observer on a timer's turn, not between awaits: without the wait, a
+    // run of searches whose awaits never leave the microtask queue reported no pause at all.
+    stop: async () => {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      observer.disconnect();
+    },
     summary: () => ({
       pauses: entries.length,
       totalMs: entries.reduce((a, e) => a + e.ms, 0),
@@ -329,7 +334,7 @@ export async function libraryScale(ctx: BenchContext, sizes: Partial<ScaleSizes>
     );
     const withTag = await compare(slow.timed('tag', tagSearch(large)), tagSearch(small), opts);
     const withDocument = await compare(slow.timed('documentId', inDocument(large)), inDocument(small), opts);
-    gcs.stop();
+    await gcs.stop();
     const tails = slow.top(6, gcs.entries);
     const rssSearched = process.memoryUsage().rss;
     markPeak('searched');
