@@ -76,6 +76,20 @@ async function columns(db: Client, table: string): Promise<string[]> {
   return rs.rows.map((r) => String(r.name));
 }
 
+/** The plan of Ada's list, one document of hers in the library. */
+async function listPlan(): Promise<string> {
+  const db = await fresh();
+  await insertDocument(
+    db,
+    { id: 'reef', ownerId: 'ada', title: 'Reef', authors: [], abstract: '', pages: ['x'] },
+    AT,
+  );
+  const { db: watched, seen } = recording(db);
+  await listVisibleDocuments(watched, 'ada');
+  expect(seen).toHaveLength(1);
+  return (await plan(db, seen[0]!)).join('\n');
+}
+
 describe("an owner's documents without their texts", () => {
   it("answers the owner's quota usage from a covering index, never the documents' rows", async () => {
     const db = await fresh();
@@ -111,29 +125,13 @@ describe("an owner's documents without their texts", () => {
   });
 
   it("finds a reader's list from the reader, never by walking every owner's documents", async () => {
-    const db = await fresh();
-    await insertDocument(
-      db,
-      { id: 'reef', ownerId: 'ada', title: 'Reef', authors: [], abstract: '', pages: ['x'] },
-      AT,
-    );
-    const { db: watched, seen } = recording(db);
-    await listVisibleDocuments(watched, 'ada');
-    const steps = (await plan(db, seen[0]!)).join('\n');
+    const steps = await listPlan();
     expect(steps).not.toMatch(/SCAN d\b/);
     expect(steps).toMatch(/SEARCH d USING (COVERING )?INDEX \w+ \(owner_id=\?\)/);
   });
 
   it("reads the owner's documents in the list's order and their tags in theirs, sorting neither", async () => {
-    const db = await fresh();
-    await insertDocument(
-      db,
-      { id: 'reef', ownerId: 'ada', title: 'Reef', authors: [], abstract: '', pages: ['x'] },
-      AT,
-    );
-    const { db: watched, seen } = recording(db);
-    await listVisibleDocuments(watched, 'ada');
-    const steps = (await plan(db, seen[0]!)).join('\n');
+    const steps = await listPlan();
     expect(steps).toMatch(/SEARCH d USING INDEX documents_listed \(owner_id=\?\)/);
     expect(steps).toMatch(/SEARCH document_tags USING COVERING INDEX document_tags_order \(document_id=\?\)/);
     // One sort: of what others share or publish, found through the shares and publications.
