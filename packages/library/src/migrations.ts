@@ -392,7 +392,7 @@ export const LIBRARY_MIGRATIONS = {
     // part's folded form the fold of the part, even where folding changes a length (İ → i̇).
     name: '029_document_tags_cut',
     statements: [
-      `CREATE TEMP TABLE document_tags_cut AS
+      `CREATE TABLE document_tags_cut AS
         WITH RECURSIVE parts(document_id, position, n, part, folded_part, rest, folded_rest) AS (
           SELECT document_id, position, 0, NULL, NULL,
                  replace(tag, ';', ',') || ',', replace(folded, ';', ',') || ','
@@ -420,7 +420,7 @@ export const LIBRARY_MIGRATIONS = {
         WHERE document_id IN (SELECT document_id FROM document_tags WHERE tag GLOB '*[,;]*')`,
       `INSERT INTO document_tags (document_id, tag, folded, position)
         SELECT document_id, tag, folded, position FROM document_tags_cut WHERE position < 50`,
-      'DROP TABLE temp.document_tags_cut',
+      'DROP TABLE document_tags_cut',
     ],
   } satisfies Migration,
   documentsListed030: {
