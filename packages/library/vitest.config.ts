@@ -13,6 +13,7 @@ export default defineConfig({
           'src/uploads/queue-ledger.test.ts',
           'src/ocr/ocr.test.ts',
           'src/documents/reading.test.ts',
+          'src/documents/tags-migration.test.ts',
         ]
       : ['src/**/*.test.ts'],
     // Real libSQL files, PDF and OCR threads on a 2-core machine: two files at a time, in forks
