@@ -41,10 +41,21 @@ export async function openTestDatabase(
     path = join(dir, 'library.db');
     url = `file:${path}`;
   }
-  const db = await openLibraryDatabase(url, adapter, options.now ? { now: options.now } : {});
-  closers.push(() => db.close());
-  const now = options.now?.() ?? new Date();
-  for (const owner of options.owners ?? []) await addOwner(db, owner, now);
+  const closeAll = async () => {
+    for (const c of closers.splice(0).reverse()) await c();
+  };
+  let db: Awaited<ReturnType<typeof openLibraryDatabase>>;
+  try {
+    db = await openLibraryDatabase(url, adapter, options.now ? { now: options.now } : {});
+    closers.push(() => db.close());
+    const now = options.now?.() ?? new Date();
+    for (const owner of options.owners ?? []) await addOwner(db, owner, now);
+  } catch (error) {
+    // A migration that fails leaves no caller to close the server or the folder: a failing run
+    // on libSQL servers left its sqld processes running after the run.
+    await closeAll();
+    throw error;
+  }
   return {
     url,
     path,
@@ -54,8 +65,6 @@ export async function openTestDatabase(
       closers.push(() => client.close());
       return client;
     },
-    async close() {
-      for (const c of closers.splice(0).reverse()) await c();
-    },
+    close: closeAll,
   };
 }
