@@ -31,6 +31,7 @@ export {
   getOwnDocument,
   getVisibleDocument,
   insertDocument,
+  listOrder,
   listVisibleDocuments,
   liveTitles,
   publishDocument,

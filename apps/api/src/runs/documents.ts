@@ -10,6 +10,7 @@ import type { Client } from '@libsql/client';
 import { checkpointWal } from '@oh/memory';
 import {
   getVisibleDocument,
+  listOrder,
   listShares,
   listVisibleDocuments,
   removeDocument,
@@ -71,9 +72,6 @@ function withActivity<D extends DocumentSummary>(
   };
 }
 
-/** Text compared as SQLite's BINARY collation does: by the bytes of its UTF-8. */
-const binary = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
-
 /** Every document the user may read, most recently active first (then by title and id). */
 export async function listReadableDocuments(db: Client, userId: string): Promise<ReadableDocument[]> {
   const docs = await listVisibleDocuments(db, userId);
@@ -81,11 +79,7 @@ export async function listReadableDocuments(db: Client, userId: string): Promise
     db,
     docs.filter((d) => d.access === 'owner').map((d) => d.id),
   );
-  return docs
-    .map((d) => withActivity(d, activity))
-    .sort(
-      (a, b) => binary(b.lastActivityAt, a.lastActivityAt) || binary(a.title, b.title) || binary(a.id, b.id),
-    );
+  return docs.map((d) => withActivity(d, activity)).sort(listOrder);
 }
 
 /** The fields of a document everyone who may read it sees, and the owner's indexing state. */

@@ -195,8 +195,12 @@ const OWN_ORDER = 'd.created_at DESC, d.title, d.id';
 
 /** Compares as SQLite's BINARY collation does, by the bytes of the UTF-8. */
 const binary = (x: string, y: string) => Buffer.compare(Buffer.from(x), Buffer.from(y));
-const listOrder = (x: DocumentSummary, y: DocumentSummary) =>
-  binary(y.lastActivityAt, x.lastActivityAt) || binary(x.title, y.title) || binary(x.id, y.id);
+
+/** LIST_ORDER in JavaScript: for a list merged here, or whose activity the app moves (runs). */
+export const listOrder = (
+  x: Pick<DocumentSummary, 'lastActivityAt' | 'title' | 'id'>,
+  y: Pick<DocumentSummary, 'lastActivityAt' | 'title' | 'id'>,
+) => binary(y.lastActivityAt, x.lastActivityAt) || binary(x.title, y.title) || binary(x.id, y.id);
 
 /** Documents whose keys are being given by this process (giveMissingKeys). */
 const giving = new Set<string>();
