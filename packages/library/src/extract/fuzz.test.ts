@@ -116,7 +116,7 @@ describe('never throws anything but DocumentRejected, never hangs, and leaves no
       ),
     );
 
-  it('the fixtures, truncated PDFs and random bytes after a PDF header', async () => {
+  it('the fixtures and truncated PDFs', async () => {
     const { valid, bases } = await base;
     await Promise.all([
       // The untouched fixtures, hand-written and made by pdf-lib.
@@ -132,13 +132,18 @@ describe('never throws anything but DocumentRejected, never hangs, and leaves no
         ),
         params(100, 1),
       ),
-      fc.assert(
-        fc.asyncProperty(fc.uint8Array({ maxLength: 4096 }), (tail) =>
-          check('random bytes after a PDF header', concat(header, tail), 'random.pdf'),
-        ),
-        params(40, 3),
-      ),
     ]);
+    expect(livePdfThreads()).toBe(0);
+  }, 120_000);
+
+  // Apart from the truncated PDFs: together they took 21–31 s, over the suite's 30 s a test.
+  it('random bytes after a PDF header', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.uint8Array({ maxLength: 4096 }), (tail) =>
+        check('random bytes after a PDF header', concat(header, tail), 'random.pdf'),
+      ),
+      params(40, 3),
+    );
     expect(livePdfThreads()).toBe(0);
   }, 120_000);
 
