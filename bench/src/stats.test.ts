@@ -48,4 +48,28 @@ describe('stats', () => {
     expect(r.ops).toBeGreaterThan(0);
     expect(r.errors).toBeGreaterThan(0);
   });
+
+  it('says once when the measured window opens, after the warmup and before its first call', async () => {
+    const events: string[] = [];
+    const t0 = performance.now();
+    let openedAt = 0;
+    const r = await throughput(
+      async (w, i) => {
+        events.push(`call`);
+        await new Promise((res) => setTimeout(res, 2));
+        return w >= 0 && i >= 0;
+      },
+      2,
+      40,
+      30,
+      () => {
+        openedAt = performance.now() - t0;
+        events.push('open');
+      },
+    );
+    expect(events.filter((e) => e === 'open')).toHaveLength(1);
+    expect(openedAt).toBeGreaterThanOrEqual(30);
+    // The calls started from the opening on are the ones counted.
+    expect(events.length - 1 - events.indexOf('open')).toBe(r.ops + r.errors);
+  });
 });

@@ -9,6 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { lat, round, settleDisk } from '../figure.ts';
 import type { BenchContext, Row } from '../figure.ts';
+import { cpuWindow, cpuWords } from '../cpu.ts';
 import { acceptRun, loginOwner, startApi, trpc } from '../http.ts';
 import { openRaw, rawBatch } from '../raw.ts';
 import type { Sync } from '../raw.ts';
@@ -42,6 +43,8 @@ export async function agentsConcurrently(
     log(
       `50 agents writing to 50 sessions through one API process (MEMORY_DB_THREAD=${thread}, ${sync}, RECALL_MODE=${recall})`,
     );
+    let cpu: ReturnType<typeof cpuWindow> | undefined;
+    const openCpu = () => (cpu = cpuWindow(api.pid));
     const writes = await throughput(
       async (w, i) => {
         const a = await trpc(
@@ -61,13 +64,17 @@ export async function agentsConcurrently(
       50,
       seconds * 1000,
       2_000,
+      openCpu,
     );
+    const writesCpu = cpu!.close(writes.ops + writes.errors);
     const health = await throughput(
       async () => (await trpc(api.port, 'query', 'health')).ok,
       50,
       (quick ? 3 : 5) * 1000,
       1_000,
+      openCpu,
     );
+    const healthCpu = cpu!.close(health.ops + health.errors);
     const raws: Partial<Record<Sync, number>> = {};
     for (const rawSync of ['FULL', 'NORMAL'] as const) {
       // The agents' commits left writeback behind; the raw writer starts from a settled disk as
@@ -93,7 +100,7 @@ export async function agentsConcurrently(
         figure: `50 agents → 50 sessions, one API process (applied changes/s), MEMORY_DB_THREAD=${thread}, RECALL_MODE=${recall}${thread === 'worker' && recall === 'shadow' ? ' (the defaults)' : ''}`,
         sync,
         project: `${writes.perSecond.toFixed(0)}/s (latency ${lat(writes.latencies)}, ${writes.errors} refused)`,
-        baseline: `transport floor, 50 callers of health: ${health.perSecond.toFixed(0)}/s; against min(raw 1-writer commits ${raws[sync]!.toFixed(0)}/s, transport) = ${floor.toFixed(0)}/s: ${ofFloor.toFixed(2)}×; raw at ${other} ${raws[other]!.toFixed(0)}/s`,
+        baseline: `transport floor, 50 callers of health: ${health.perSecond.toFixed(0)}/s; against min(raw 1-writer commits ${raws[sync]!.toFixed(0)}/s, transport) = ${floor.toFixed(0)}/s: ${ofFloor.toFixed(2)}×; raw at ${other} ${raws[other]!.toFixed(0)}/s; ${cpuWords(writesCpu, healthCpu)}`,
         ratio: round(ratio),
         target: '≥ 0.5× of the transport floor',
         met: sync === 'FULL' ? ratio >= 0.5 : null,
@@ -104,6 +111,7 @@ export async function agentsConcurrently(
           recall,
           ofTransport: ratio,
           ofMinRawTransport: ofFloor,
+          cpuPerCall: { remember: writesCpu, health: healthCpu },
         },
       },
     ];
