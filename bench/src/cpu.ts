@@ -30,7 +30,11 @@ export function processCpuMicros(pid: number): number {
 /** The machine's CPU counters since boot, in ticks: all of them, and all but idle and I/O wait. */
 export function machineTicks(): { total: number; busy: number } {
   const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!;
-  const [user, nice, system, idle, iowait, irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = line
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
   const total = user! + nice! + system! + idle! + iowait! + irq! + softirq! + steal!;
   return { total, busy: total - idle! - iowait! };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { apiStartFlags, nodeFlagsOf } from './http.ts';
+import { apiDirOf, apiStartFlags, nodeFlagsOf } from './http.ts';
 
 describe('the flags the bench starts the API with', () => {
   it('are the Node flags of a `node [flags] dist/bin/main.js` script, in order', () => {
@@ -20,5 +20,19 @@ describe('the flags the bench starts the API with', () => {
     // Whatever that script says today: this checks the reading, not the script's contents.
     expect(() => apiStartFlags()).not.toThrow();
     expect(apiStartFlags().every((flag) => flag.startsWith('--'))).toBe(true);
+  });
+});
+
+describe('the API the bench starts', () => {
+  it("is this checkout's apps/api unless BENCH_API_DIR names another", () => {
+    expect(apiDirOf({})).toMatch(/\/apps\/api\/$/);
+    expect(apiDirOf({ BENCH_API_DIR: '' })).toBe(apiDirOf({}));
+    expect(apiDirOf({ BENCH_API_DIR: '/work/before/apps/api' })).toBe('/work/before/apps/api');
+  });
+
+  it('refuses a relative BENCH_API_DIR, which would depend on where the bench was started', () => {
+    expect(() => apiDirOf({ BENCH_API_DIR: 'before/apps/api' })).toThrow(
+      /absolute path, not before\/apps\/api/,
+    );
   });
 });

@@ -8,12 +8,24 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 128, keepAliveMsecs: 10_000 });
-const apiDir = fileURLToPath(new URL('../../apps/api/', import.meta.url));
+const apiDir = apiDirOf(process.env);
 const apiEntry = join(apiDir, 'dist', 'bin', 'main.js');
+
+/**
+ * The API under test: this checkout's `apps/api`, or with `BENCH_API_DIR` the `apps/api` of
+ * another, built checkout (a git worktree of an earlier commit), so a before/after comparison runs
+ * both APIs under the same bench code, alternating.
+ */
+export function apiDirOf(env: NodeJS.ProcessEnv): string {
+  const other = env.BENCH_API_DIR;
+  if (other === undefined || other === '') return fileURLToPath(new URL('../../apps/api/', import.meta.url));
+  if (!isAbsolute(other)) throw new Error(`BENCH_API_DIR must be an absolute path, not ${other}`);
+  return other;
+}
 
 /**
  * The Node flags of the API's own start script (`node --max-semi-space-size=16 dist/bin/main.js` in
