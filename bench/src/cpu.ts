@@ -71,8 +71,8 @@ export function cpuWindow(otherPid: number): { close: (calls: number) => CpuPerC
 /**
  * What each call cost in CPU, remember against health: the API process (all its threads), the
  * bench's clients, and how busy the machine's CPUs were. With both on one machine, a remember can
- * reach half the transport floor only if a remember and its client cost about twice a health call
- * and its client.
+ * reach half the transport floor only if a remember and its client cost at most about twice what a
+ * health call and its client cost.
  */
 export function cpuWords(remember: CpuPerCall, health: CpuPerCall): string {
   const us = (x: number) => `${x.toFixed(0)} µs`;
