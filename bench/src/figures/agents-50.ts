@@ -43,8 +43,16 @@ export async function agentsConcurrently(
     log(
       `50 agents writing to 50 sessions through one API process (MEMORY_DB_THREAD=${thread}, ${sync}, RECALL_MODE=${recall})`,
     );
+    // One CPU window per throughput run, opened as its first measured call starts; closing takes
+    // it away, so a run whose window never opened cannot report the one before it.
     let cpu: ReturnType<typeof cpuWindow> | undefined;
     const openCpu = () => (cpu = cpuWindow(api.pid));
+    const closeCpu = (calls: number) => {
+      if (cpu === undefined) throw new Error('no call started inside the measured window: no CPU to report');
+      const used = cpu.close(calls);
+      cpu = undefined;
+      return used;
+    };
     const writes = await throughput(
       async (w, i) => {
         const a = await trpc(
@@ -66,7 +74,7 @@ export async function agentsConcurrently(
       2_000,
       openCpu,
     );
-    const writesCpu = cpu!.close(writes.ops + writes.errors);
+    const writesCpu = closeCpu(writes.ops + writes.errors);
     const health = await throughput(
       async () => (await trpc(api.port, 'query', 'health')).ok,
       50,
@@ -74,7 +82,7 @@ export async function agentsConcurrently(
       1_000,
       openCpu,
     );
-    const healthCpu = cpu!.close(health.ops + health.errors);
+    const healthCpu = closeCpu(health.ops + health.errors);
     const raws: Partial<Record<Sync, number>> = {};
     for (const rawSync of ['FULL', 'NORMAL'] as const) {
       // The agents' commits left writeback behind; the raw writer starts from a settled disk as
